@@ -1,0 +1,156 @@
+# Top-level, non-recursive build for hlo: libraries, tools, unit tests, checks, fuzzing, benchmarks.
+#
+#   make                  libraries, tools and unit tests (parallel by default)
+#   make check            build, then unit tests + lit + corpus; prints "N passed, N failed[, N skipped]"
+#   make SANITIZE=address,undefined check   the same under sanitizers, in build-san/
+#   make demo | bench | fuzz-parser | deps | clean
+
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+  MAKEFLAGS += -j$(shell nproc)
+endif
+MAKEFLAGS += --no-builtin-rules
+.SUFFIXES:
+.DELETE_ON_ERROR:
+
+CXX ?= g++
+AR ?= ar
+CORPUS ?= ../shared/corpus
+SANITIZE ?=
+BUILD := build$(if $(SANITIZE),-san)
+
+HLO_CXXFLAGS := -std=c++20 -O2 -g0 -Wall -Wextra -Werror=switch -I. -MMD -MP
+HLO_LDFLAGS :=
+ifneq ($(SANITIZE),)
+  HLO_CXXFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -O1 -g
+  HLO_LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+LDLIBS_COMMON := -lre2 -lz -lpthread
+
+# LLVM is not linked yet. jit/ and backends/ will compile with
+# $(shell $(LLVM_CONFIG) --cxxflags) and link the shared library
+# $(shell $(LLVM_CONFIG) --libs) (that is -lLLVM-19); hlo/, parser/ and
+# interp/ never see LLVM flags.
+LLVM_CONFIG := llvm-config-19
+
+# ---- sources ---------------------------------------------------------------
+
+CORPUS_CHECK_SRC := $(wildcard conformance/hlo-corpus-check.cc)
+# Library sources: everything in the folder except tests, benchmarks, fuzz targets and programs.
+lib_srcs = $(filter-out %_test.cc %_bench.cc %/fuzz_parser.cc $(CORPUS_CHECK_SRC),$(wildcard $(1)))
+obj = $(patsubst %.cc,$(BUILD)/obj/%.o,$(1))
+
+HLO_SRCS := $(call lib_srcs,hlo/*.cc hlo/passes/*.cc)
+PARSER_SRCS := $(call lib_srcs,parser/*.cc)
+INTERP_SRCS := $(call lib_srcs,interp/*.cc)
+CONFORMANCE_SRCS := $(call lib_srcs,conformance/*.cc)
+
+# Link order: users before what they use. A folder with no sources has no library.
+lib = $(if $(2),$(BUILD)/lib/lib$(1).a)
+LIBS := $(call lib,conformance,$(CONFORMANCE_SRCS)) $(call lib,interp,$(INTERP_SRCS)) \
+        $(call lib,parser,$(PARSER_SRCS)) $(call lib,hlo,$(HLO_SRCS))
+
+TOOL_SRCS := $(wildcard tools/*.cc)
+TOOLS := $(patsubst tools/%.cc,$(BUILD)/bin/%,$(TOOL_SRCS))
+CORPUS_CHECK := $(if $(CORPUS_CHECK_SRC),$(BUILD)/bin/hlo-corpus-check)
+
+TEST_SRCS := $(wildcard $(addsuffix /*_test.cc,hlo hlo/passes parser interp conformance))
+UNIT_TESTS := $(BUILD)/bin/unit-tests
+
+BENCH_SRCS := $(wildcard bench/*_bench.cc)
+BENCHES := $(patsubst bench/%.cc,$(BUILD)/bin/%,$(BENCH_SRCS))
+
+ALL_SRCS := $(HLO_SRCS) $(PARSER_SRCS) $(INTERP_SRCS) $(CONFORMANCE_SRCS) \
+            $(TOOL_SRCS) $(CORPUS_CHECK_SRC) $(TEST_SRCS) $(BENCH_SRCS)
+DEPS_STAMP := $(BUILD)/.deps-stamp
+
+# ---- rules -----------------------------------------------------------------
+
+.PHONY: all check demo bench deps fuzz-parser clean
+all: $(LIBS) $(TOOLS) $(CORPUS_CHECK) $(UNIT_TESTS) | $(DEPS_STAMP)
+
+$(BUILD)/obj/%.o: %.cc | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(CXX) $(HLO_CXXFLAGS) $(CPPFLAGS) $(CXXFLAGS) -c $< -o $@
+
+# $(call list,NAME,FILES) records FILES in $(BUILD)/lists/NAME, rewritten only when the list
+# changes, so removing or renaming a source rebuilds the archive or binary that held it.
+list = $(shell mkdir -p $(BUILD)/lists && echo '$(2)' | cmp -s - $(BUILD)/lists/$(1) \
+         || echo '$(2)' >$(BUILD)/lists/$(1))$(BUILD)/lists/$(1)
+
+$(BUILD)/lib/libhlo.a: $(call obj,$(HLO_SRCS)) $(call list,hlo,$(HLO_SRCS))
+$(BUILD)/lib/libparser.a: $(call obj,$(PARSER_SRCS)) $(call list,parser,$(PARSER_SRCS))
+$(BUILD)/lib/libinterp.a: $(call obj,$(INTERP_SRCS)) $(call list,interp,$(INTERP_SRCS))
+$(BUILD)/lib/libconformance.a: $(call obj,$(CONFORMANCE_SRCS)) $(call list,conformance,$(CONFORMANCE_SRCS))
+$(BUILD)/lib/%.a:
+	@mkdir -p $(@D)
+	rm -f $@ && $(AR) rcs $@ $(filter %.o,$^)
+
+link = $(CXX) $(HLO_LDFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBS) $(1) $(LDLIBS_COMMON) $(LDLIBS)
+
+$(TOOLS): $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(LIBS)
+	@mkdir -p $(@D)
+	$(call link)
+
+ifneq ($(CORPUS_CHECK),)
+$(CORPUS_CHECK): $(call obj,$(CORPUS_CHECK_SRC)) $(LIBS)
+	@mkdir -p $(@D)
+	$(call link)
+endif
+
+# gtest_main before gtest: static archives resolve left to right.
+$(UNIT_TESTS): $(call obj,$(TEST_SRCS)) $(call list,tests,$(TEST_SRCS)) $(LIBS)
+	@mkdir -p $(@D)
+	$(call link,-lgtest_main -lgtest)
+
+$(BENCHES): $(BUILD)/bin/%: $(BUILD)/obj/bench/%.o $(LIBS)
+	@mkdir -p $(@D)
+	$(call link,-lbenchmark)
+
+check: all
+	HLO_BIN_DIR=$(abspath $(BUILD)/bin) scripts/check.sh $(BUILD) $(CORPUS)
+
+demo: all
+	@if [ -x $(BUILD)/bin/hlo-run ]; then set -x; $(BUILD)/bin/hlo-run testdata/examples/reduce_sum.hlo; \
+	elif [ -x $(BUILD)/bin/hlo-opt ]; then set -x; $(BUILD)/bin/hlo-opt testdata/examples/reduce_sum.hlo; \
+	else echo "demo: neither hlo-run nor hlo-opt is built yet"; exit 1; fi
+
+bench: $(BENCHES)
+	@for b in $(BENCHES); do echo "==> $$b"; $$b || exit 1; done
+
+# The script is cheap when everything is installed; the stamp spares even that.
+deps:
+	scripts/install-deps.sh
+	@mkdir -p $(BUILD) && touch $(DEPS_STAMP)
+
+$(DEPS_STAMP): scripts/install-deps.sh
+	scripts/install-deps.sh
+	@mkdir -p $(@D) && touch $@
+
+# ---- fuzzing: clang + libFuzzer, its own build dir -------------------------
+
+FUZZ_CXX ?= clang++-19
+FUZZ_TIME ?= 600
+FUZZ_DIR := build-fuzz
+FUZZ_BIN := $(FUZZ_DIR)/hlo-parser-fuzzer
+FUZZ_CXXFLAGS := -std=c++20 -O1 -g -I. -MMD -MP -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer
+FUZZ_OBJS := $(patsubst %.cc,$(FUZZ_DIR)/obj/%.o,$(HLO_SRCS) $(PARSER_SRCS) parser/fuzz_parser.cc)
+
+$(FUZZ_DIR)/obj/%.o: %.cc | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	$(FUZZ_CXX) $(FUZZ_CXXFLAGS) -c $< -o $@
+
+$(FUZZ_BIN): $(FUZZ_OBJS)
+	$(FUZZ_CXX) $(FUZZ_CXXFLAGS) -o $@ $^ $(LDLIBS_COMMON)
+
+# Seeds are copied (flattened names) so the fuzzer may add to the corpus dir freely.
+fuzz-parser: $(FUZZ_BIN)
+	@mkdir -p $(FUZZ_DIR)/corpus
+	@find testdata -name '*.hlo' | while read -r f; do cp "$$f" "$(FUZZ_DIR)/corpus/$$(echo "$$f" | tr / _)"; done
+	@if [ -d $(CORPUS)/xla/visible ]; then cp -r $(CORPUS)/xla/visible/. $(FUZZ_DIR)/corpus/; fi
+	$(FUZZ_BIN) $(FUZZ_DIR)/corpus -max_total_time=$(FUZZ_TIME) -timeout=10 -rss_limit_mb=4096 -max_len=65536
+
+clean:
+	rm -rf build build-san build-fuzz
+
+-include $(patsubst %.cc,$(BUILD)/obj/%.d,$(ALL_SRCS))
+-include $(FUZZ_OBJS:.o=.d)

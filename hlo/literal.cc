@@ -1,0 +1,144 @@
+// Literal storage and XLA-style text printing.
+#include "hlo/literal.h"
+
+#include "hlo/float_formats.h"
+
+namespace hlo {
+
+Literal::Literal(const Shape& shape) : shape_(shape) {
+  if (shape.isTuple()) {
+    for (const Shape& e : shape.tupleElements()) elements_.emplace_back(e);
+    return;
+  }
+  if (shape.isArray()) bytes_.assign(shape.elementCount() * storageBytes(shape.type()), 0);
+}
+
+Literal Literal::elidedArray(const Shape& shape) {
+  Literal lit;
+  lit.shape_ = shape;
+  lit.elided_ = true;
+  return lit;
+}
+
+uint64_t Literal::bitsAt(int64_t i) const {
+  int n = storageBytes(type());
+  uint64_t bits = 0;
+  std::memcpy(&bits, bytes_.data() + i * n, n);  // little-endian host
+  return bits;
+}
+
+void Literal::setBitsAt(int64_t i, uint64_t bits) {
+  int n = storageBytes(type());
+  std::memcpy(bytes_.data() + i * n, &bits, n);
+}
+
+bool Literal::operator==(const Literal& other) const {
+  return shape_.compatible(other.shape_) && bytes_ == other.bytes_ &&
+         elements_ == other.elements_;
+}
+
+std::string Literal::elementToString(int64_t i) const {
+  ElementType t = type();
+  uint64_t bits;
+  switch (typeKind(t)) {
+    case TypeKind::kPred:
+      return bitsAt(i) ? "true" : "false";
+    case TypeKind::kSigned: {
+      bits = bitsAt(i);
+      int width = storageBytes(t) * 8;
+      int64_t v = width == 64 ? static_cast<int64_t>(bits)
+                              : static_cast<int64_t>(bits << (64 - width)) >> (64 - width);
+      return std::to_string(v);
+    }
+    case TypeKind::kUnsigned:
+      return std::to_string(bitsAt(i));
+    case TypeKind::kFloat:
+      return formatFloatBits(t, bitsAt(i));
+    case TypeKind::kComplex: {
+      ElementType part = complexComponentType(t);
+      int n = storageBytes(part);
+      uint64_t re = 0, im = 0;
+      std::memcpy(&re, bytes_.data() + i * 2 * n, n);
+      std::memcpy(&im, bytes_.data() + i * 2 * n + n, n);
+      return "(" + formatFloatBits(part, re) + ", " + formatFloatBits(part, im) + ")";
+    }
+    case TypeKind::kToken:
+    case TypeKind::kTuple:
+    case TypeKind::kOpaque:
+    case TypeKind::kBuffer:
+      break;
+  }
+  return "";
+}
+
+void Literal::printValues(std::string& out) const {
+  if (shape_.isTuple()) {
+    out += '(';
+    for (size_t i = 0; i < elements_.size(); ++i) {
+      if (i) out += ", ";
+      elements_[i].printValues(out);
+    }
+    out += ')';
+    return;
+  }
+  if (!shape_.isArray()) return;  // token: nothing to print
+  if (elided_) {
+    out += "{...}";
+    return;
+  }
+  if (shape_.isScalar()) {
+    out += elementToString(0);
+    return;
+  }
+  // Nested braces, one level per dimension, row-major.
+  const std::vector<int64_t>& dims = shape_.dims();
+  int rank = shape_.rank();
+  std::vector<int64_t> index(rank, 0);
+  int64_t n = elementCount();
+  if (n == 0) {
+    out += "{}";
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    // Open braces for every dimension whose index is at 0 (from the outermost
+    // dimension that just restarted).
+    int open = rank;
+    while (open > 0 && index[open - 1] == 0) --open;
+    if (i > 0) out += ", ";
+    for (int d = open; d < rank; ++d) out += '{';
+    out += elementToString(i);
+    // Advance the index and close finished dimensions.
+    int d = rank - 1;
+    while (d >= 0) {
+      if (++index[d] < dims[d]) break;
+      index[d] = 0;
+      out += '}';
+      --d;
+    }
+  }
+}
+
+std::string Literal::valuesToString() const {
+  std::string out;
+  printValues(out);
+  return out;
+}
+
+std::string Literal::toString() const {
+  std::string out;
+  if (shape_.isTuple()) {
+    out += '(';
+    for (size_t i = 0; i < elements_.size(); ++i) {
+      if (i) out += ", ";
+      out += elements_[i].toString();
+    }
+    return out + ')';
+  }
+  shape_.print(out, /*withLayout=*/false);
+  if (!shape_.isArray()) return out;
+  out += ' ';
+  printValues(out);
+  return out;
+}
+
+}  // namespace hlo

@@ -1,0 +1,70 @@
+// Literal: a dense value of any shape and element type, tuples included.
+//
+// Arrays are stored row-major (logical order, layouts ignored), one element
+// per `storageBytes(type)` bytes: pred as 0/1 bytes, s2/s4 sign-extended into
+// int8, u2/u4 in uint8, f16/bf16/f8/f4 as their raw bit patterns, c64 as two
+// floats, c128 as two doubles. Tuples hold element literals.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "hlo/shape.h"
+
+namespace hlo {
+
+class Literal {
+ public:
+  Literal() = default;  // the empty tuple
+  // Zero-filled (false, 0, +0.0) value of `shape`; tuples recursively.
+  explicit Literal(const Shape& shape);
+
+  const Shape& shape() const { return shape_; }
+  Shape& mutableShape() { return shape_; }
+  ElementType type() const { return shape_.type(); }
+  int64_t elementCount() const { return shape_.elementCount(); }
+
+  // Arrays: the raw element bytes.
+  uint8_t* untypedData() { return bytes_.data(); }
+  const uint8_t* untypedData() const { return bytes_.data(); }
+  size_t byteSize() const { return bytes_.size(); }
+  template <typename T>
+  T* data() { return reinterpret_cast<T*>(bytes_.data()); }
+  template <typename T>
+  const T* data() const { return reinterpret_cast<const T*>(bytes_.data()); }
+
+  // The stored bits of element i of a non-complex array, zero-extended
+  // (s4 -1 reads as 0xff, f16 1.0 as 0x3c00).
+  uint64_t bitsAt(int64_t i) const;
+  void setBitsAt(int64_t i, uint64_t bits);
+
+  // Tuples.
+  std::vector<Literal>& tupleElements() { return elements_; }
+  const std::vector<Literal>& tupleElements() const { return elements_; }
+
+  // An array whose values the text left out (`{...}`): it has a shape but no
+  // storage, and cannot be evaluated.
+  static Literal elidedArray(const Shape& shape);
+  bool elided() const { return elided_; }
+
+  // Same shape (layouts aside) and identical bits.
+  bool operator==(const Literal& other) const;
+
+  // `f32[2] {1, 2.5}`, `(f32[] 1, s32[] 2)`.
+  std::string toString() const;
+  // Just the values, as inside `constant(...)`: `{1, 2.5}`, `3`, `(1, 2)`.
+  void printValues(std::string& out) const;
+  std::string valuesToString() const;
+  // One element of an array as text (`1`, `true`, `(1, 2)`, `nan`).
+  std::string elementToString(int64_t i) const;
+
+ private:
+  Shape shape_;
+  std::vector<uint8_t> bytes_;
+  std::vector<Literal> elements_;
+  bool elided_ = false;
+};
+
+}  // namespace hlo

@@ -1,0 +1,29 @@
+// Module: computation ownership and lookup.
+#include "hlo/module.h"
+
+#include <algorithm>
+
+namespace hlo {
+
+Computation* Module::add(std::unique_ptr<Computation> computation) {
+  computation->setParent(this);
+  computations_.push_back(std::move(computation));
+  return computations_.back().get();
+}
+
+Computation* Module::addComputation(std::string name) {
+  return add(std::make_unique<Computation>(std::move(name)));
+}
+
+Computation* Module::find(std::string_view name) const {
+  for (const auto& c : computations_)
+    if (c->name() == name) return c.get();
+  return nullptr;
+}
+
+void Module::remove(Computation* computation) {
+  if (entry_ == computation) entry_ = nullptr;
+  std::erase_if(computations_, [&](const auto& p) { return p.get() == computation; });
+}
+
+}  // namespace hlo

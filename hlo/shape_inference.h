@@ -1,0 +1,28 @@
+// Shape inference: the result shape of an instruction from its opcode, its
+// operands' shapes, its attributes and the computations it calls, following
+// XLA's operation semantics. One function serves the parser (instructions
+// written without a shape), the verifier and whoever builds instructions.
+#pragma once
+
+#include "hlo/instruction.h"
+#include "hlo/shape.h"
+#include "hlo/status.h"
+
+namespace hlo {
+
+// The result shape of `instr` (no layout). Parameters and constants answer
+// their declared shape. Opcodes whose result the operands and attributes do
+// not determine (reshape, broadcast, iota, convert, custom-call, infeed, ...)
+// fail with "cannot infer the shape of <opcode> '<name>': write it"; an
+// ill-typed instruction fails with a message naming it.
+StatusOr<Shape> inferShape(const Instruction& instr);
+
+// The shape `instr` must have when its text declares `declared`: what
+// inferShape computes, except that what only the text can say (dot's result
+// type, convert's target type, reshape's and broadcast's dimensions, an async
+// op's context, a custom-call's anything) is taken from `declared` once it is
+// checked against the operands. The verifier compares the answer with
+// `declared`.
+StatusOr<Shape> inferShapeGiven(const Instruction& instr, const Shape& declared);
+
+}  // namespace hlo

@@ -1,0 +1,231 @@
+// Cursor: whitespace, comments, names, numbers, strings and locations.
+#include "parser/cursor.h"
+
+#include <cstring>
+
+namespace hlo {
+
+bool isNameStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+bool isNameChar(char c) {
+  return isNameStart(c) || (c >= '0' && c <= '9') || c == '.' || c == '-';
+}
+
+static bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+void Cursor::skipSpace() {
+  while (pos_ < text_.size()) {
+    char c = text_[pos_];
+    if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+      ++pos_;
+      continue;
+    }
+    if (c == '/' && pos_ + 1 < text_.size()) {
+      char n = text_[pos_ + 1];
+      if (n == '/') {
+        const void* nl = std::memchr(text_.data() + pos_, '\n', text_.size() - pos_);
+        pos_ = nl ? static_cast<const char*>(nl) - text_.data() : text_.size();
+        continue;
+      }
+      if (n == '*') {
+        size_t end = text_.find("*/", pos_ + 2);
+        if (end == std::string_view::npos) {
+          unterminatedComment_ = true;
+          return;  // leave the cursor on the comment so the error points at it
+        }
+        pos_ = end + 2;
+        continue;
+      }
+    }
+    return;
+  }
+}
+
+bool Cursor::consume(char c) {
+  if (peek() != c) return false;
+  ++pos_;
+  return true;
+}
+
+bool Cursor::consumeWord(std::string_view word) {
+  skipSpace();
+  if (text_.substr(pos_, word.size()) != word) return false;
+  size_t end = pos_ + word.size();
+  if (end < text_.size() && isNameChar(text_[end])) return false;
+  pos_ = end;
+  return true;
+}
+
+bool Cursor::consumeText(std::string_view literal) {
+  skipSpace();
+  if (text_.substr(pos_, literal.size()) != literal) return false;
+  pos_ += literal.size();
+  return true;
+}
+
+std::string_view Cursor::peekName() {
+  size_t save = pos_;
+  std::string_view n = name();
+  pos_ = save;
+  return n;
+}
+
+std::string_view Cursor::name() {
+  skipSpace();
+  size_t p = pos_;
+  bool percent = p < text_.size() && text_[p] == '%';
+  if (percent) ++p;
+  if (p >= text_.size()) return {};
+  char c = text_[p];
+  if (!isNameStart(c) && !(percent && isDigit(c))) return {};
+  size_t start = p;
+  while (p < text_.size() && isNameChar(text_[p])) {
+    // A name never swallows the arrow of `->`.
+    if (text_[p] == '-' && p + 1 < text_.size() && text_[p + 1] == '>') break;
+    ++p;
+  }
+  pos_ = p;
+  return text_.substr(start, p - start);
+}
+
+bool Cursor::integer(int64_t& value) {
+  skipSpace();
+  size_t p = pos_;
+  bool negative = false;
+  if (p < text_.size() && (text_[p] == '-' || text_[p] == '+')) negative = text_[p++] == '-';
+  if (p >= text_.size() || !isDigit(text_[p])) return false;
+  uint64_t v = 0;
+  bool hex = text_[p] == '0' && p + 1 < text_.size() && (text_[p + 1] == 'x' || text_[p + 1] == 'X');
+  if (hex) {
+    p += 2;
+    size_t digits = 0;
+    while (p < text_.size() && std::isxdigit(static_cast<unsigned char>(text_[p]))) {
+      char c = text_[p++];
+      int d = isDigit(c) ? c - '0' : (c | 0x20) - 'a' + 10;
+      if (v >> 60) return false;
+      v = v * 16 + d;
+      ++digits;
+    }
+    if (!digits) return false;
+  } else {
+    while (p < text_.size() && isDigit(text_[p])) {
+      int d = text_[p++] - '0';
+      if (v > (UINT64_MAX - d) / 10) return false;
+      v = v * 10 + d;
+    }
+  }
+  if (p < text_.size() && (isNameChar(text_[p]) && text_[p] != '-' && text_[p] != '.'))
+    return false;  // e.g. `3x3` is not an integer here
+  if (v > static_cast<uint64_t>(INT64_MAX) + (negative ? 1 : 0)) return false;
+  value = negative ? static_cast<int64_t>(0 - v) : static_cast<int64_t>(v);
+  pos_ = p;
+  return true;
+}
+
+std::string_view Cursor::numberToken() {
+  skipSpace();
+  size_t p = pos_;
+  if (p < text_.size() && (text_[p] == '-' || text_[p] == '+')) ++p;
+  auto startsWith = [&](std::string_view w) { return text_.substr(p, w.size()) == w; };
+  if (startsWith("nan")) {
+    p += 3;
+    if (p < text_.size() && text_[p] == '(') {
+      size_t close = text_.find(')', p);
+      if (close == std::string_view::npos) return {};
+      p = close + 1;
+    }
+  } else if (startsWith("inf")) {
+    p += 3;
+  } else {
+    size_t digitsStart = p;
+    bool hex = startsWith("0x") || startsWith("0X");
+    if (hex) p += 2;
+    while (p < text_.size()) {
+      char c = text_[p];
+      bool ok = isDigit(c) || c == '.' || (hex && std::isxdigit(static_cast<unsigned char>(c)));
+      if (!ok && !hex && (c == 'e' || c == 'E')) {
+        ok = true;
+        if (p + 1 < text_.size() && (text_[p + 1] == '-' || text_[p + 1] == '+')) ++p;
+      }
+      if (!ok) break;
+      ++p;
+    }
+    if (p == digitsStart) return {};
+  }
+  if (p < text_.size() && isNameChar(text_[p]) && text_[p] != '-' && text_[p] != '.') return {};
+  std::string_view token = text_.substr(pos_, p - pos_);
+  pos_ = p;
+  return token;
+}
+
+bool Cursor::quotedString(std::string& out) {
+  if (peek() != '"') return false;
+  size_t p = pos_ + 1;
+  out.clear();
+  while (p < text_.size()) {
+    char c = text_[p++];
+    if (c == '"') {
+      pos_ = p;
+      return true;
+    }
+    if (c == '\\' && p < text_.size()) {
+      char e = text_[p++];
+      switch (e) {
+        case 'n': out += '\n'; break;
+        case 't': out += '\t'; break;
+        case 'r': out += '\r'; break;
+        case '0': out += '\0'; break;
+        default: out += e;  // \" \\ \' and anything else: the character itself
+      }
+      continue;
+    }
+    out += c;
+  }
+  return false;
+}
+
+bool Cursor::balanced(std::string_view& out) {
+  skipSpace();
+  size_t start = pos_;
+  size_t p = pos_;
+  std::string stack;
+  do {
+    if (p >= text_.size()) return false;
+    char c = text_[p++];
+    if (c == '"') {  // skip a string, honouring escapes
+      while (p < text_.size() && text_[p] != '"') p += text_[p] == '\\' ? 2 : 1;
+      if (p >= text_.size()) return false;
+      ++p;
+      continue;
+    }
+    if (c == '{' || c == '[' || c == '(') stack += c == '{' ? '}' : c == '[' ? ']' : ')';
+    else if (c == '}' || c == ']' || c == ')') {
+      if (stack.empty() || stack.back() != c) return false;
+      stack.pop_back();
+    }
+  } while (!stack.empty());
+  pos_ = p;
+  out = text_.substr(start, p - start);
+  return true;
+}
+
+SourceLoc Cursor::locAt(size_t pos) {
+  if (pos > text_.size()) pos = text_.size();
+  if (pos < cachedPos_) {
+    cachedPos_ = 0;
+    cachedLine_ = 1;
+    cachedLineStart_ = 0;
+  }
+  for (size_t p = cachedPos_; p < pos; ++p) {
+    if (text_[p] == '\n') {
+      ++cachedLine_;
+      cachedLineStart_ = p + 1;
+    }
+  }
+  cachedPos_ = pos;
+  return SourceLoc{cachedLine_, static_cast<int>(pos - cachedLineStart_) + 1};
+}
+
+}  // namespace hlo

@@ -1,0 +1,85 @@
+// Cursor: the lexical layer of the HLO text parser.
+//
+// Walks the text byte by byte, skipping whitespace and comments (`// ...`,
+// `/* ... */`), reading names, numbers and strings, and turning byte offsets
+// into line:column positions for error messages.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "hlo/status.h"
+
+namespace hlo {
+
+class Cursor {
+ public:
+  explicit Cursor(std::string_view text) : text_(text) {}
+
+  std::string_view text() const { return text_; }
+  size_t pos() const { return pos_; }
+  void setPos(size_t p) { pos_ = p; }
+
+  // Skips whitespace and comments; an unterminated /* sets an error.
+  void skipSpace();
+  bool atEnd() {
+    skipSpace();
+    return pos_ >= text_.size();
+  }
+  // The next significant character (after skipping), or '\0' at the end.
+  char peek() {
+    skipSpace();
+    return pos_ < text_.size() ? text_[pos_] : '\0';
+  }
+  // The character right at the cursor, without skipping.
+  char rawPeek(size_t ahead = 0) const {
+    return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
+  }
+  bool consume(char c);
+  // Consumes `word` when it is the next whole word.
+  bool consumeWord(std::string_view word);
+  bool consumeText(std::string_view literal);  // exact characters, after skipping
+
+  // A name: [A-Za-z_][A-Za-z0-9_.-]*, or with a leading `%` also digits first.
+  // Returns empty if none (the leading % is not part of the result).
+  std::string_view name();
+  // Like name() but does not move.
+  std::string_view peekName();
+  // A signed decimal or 0x-hex integer; false (cursor unmoved) if none.
+  bool integer(int64_t& value);
+  // A token that may be a number: [-+]digits/./e/E/[-+], nan, inf, nan(0x..).
+  std::string_view numberToken();
+  // A "..." string with C escapes decoded; false if unterminated.
+  bool quotedString(std::string& out);
+  // Everything up to the matching close of the bracket at the cursor
+  // ({, [, ( or "..."), returned with the brackets; strings inside are skipped.
+  bool balanced(std::string_view& out);
+
+  // Errors.
+  SourceLoc locAt(size_t pos);
+  SourceLoc loc() {
+    skipSpace();
+    return locAt(pos_);
+  }
+  Status error(std::string message) { return errorStatus(std::move(message), loc()); }
+  Status errorAt(size_t pos, std::string message) {
+    return errorStatus(std::move(message), locAt(pos));
+  }
+  // Set when a /* comment never ends.
+  bool unterminatedComment() const { return unterminatedComment_; }
+
+ private:
+  std::string_view text_;
+  size_t pos_ = 0;
+  bool unterminatedComment_ = false;
+  // Line bookkeeping for locAt: positions usually grow, so scan forward.
+  size_t cachedPos_ = 0;
+  int cachedLine_ = 1;
+  size_t cachedLineStart_ = 0;
+};
+
+bool isNameStart(char c);
+bool isNameChar(char c);
+
+}  // namespace hlo

@@ -1,0 +1,366 @@
+// Parsing shapes (`f32[2,<=3]{1,0:T(8,128)}`) and literal values.
+#include "parser/shape_parser.h"
+
+#include <cstring>
+
+#include "hlo/float_formats.h"
+
+namespace hlo {
+namespace {
+
+constexpr int kMaxNesting = 512;
+
+StatusOr<Layout> parseLayout(Cursor& c, int rank) {
+  Layout layout;
+  c.consume('{');
+  // minor_to_major
+  while (c.peek() != ':' && c.peek() != '}') {
+    int64_t d;
+    if (!c.integer(d)) return c.error("expected a dimension number in the layout");
+    layout.minorToMajor.push_back(d);
+    if (!c.consume(',')) break;
+  }
+  if (c.consume(':')) {
+    while (c.peek() != '}') {
+      size_t start = c.pos();
+      if (c.consumeText("T(")) {
+        // One or more tiles: T(8,128)(2,1)
+        c.setPos(c.pos() - 1);
+        while (c.rawPeek() == '(') {
+          c.consume('(');
+          Tile tile;
+          while (!c.consume(')')) {
+            int64_t d;
+            if (c.consume('*')) d = Tile::kCombinedTileDim;
+            else if (!c.integer(d)) return c.error("expected a tile dimension");
+            tile.dims.push_back(d);
+            if (!c.consume(',') && c.peek() != ')') return c.error("expected ',' or ')' in tile");
+          }
+          layout.tiles.push_back(std::move(tile));
+        }
+        continue;
+      }
+      auto number = [&](const char* prefix, int64_t& field) -> Status {
+        if (!c.integer(field)) return c.error(std::string("expected a number in ") + prefix);
+        if (!c.consume(')')) return c.error("expected ')' in layout");
+        return okStatus();
+      };
+      if (c.consumeText("L(")) {
+        HLO_RETURN_IF_ERROR(number("L(", layout.tailPaddingAlignment));
+        continue;
+      }
+      if (c.consumeText("E(")) {
+        HLO_RETURN_IF_ERROR(number("E(", layout.elementSizeBits));
+        continue;
+      }
+      if (c.consumeText("S(")) {
+        HLO_RETURN_IF_ERROR(number("S(", layout.memorySpace));
+        continue;
+      }
+      // Carried items: D(...), #(...), *(...), SC(...), P(...), M(...).
+      c.skipSpace();
+      size_t p = c.pos();
+      while (p < c.text().size() && c.text()[p] != '(' && c.text()[p] != '}') ++p;
+      std::string_view key = c.text().substr(c.pos(), p - c.pos());
+      if (key != "D" && key != "#" && key != "*" && key != "SC" && key != "P" && key != "M")
+        return c.errorAt(start, "unknown layout item '" + std::string(key) + "'");
+      if (key == "D") {
+        // Dimension level types: D(D,C,S,...) — only these letters are valid.
+        size_t close = c.text().find(')', p);
+        if (close == std::string_view::npos) return c.error("unterminated D(...)");
+        for (char ch : c.text().substr(p + 1, close - p - 1))
+          if (ch != 'D' && ch != 'C' && ch != 'S' && ch != '+' && ch != '~' && ch != ',' &&
+              ch != ' ' && ch != 'H' && ch != 'U')
+            return c.errorAt(p, "invalid dimension level type in layout");
+      }
+      if (key == "P") return c.errorAt(start, "a layout may not give a physical shape here");
+      c.setPos(p);
+      std::string_view body;
+      if (!c.balanced(body)) return c.error("unbalanced layout item");
+      layout.extras.push_back({std::string(key) + std::string(body)});
+    }
+  }
+  if (!c.consume('}')) return c.error("expected '}' to close the layout");
+  if (!layout.minorToMajor.empty() && static_cast<int>(layout.minorToMajor.size()) != rank)
+    return c.error("layout has " + std::to_string(layout.minorToMajor.size()) +
+                   " dimensions but the shape has rank " + std::to_string(rank));
+  return layout;
+}
+
+StatusOr<Shape> parseShapeDepth(Cursor& c, int depth, bool spacedLayout) {
+  if (depth > kMaxNesting) return c.error("shape nested too deeply");
+  if (c.consume('(')) {
+    std::vector<Shape> elements;
+    if (!c.consume(')')) {
+      do {
+        HLO_ASSIGN_OR_RETURN(Shape e, parseShapeDepth(c, depth + 1, spacedLayout));
+        elements.push_back(std::move(e));
+      } while (c.consume(','));
+      if (!c.consume(')')) return c.error("expected ')' to close the tuple shape");
+    }
+    return Shape::tuple(std::move(elements));
+  }
+  size_t start = c.pos();
+  std::string_view typeName = c.name();
+  if (typeName == "b" && c.rawPeek() == '(') {
+    c.consume('(');
+    HLO_ASSIGN_OR_RETURN(Shape inner, parseShapeDepth(c, depth + 1, spacedLayout));
+    if (!c.consume(')')) return c.error("expected ')' to close the buffer shape");
+    return Shape::buffer(std::move(inner));
+  }
+  std::optional<ElementType> type = parseElementType(typeName);
+  if (!type) {
+    return c.errorAt(start, typeName.empty() ? "expected a shape"
+                                             : "unknown element type '" + std::string(typeName) + "'");
+  }
+  if (c.peek() != '[') return c.error("expected '[' after the element type");
+  c.consume('[');
+  std::vector<int64_t> dims;
+  std::vector<bool> dynamic;
+  while (!c.consume(']')) {
+    if (c.consume('?')) {
+      dims.push_back(Shape::kUnboundedDim);
+      dynamic.push_back(true);
+    } else {
+      bool isDynamic = c.consumeText("<=");
+      int64_t d;
+      if (!c.integer(d) || d < 0) return c.error("expected a dimension size");
+      dims.push_back(d);
+      dynamic.push_back(isDynamic);
+    }
+    if (!c.consume(',') && c.peek() != ']') return c.error("expected ',' or ']' in the shape");
+  }
+  Shape shape(*type, dims);
+  for (size_t i = 0; i < dims.size(); ++i) shape.setDim(static_cast<int>(i), dims[i], dynamic[i]);
+  // A layout follows directly; in instructions also after spaces
+  // (`f32[2] {0}`), where a literal's values cannot follow.
+  if (c.rawPeek() == '{' || (spacedLayout && c.peek() == '{')) {
+    HLO_ASSIGN_OR_RETURN(Layout layout, parseLayout(c, shape.rank()));
+    shape.setLayout(std::move(layout));
+  }
+  return shape;
+}
+
+// Integer range checks for storing into a type.
+bool integerFits(ElementType t, bool negative, uint64_t magnitude) {
+  int bits = bitWidth(t);
+  if (isUnsigned(t)) return !negative || magnitude == 0 ? (bits == 64 || magnitude < (uint64_t{1} << bits)) : false;
+  uint64_t limit = uint64_t{1} << (bits - 1);  // |min|
+  return negative ? magnitude <= limit : magnitude < limit;
+}
+
+Status parseScalarInto(Cursor& c, Literal& lit, int64_t index) {
+  ElementType t = lit.type();
+  size_t start = c.pos();
+  switch (typeKind(t)) {
+    case TypeKind::kPred: {
+      if (c.consumeWord("true")) return lit.setBitsAt(index, 1), okStatus();
+      if (c.consumeWord("false")) return lit.setBitsAt(index, 0), okStatus();
+      int64_t v;
+      if (c.integer(v) && (v == 0 || v == 1)) return lit.setBitsAt(index, v), okStatus();
+      return c.errorAt(start, "expected true or false for a pred value");
+    }
+    case TypeKind::kSigned:
+    case TypeKind::kUnsigned: {
+      c.skipSpace();
+      std::string_view tok = c.numberToken();
+      bool negative = !tok.empty() && tok[0] == '-';
+      std::string_view digits = tok.substr(!tok.empty() && (tok[0] == '-' || tok[0] == '+'));
+      uint64_t mag = 0;
+      bool ok = !digits.empty();
+      bool hex = digits.size() > 2 && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X');
+      for (size_t i = hex ? 2 : 0; ok && i < digits.size(); ++i) {
+        char ch = digits[i];
+        int d = ch >= '0' && ch <= '9' ? ch - '0'
+                : hex && std::isxdigit(static_cast<unsigned char>(ch)) ? (ch | 0x20) - 'a' + 10
+                                                                       : -1;
+        int base = hex ? 16 : 10;
+        if (d < 0 || mag > (UINT64_MAX - d) / base) ok = false;
+        else mag = mag * base + d;
+      }
+      if (!ok) {
+        // XLA also accepts integral float text such as `1.0` for integers? No: reject.
+        return c.errorAt(start, "expected an integer value for " + std::string(elementTypeName(t)));
+      }
+      if (!integerFits(t, negative, mag))
+        return c.errorAt(start, "value " + std::string(tok) + " is out of range for " +
+                                    std::string(elementTypeName(t)));
+      uint64_t bits = negative ? 0 - mag : mag;
+      if (storageBytes(t) < 8) bits &= (uint64_t{1} << (storageBytes(t) * 8)) - 1;
+      lit.setBitsAt(index, bits);
+      return okStatus();
+    }
+    case TypeKind::kFloat: {
+      std::string_view tok = c.numberToken();
+      if (tok.empty()) return c.errorAt(start, "expected a number");
+      std::optional<uint64_t> bits = parseFloatBits(t, tok);
+      if (!bits)
+        return c.errorAt(start, "value " + std::string(tok) + " is not representable as " +
+                                    std::string(elementTypeName(t)));
+      lit.setBitsAt(index, *bits);
+      return okStatus();
+    }
+    case TypeKind::kComplex: {
+      ElementType part = complexComponentType(t);
+      int n = storageBytes(part);
+      uint64_t re = 0, im = 0;
+      auto component = [&](uint64_t& out) -> Status {
+        size_t s = c.pos();
+        std::string_view tok = c.numberToken();
+        std::optional<uint64_t> b = tok.empty() ? std::nullopt : parseFloatBits(part, tok);
+        if (!b) return c.errorAt(s, "expected a " + std::string(elementTypeName(part)) + " value");
+        out = *b;
+        return okStatus();
+      };
+      if (c.consume('(')) {
+        HLO_RETURN_IF_ERROR(component(re));
+        if (!c.consume(',')) return c.error("expected ',' in a complex value");
+        HLO_RETURN_IF_ERROR(component(im));
+        if (!c.consume(')')) return c.error("expected ')' after a complex value");
+      } else {
+        HLO_RETURN_IF_ERROR(component(re));
+      }
+      std::memcpy(lit.untypedData() + index * 2 * n, &re, n);
+      std::memcpy(lit.untypedData() + index * 2 * n + n, &im, n);
+      return okStatus();
+    }
+    case TypeKind::kToken:
+    case TypeKind::kTuple:
+    case TypeKind::kOpaque:
+    case TypeKind::kBuffer:
+      break;
+  }
+  return c.errorAt(start, "a " + std::string(elementTypeName(t)) + " literal has no values");
+}
+
+// Nested braces for an array; `index` advances in row-major order.
+Status parseArrayLevel(Cursor& c, Literal& lit, int dim, int64_t& index) {
+  const Shape& shape = lit.shape();
+  if (dim == shape.rank()) return parseScalarInto(c, lit, index++);
+  size_t open = c.pos();
+  if (!c.consume('{'))
+    return c.error("expected '{' for dimension " + std::to_string(dim) + " of the literal");
+  int64_t count = 0;
+  int64_t expected = shape.dim(dim);
+  if (expected == 0 || shape.elementCount() == 0) {
+    // An empty array: accept `{}` or nested empty braces.
+    c.setPos(open);
+    std::string_view ignored;
+    if (!c.balanced(ignored)) return c.error("unbalanced braces in the literal");
+    return okStatus();
+  }
+  if (c.peek() != '}') {
+    do {
+      if (count >= expected)
+        return c.error("too many elements in dimension " + std::to_string(dim) + ": expected " +
+                       std::to_string(expected));
+      HLO_RETURN_IF_ERROR(parseArrayLevel(c, lit, dim + 1, index));
+      ++count;
+    } while (c.consume(','));
+  }
+  if (!c.consume('}')) {
+    if (c.peek() == '{' || c.peek() == '}')
+      return c.error("literal has more dimensions than its shape " + shape.toString(false));
+    return c.error("expected ',' or '}' in the literal");
+  }
+  if (count != expected)
+    return c.errorAt(open, "dimension " + std::to_string(dim) + " of the literal has " +
+                               std::to_string(count) + " elements but the shape " +
+                               shape.toString(false) + " says " + std::to_string(expected));
+  return okStatus();
+}
+
+}  // namespace
+
+bool atShape(Cursor& c) {
+  char p = c.peek();
+  if (p == '(') return true;
+  size_t save = c.pos();
+  std::string_view n = c.name();
+  char next = c.peek();
+  c.setPos(save);
+  if (n == "b" && next == '(') return true;
+  return next == '[' && parseElementType(n).has_value();
+}
+
+StatusOr<Shape> parseShapeAt(Cursor& c, bool spacedLayout) {
+  return parseShapeDepth(c, 0, spacedLayout);
+}
+
+StatusOr<Literal> parseLiteralValuesAt(Cursor& c, const Shape& shape) {
+  if (shape.isArray() && !shape.isDynamic() && c.consumeText("{...}")) {
+    // Values left out of the text: keep the shape, allocate nothing.
+    Literal lit = Literal::elidedArray(shape);
+    return lit;
+  }
+  if (shape.isArray() && shape.elementCount() > (int64_t{1} << 28))
+    return c.error("constant of shape " + shape.toString(false) + " is too large to hold in memory");
+  Literal lit(shape);
+  if (shape.isTuple()) {
+    if (!c.consume('(')) return c.error("expected '(' for a tuple literal");
+    for (int i = 0; i < shape.tupleSize(); ++i) {
+      if (i && !c.consume(',')) return c.error("expected ',' between tuple literal elements");
+      // Elements may be written with their shape.
+      if (c.peek() != '(' && atShape(c)) {
+        HLO_ASSIGN_OR_RETURN(Shape ignored, parseShapeAt(c));
+        (void)ignored;
+      }
+      HLO_ASSIGN_OR_RETURN(Literal e, parseLiteralValuesAt(c, shape.tupleElement(i)));
+      lit.tupleElements()[i] = std::move(e);
+    }
+    if (!c.consume(')')) return c.error("expected ')' to close the tuple literal");
+    return lit;
+  }
+  if (!shape.isArray()) return lit;  // token
+  if (shape.isDynamic()) return c.error("literals of dynamic shape are not supported");
+  int64_t index = 0;
+  if (shape.rank() == 0) {
+    // A scalar may be written bare or in braces.
+    if (c.consume('{')) {
+      HLO_RETURN_IF_ERROR(parseScalarInto(c, lit, 0));
+      if (!c.consume('}')) return c.error("expected '}'");
+      return lit;
+    }
+    HLO_RETURN_IF_ERROR(parseScalarInto(c, lit, 0));
+    return lit;
+  }
+  if (c.peek() != '{') {
+    // One value for every element (`f32[2,2] constant(0)`), as XLA accepts.
+    HLO_RETURN_IF_ERROR(parseScalarInto(c, lit, 0));
+    int64_t n = lit.elementCount();
+    size_t bytes = lit.byteSize() / (n ? n : 1);
+    for (int64_t i = 1; i < n; ++i)
+      std::memcpy(lit.untypedData() + i * bytes, lit.untypedData(), bytes);
+    return lit;
+  }
+  HLO_RETURN_IF_ERROR(parseArrayLevel(c, lit, 0, index));
+  return lit;
+}
+
+StatusOr<Literal> parseLiteralAt(Cursor& c) {
+  if (c.peek() == '(') {
+    size_t save = c.pos();
+    // `(f32[] 1, s32[] 2)`: a tuple of literals each with a shape.
+    c.consume('(');
+    std::vector<Literal> elements;
+    std::vector<Shape> shapes;
+    if (!c.consume(')')) {
+      do {
+        HLO_ASSIGN_OR_RETURN(Literal e, parseLiteralAt(c));
+        shapes.push_back(e.shape());
+        elements.push_back(std::move(e));
+      } while (c.consume(','));
+      if (!c.consume(')')) {
+        c.setPos(save);
+        return c.error("expected ')' to close the tuple literal");
+      }
+    }
+    Literal lit(Shape::tuple(std::move(shapes)));
+    lit.tupleElements() = std::move(elements);
+    return lit;
+  }
+  HLO_ASSIGN_OR_RETURN(Shape shape, parseShapeAt(c));
+  return parseLiteralValuesAt(c, shape);
+}
+
+}  // namespace hlo

@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# Runs every test suite (unit tests, lit, corpus), then prints one line "N passed, N failed[, N skipped]".
+# Usage: scripts/check.sh BUILD_DIR CORPUS_DIR   (from the repository root; make check calls it)
+set -uo pipefail
+
+build=${1:-build}
+corpus=${2:-../shared/corpus}
+bin=$build/bin
+export HLO_BIN_DIR=${HLO_BIN_DIR:-$PWD/$bin}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
+lit=${LIT:-/usr/lib/llvm-19/build/utils/lit/lit.py}
+logs=$build/check
+mkdir -p "$logs" "$build/lit"
+passed=0 failed=0 skipped=0
+
+# run NAME CMD...: runs a suite, shows its output and keeps it in $logs/NAME.log; returns its status.
+run() {
+  local name=$1; shift
+  echo "==> $name: $*"
+  "$@" 2>&1 | tee "$logs/$name.log"
+  return "${PIPESTATUS[0]}"
+}
+
+# num REGEX NAME: the number captured by the last line of NAME.log matching REGEX (extended), else 0.
+num() {
+  local n
+  n=$(sed -nE "s/$1/\1/p" "$logs/$2.log" | tail -n1)
+  echo "${n:-0}"
+}
+
+# crashed NAME STATUS FAILED: a suite that exits non-zero without reporting a failure counts as one.
+crashed() {
+  if [ "$2" -ne 0 ] && [ "$3" -eq 0 ]; then
+    echo "check: $1 exited with status $2 without reporting a failure; counted as 1 failed"
+    failed=$((failed + 1))
+  fi
+}
+
+# a) GoogleTest unit tests.
+if [ -x "$bin/unit-tests" ]; then
+  run unit-tests "$bin/unit-tests" --gtest_color=no; rc=$?
+  p=$(num '^\[  PASSED  \] ([0-9]+) tests?\..*' unit-tests)
+  f=$(num '^\[  FAILED  \] ([0-9]+) tests?, listed below.*' unit-tests)
+  s=$(num '^\[  SKIPPED \] ([0-9]+) tests?, listed below.*' unit-tests)
+  d=$(num '^ *YOU HAVE ([0-9]+) DISABLED TESTS?.*' unit-tests)
+  passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s + d))
+  crashed unit-tests "$rc" "$f"
+else
+  echo "check: $bin/unit-tests not built; counted as 1 failed"
+  failed=$((failed + 1))
+fi
+
+# b) lit + FileCheck tests under testdata/lit/.
+if [ -f "$lit" ] || command -v "$lit" >/dev/null; then
+  [ -f "$lit" ] && lit_cmd=(python3 "$lit") || lit_cmd=("$lit")
+  run lit "${lit_cmd[@]}" -sv --no-progress-bar testdata; rc=$?
+  label() { num "^  $1 *: *([0-9]+) .*" lit; }
+  p=$(( $(label Passed) + $(label 'Passed With Retry') + $(label 'Expectedly Failed') ))
+  f=$(( $(label Failed) + $(label 'Unexpectedly Passed') + $(label Unresolved) + $(label 'Timed Out') ))
+  s=$(( $(label Unsupported) + $(label Skipped) ))
+  passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+  grep -q 'did not discover any tests' "$logs/lit.log" || crashed lit "$rc" "$f"
+else
+  echo "check: lit not found at $lit: lit tests skipped"
+  skipped=$((skipped + 1))
+fi
+
+# c) The XLA corpus: its program prints "corpus: N passed, N failed, N skipped" last.
+if [ ! -d "$corpus" ]; then
+  echo "corpus not found at $corpus: corpus checks skipped"
+  skipped=$((skipped + 1))
+elif [ -x "$bin/hlo-corpus-check" ]; then
+  args=(--corpus="$corpus/xla")
+  [ -f conformance/corpus_expectations.txt ] && args+=(--expectations=conformance/corpus_expectations.txt)
+  run corpus "$bin/hlo-corpus-check" "${args[@]}"; rc=$?
+  line=$(grep -E '^corpus: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$logs/corpus.log" | tail -n1)
+  if [ -z "$line" ]; then
+    echo "check: hlo-corpus-check printed no 'corpus: ...' summary (status $rc); counted as 1 failed"
+    failed=$((failed + 1))
+  else
+    read -r p f s <<<"$(sed -E 's/^corpus: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/' <<<"$line")"
+    passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+    crashed hlo-corpus-check "$rc" "$f"
+  fi
+else
+  echo "check: $bin/hlo-corpus-check not built yet; corpus suite not run"
+fi
+
+summary="$passed passed, $failed failed"
+[ "$skipped" -gt 0 ] && summary+=", $skipped skipped"
+echo "$summary"
+[ "$failed" -eq 0 ]

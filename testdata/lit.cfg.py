@@ -1,0 +1,36 @@
+# lit configuration for the "hlo" suite; tests live under testdata/lit/, the rest of testdata/ is data.
+import os
+import re
+
+import lit.formats
+
+config.name = "hlo"
+config.test_format = lit.formats.ShTest(execute_external=False)
+# Only testdata/lit/ holds tests: its lit.local.cfg sets the suffixes ['.hlo', '.test'].
+config.suffixes = []
+config.test_source_root = os.path.dirname(os.path.abspath(__file__))
+
+# make check sets HLO_BIN_DIR (build/bin or build-san/bin); %t files go beside it in build*/lit.
+repo_root = os.path.dirname(config.test_source_root)
+bin_dir = os.environ.get("HLO_BIN_DIR", os.path.join(repo_root, "build", "bin"))
+config.test_exec_root = os.path.join(os.path.dirname(bin_dir), "lit")
+llvm_bin = "/usr/lib/llvm-19/bin"
+config.environment["PATH"] = os.pathsep.join(
+    [bin_dir, llvm_bin, config.environment.get("PATH", "")])
+for name in ("HLO_BIN_DIR", "ASAN_OPTIONS", "UBSAN_OPTIONS"):
+    if name in os.environ:
+        config.environment[name] = os.environ[name]
+
+
+def tool(name, path):
+    # Whole words only: "not" must not match inside "CHECK-NOT", "hlo-opt" not inside a path.
+    config.substitutions.append((r"(?<![\w./=-])" + re.escape(name) + r"(?![\w./-])", path))
+
+
+tool("FileCheck", os.path.join(llvm_bin, "FileCheck"))
+tool("not", os.path.join(llvm_bin, "not"))
+for program in ("hlo-opt", "hlo-run"):
+    path = os.path.join(bin_dir, program)
+    tool(program, path)
+    if os.access(path, os.X_OK):
+        config.available_features.add(program)
