@@ -32,6 +32,37 @@ void Literal::setBitsAt(int64_t i, uint64_t bits) {
   std::memcpy(bytes_.data() + i * n, &bits, n);
 }
 
+double Literal::toDouble(int64_t i) const { return toComplex(i).real(); }
+
+std::complex<double> Literal::toComplex(int64_t i) const {
+  ElementType t = type();
+  switch (typeKind(t)) {
+    case TypeKind::kPred:
+    case TypeKind::kUnsigned:
+      return static_cast<double>(bitsAt(i));
+    case TypeKind::kSigned: {
+      int width = storageBytes(t) * 8;
+      uint64_t bits = bitsAt(i);
+      int64_t v = width == 64 ? static_cast<int64_t>(bits)
+                              : static_cast<int64_t>(bits << (64 - width)) >> (64 - width);
+      return static_cast<double>(v);
+    }
+    case TypeKind::kFloat:
+      if (t == ElementType::kF64) return data<double>()[i];
+      if (t == ElementType::kF32) return data<float>()[i];
+      return decodeSmallFloat(t, static_cast<uint32_t>(bitsAt(i)));
+    case TypeKind::kComplex:
+      if (t == ElementType::kC64) return {data<float>()[2 * i], data<float>()[2 * i + 1]};
+      return {data<double>()[2 * i], data<double>()[2 * i + 1]};
+    case TypeKind::kToken:
+    case TypeKind::kTuple:
+    case TypeKind::kOpaque:
+    case TypeKind::kBuffer:
+      break;
+  }
+  return 0;
+}
+
 bool Literal::operator==(const Literal& other) const {
   return shape_.compatible(other.shape_) && bytes_ == other.bytes_ &&
          elements_ == other.elements_;

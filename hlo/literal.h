@@ -6,6 +6,7 @@
 // floats, c128 as two doubles. Tuples hold element literals.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -39,6 +40,12 @@ class Literal {
   // (s4 -1 reads as 0xff, f16 1.0 as 0x3c00).
   uint64_t bitsAt(int64_t i) const;
   void setBitsAt(int64_t i, uint64_t bits);
+
+  // Element i of a real array as a double (pred and integers exactly up to
+  // 2^53, floats exactly); complex arrays give their real part.
+  double toDouble(int64_t i) const;
+  // Element i of a complex array as (re, im); real arrays give (x, 0).
+  std::complex<double> toComplex(int64_t i) const;
 
   // Tuples.
   std::vector<Literal>& tupleElements() { return elements_; }

@@ -59,7 +59,8 @@ const Shape* declaredFirst(const Ctx& c) {
   const Shape* s = c.declared;
   if (c.op() == Opcode::kAllGatherStart)
     s = s->isTuple() && s->tupleSize() == 2 ? &s->tupleElement(1) : nullptr;
-  if (s && c.operandCount() > 1) s = s->isTuple() && s->tupleSize() > 0 ? &s->tupleElement(0) : nullptr;
+  if (s && c.operandCount() > 1)
+    s = s->isTuple() && s->tupleSize() > 0 ? &s->tupleElement(0) : nullptr;
   return s && s->isArray() ? s : nullptr;
 }
 

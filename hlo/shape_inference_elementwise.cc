@@ -215,10 +215,12 @@ StatusOr<Shape> inferMap(const Ctx& c) {
   }
   const AttrValue* dims = c.attrs().find(AttrKey::kDimensions);
   if (dims) {
+    bool identity = static_cast<int>(dims->ints.size()) == shape->rank();
     for (size_t i = 0; i < dims->ints.size(); ++i)
-      if (dims->ints[i] != static_cast<int64_t>(i) || static_cast<int>(dims->ints.size()) != shape->rank())
-        return c.error("dimensions must be all of 0.." + std::to_string(shape->rank() - 1) +
-                       " in order, got " + str(dims->ints));
+      identity = identity && dims->ints[i] == static_cast<int64_t>(i);
+    if (!identity)
+      return c.error("dimensions must be all of 0.." + std::to_string(shape->rank() - 1) +
+                     " in order, got " + str(dims->ints));
   }
   const Computation* fn = c.attrs().getComputation(AttrKey::kToApply);
   HLO_ASSIGN_OR_RETURN(Shape root, rootShape(c, fn, "to_apply"));

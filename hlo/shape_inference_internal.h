@@ -130,7 +130,8 @@ StatusOr<Shape> inferAllToAll(const Ctx& c);
 StatusOr<Shape> inferRaggedAllToAll(const Ctx& c);
 StatusOr<Shape> inferCollectivePermute(const Ctx& c);  // and -start
 StatusOr<Shape> inferCollectiveBroadcast(const Ctx& c);
-StatusOr<Shape> inferCollectiveDone(const Ctx& c);  // all-gather-, all-reduce-, collective-permute-done
+// all-gather-done, all-reduce-done, collective-permute-done
+StatusOr<Shape> inferCollectiveDone(const Ctx& c);
 
 // Checks that `comp` is a reducer over `inputs` values: 2*inputs scalar
 // parameters, a scalar (or tuple of `inputs` scalars) root whose element i has

@@ -47,7 +47,8 @@ bool contains(const std::vector<Instruction*>& v, const Instruction* x) {
 Status checkCallGraph(const Module& module) {
   std::unordered_set<const Computation*> known;
   for (const auto& c : module.computations()) known.insert(c.get());
-  if (!module.entry()) return errorStatus("module '" + module.name() + "' has no entry computation");
+  if (!module.entry())
+    return errorStatus("module '" + module.name() + "' has no entry computation");
   if (!known.count(module.entry()))
     return errorStatus("the entry computation of module '" + module.name() +
                        "' is not one of its computations");
@@ -134,9 +135,11 @@ Status checkUseDef(const Computation& comp, const Instruction& instr) {
       return instrError(instr, "is not among the users of its operand '" + op->name() + "'");
   }
   for (const Instruction* user : instr.users()) {
-    if (!owns(comp, user) || !contains(user->operands(), &instr))
-      return instrError(instr, "lists a user " + (user ? "'" + user->name() + "' " : "") +
-                                   "that does not use it");
+    if (!owns(comp, user))
+      return instrError(instr, "is used by " + (user ? "'" + user->name() + "'" : "null") +
+                                   ", which is not an instruction of '" + comp.name() + "'");
+    if (!contains(user->operands(), &instr))
+      return instrError(instr, "lists a user '" + user->name() + "' that does not use it");
   }
   for (const Instruction* pred : instr.controlPredecessors())
     if (!owns(comp, pred) || !contains(pred->controlSuccessors(), &instr))
@@ -150,8 +153,8 @@ Status checkUseDef(const Computation& comp, const Instruction& instr) {
 Status checkComputation(const Computation& comp) {
   if (!comp.root()) return errorStatus("computation '" + comp.name() + "' has no root", comp.loc());
   if (!owns(comp, comp.root()))
-    return errorStatus("the root of computation '" + comp.name() + "' is not one of its instructions",
-                       comp.loc());
+    return errorStatus(
+        "the root of computation '" + comp.name() + "' is not one of its instructions", comp.loc());
   HLO_RETURN_IF_ERROR(checkParameters(comp));
   std::unordered_set<std::string> names;
   for (const auto& p : comp.instructions()) {

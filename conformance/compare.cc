@@ -1,0 +1,96 @@
+// Literal comparison with per-type tolerances.
+#include "conformance/compare.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace hlo {
+namespace {
+
+std::string indexString(const std::vector<int64_t>& dims, int64_t linear) {
+  std::vector<int64_t> index(dims.size());
+  for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
+    index[d] = dims[d] ? linear % dims[d] : 0;
+    linear = dims[d] ? linear / dims[d] : 0;
+  }
+  return shapeIndexToString(index);
+}
+
+bool closeEnough(double a, double e, Tolerance tol, double& absErr, double& relErr) {
+  absErr = relErr = 0;
+  if (std::isnan(a) || std::isnan(e)) return std::isnan(a) && std::isnan(e);
+  if (std::isinf(a) || std::isinf(e)) return a == e;
+  if (tol.absolute == 0 && tol.relative == 0)
+    return a == e && std::signbit(a) == std::signbit(e);
+  absErr = std::fabs(a - e);
+  relErr = e != 0 ? absErr / std::fabs(e) : (absErr ? INFINITY : 0);
+  return absErr <= tol.absolute + tol.relative * std::fabs(e);
+}
+
+void compareInto(const Literal& a, const Literal& e, Tolerance tol, const std::string& path,
+                 Comparison& out) {
+  auto mismatch = [&](const std::string& what) {
+    if (out.firstMismatch.empty()) out.firstMismatch = path + what;
+    out.equal = false;
+    ++out.mismatches;
+  };
+  if (a.shape().isTuple() || e.shape().isTuple()) {
+    if (!a.shape().isTuple() || !e.shape().isTuple() ||
+        a.tupleElements().size() != e.tupleElements().size()) {
+      mismatch("shape " + a.shape().toString(false) + " vs " + e.shape().toString(false));
+      return;
+    }
+    for (size_t i = 0; i < a.tupleElements().size(); ++i)
+      compareInto(a.tupleElements()[i], e.tupleElements()[i], tol,
+                  path + "element " + std::to_string(i) + " ", out);
+    return;
+  }
+  if (a.type() != e.type() || a.shape().dims() != e.shape().dims()) {
+    mismatch("shape " + a.shape().toString(false) + " vs " + e.shape().toString(false));
+    return;
+  }
+  if (!a.shape().isArray()) return;  // tokens
+  ElementType t = a.type();
+  bool inexact = isFloat(t) || isComplex(t);
+  for (int64_t i = 0; i < a.elementCount(); ++i) {
+    bool ok;
+    double absErr = 0, relErr = 0;
+    if (!inexact) {
+      ok = a.bitsAt(i) == e.bitsAt(i);
+    } else {
+      std::complex<double> x = a.toComplex(i), y = e.toComplex(i);
+      double ar, rr, ai, ri;
+      ok = closeEnough(x.real(), y.real(), tol, ar, rr) && closeEnough(x.imag(), y.imag(), tol, ai, ri);
+      absErr = std::max(ar, ai);
+      relErr = std::max(rr, ri);
+      if (ok) {
+        out.maxAbsError = std::max(out.maxAbsError, absErr);
+        out.maxRelError = std::max(out.maxRelError, relErr);
+      }
+    }
+    if (!ok)
+      mismatch("at " + indexString(a.shape().dims(), i) + ": " + a.elementToString(i) + " vs expected " +
+               e.elementToString(i));
+  }
+}
+
+}  // namespace
+
+Tolerance defaultTolerance(ElementType t) {
+  switch (t) {
+    case ElementType::kF64: case ElementType::kC128: return {1e-12, 1e-10};
+    case ElementType::kF32: case ElementType::kC64: return {1e-5, 1e-4};
+    case ElementType::kF16: return {1e-2, 1e-2};
+    case ElementType::kBF16: return {2e-2, 2e-2};
+    default: return isFloat(t) ? Tolerance{0.125, 0.125} : Tolerance{};
+  }
+}
+
+Comparison compareLiterals(const Literal& actual, const Literal& expected, Tolerance tolerance) {
+  Comparison out;
+  compareInto(actual, expected, tolerance, "", out);
+  return out;
+}
+
+}  // namespace hlo

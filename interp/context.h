@@ -1,0 +1,53 @@
+// EvalContext: what an op implementation may ask of the interpreter —
+// evaluating a called computation and allocating guarded result storage.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "hlo/computation.h"
+#include "hlo/literal.h"
+#include "interp/evaluator.h"
+
+namespace hlo::interp {
+
+using Operands = std::span<const Literal* const>;
+
+class EvalContext {
+ public:
+  explicit EvalContext(const Options& options) : options_(options) {}
+
+  const Options& options() const { return options_; }
+
+  // Evaluates `computation` on `args` (one per parameter).
+  StatusOr<Literal> call(const Computation& computation, Operands args);
+  // Convenience for scalar computations such as reduce's to_apply.
+  StatusOr<Literal> call(const Computation& computation, std::initializer_list<const Literal*> args) {
+    return call(computation, Operands(args.begin(), args.size()));
+  }
+
+  // A zero-filled literal of `shape`, refused with a clear error when it would
+  // push the live bytes past Options::maxMemoryBytes.
+  StatusOr<Literal> allocate(const Shape& shape, const Instruction& forInstr);
+  // Checks that `bytes` more could be allocated now.
+  Status checkMemory(int64_t bytes, const Instruction& forInstr) const;
+
+  // Bookkeeping of live bytes (the evaluator calls these).
+  void addLive(int64_t bytes) { liveBytes_ += bytes; }
+  void removeLive(int64_t bytes) { liveBytes_ -= bytes; }
+
+  // An error for an opcode that has no meaning on one device or is not
+  // implemented: `unsupported: <opcode> in <instruction> (line N)`.
+  static Status unsupported(const Instruction& instr, const std::string& why = "");
+
+ private:
+  Options options_;
+  int64_t liveBytes_ = 0;
+  int depth_ = 0;
+};
+
+// Bytes a value of `shape` occupies (tuples: the sum of their elements).
+int64_t shapeBytes(const Shape& shape);
+
+}  // namespace hlo::interp

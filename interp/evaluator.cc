@@ -1,0 +1,274 @@
+// The interpreter's core: evaluates a computation instruction by instruction,
+// dispatching each opcode to its op function (interp/ops.h).
+#include "interp/evaluator.h"
+
+#include <vector>
+
+#include "interp/context.h"
+#include "interp/ops.h"
+
+namespace hlo::interp {
+namespace {
+
+constexpr int kMaxCallDepth = 500;
+
+StatusOr<Literal> evalParameter(const Instruction& instr, Operands params) {
+  int64_t n = instr.parameterNumber();
+  if (n < 0 || n >= static_cast<int64_t>(params.size()))
+    return errorStatus("parameter " + std::to_string(n) + " has no argument", instr.loc());
+  return *params[n];
+}
+
+StatusOr<Literal> evalConstant(const Instruction& instr) {
+  if (!instr.hasLiteral()) return errorStatus("constant '" + instr.name() + "' has no value", instr.loc());
+  if (instr.literal().elided())
+    return EvalContext::unsupported(instr, "its values were left out of the text ({...})");
+  Literal value = instr.literal();
+  value.mutableShape() = instr.shape();
+  return value;
+}
+
+StatusOr<Literal> evalTuple(Operands ops, const Instruction& instr) {
+  Literal result(instr.shape());
+  for (size_t i = 0; i < ops.size(); ++i) result.tupleElements()[i] = *ops[i];
+  return result;
+}
+
+StatusOr<Literal> evalGetTupleElement(const Instruction& instr, Operands ops) {
+  int64_t index = instr.attrs().getInt(AttrKey::kIndex);
+  const Literal& tuple = *ops[0];
+  if (index < 0 || index >= static_cast<int64_t>(tuple.tupleElements().size()))
+    return errorStatus("get-tuple-element index out of range", instr.loc());
+  return tuple.tupleElements()[index];
+}
+
+// A zero-sized value of token shape.
+StatusOr<Literal> tokenValue(const Instruction& instr) { return Literal(instr.shape()); }
+
+StatusOr<Literal> u32Zero(const Instruction& instr) { return Literal(instr.shape()); }
+
+// Every opcode, one case each: no default, so a new opcode cannot be missed.
+StatusOr<Literal> dispatch(EvalContext& ctx, const Instruction& instr, Operands ops,
+                           Operands params) {
+  switch (instr.opcode()) {
+    case Opcode::kParameter: return evalParameter(instr, params);
+    case Opcode::kConstant: return evalConstant(instr);
+    case Opcode::kTuple: return evalTuple(ops, instr);
+    case Opcode::kGetTupleElement: return evalGetTupleElement(instr, ops);
+
+    case Opcode::kAbs: case Opcode::kAcos: case Opcode::kAcosh: case Opcode::kAdd:
+    case Opcode::kAnd: case Opcode::kAsin: case Opcode::kAsinh: case Opcode::kAtan:
+    case Opcode::kAtan2: case Opcode::kAtanh: case Opcode::kCbrt: case Opcode::kCeil:
+    case Opcode::kClamp: case Opcode::kClz: case Opcode::kCompare: case Opcode::kComplex:
+    case Opcode::kCos: case Opcode::kCosh: case Opcode::kDivide: case Opcode::kErf:
+    case Opcode::kExp: case Opcode::kExpm1: case Opcode::kFloor: case Opcode::kImag:
+    case Opcode::kIsFinite: case Opcode::kLog: case Opcode::kLog1p: case Opcode::kLogistic:
+    case Opcode::kMaximum: case Opcode::kMinimum: case Opcode::kMulhi: case Opcode::kMultiply:
+    case Opcode::kNegate: case Opcode::kNot: case Opcode::kOr: case Opcode::kPopulationCount:
+    case Opcode::kPower: case Opcode::kReal: case Opcode::kRemainder:
+    case Opcode::kRoundNearestAfz: case Opcode::kRoundNearestEven: case Opcode::kRsqrt:
+    case Opcode::kSelect: case Opcode::kShiftLeft: case Opcode::kShiftRightArithmetic:
+    case Opcode::kShiftRightLogical: case Opcode::kSign: case Opcode::kSin: case Opcode::kSinh:
+    case Opcode::kSqrt: case Opcode::kSubtract: case Opcode::kTan: case Opcode::kTanh:
+    case Opcode::kXor:
+      return evalElementwise(ctx, instr, ops);
+    case Opcode::kConvert: return evalConvert(ctx, instr, ops);
+    case Opcode::kBitcastConvert: return evalBitcastConvert(ctx, instr, ops);
+    case Opcode::kReducePrecision: return evalReducePrecision(ctx, instr, ops);
+    case Opcode::kStochasticConvert: return evalStochasticConvert(ctx, instr, ops);
+    case Opcode::kMap: return evalMap(ctx, instr, ops);
+
+    case Opcode::kBitcast: return evalBitcast(ctx, instr, ops);
+    case Opcode::kBroadcast: return evalBroadcast(ctx, instr, ops);
+    case Opcode::kConcatenate: return evalConcatenate(ctx, instr, ops);
+    case Opcode::kCopy: return evalCopy(ctx, instr, ops);
+    case Opcode::kDynamicSlice: return evalDynamicSlice(ctx, instr, ops);
+    case Opcode::kDynamicUpdateSlice: return evalDynamicUpdateSlice(ctx, instr, ops);
+    case Opcode::kDynamicReshape: return evalDynamicReshape(ctx, instr, ops);
+    case Opcode::kGetDimensionSize: return evalGetDimensionSize(ctx, instr, ops);
+    case Opcode::kSetDimensionSize: return evalSetDimensionSize(ctx, instr, ops);
+    case Opcode::kGather: return evalGather(ctx, instr, ops);
+    case Opcode::kScatter: return evalScatter(ctx, instr, ops);
+    case Opcode::kIota: return evalIota(ctx, instr, ops);
+    case Opcode::kPad: return evalPad(ctx, instr, ops);
+    case Opcode::kReshape: return evalReshape(ctx, instr, ops);
+    case Opcode::kReverse: return evalReverse(ctx, instr, ops);
+    case Opcode::kSlice: return evalSlice(ctx, instr, ops);
+    case Opcode::kSort: return evalSort(ctx, instr, ops);
+    case Opcode::kTranspose: return evalTranspose(ctx, instr, ops);
+    case Opcode::kTopK: return evalTopK(ctx, instr, ops);
+
+    case Opcode::kReduce: return evalReduce(ctx, instr, ops);
+    case Opcode::kReduceWindow: return evalReduceWindow(ctx, instr, ops);
+    case Opcode::kSelectAndScatter: return evalSelectAndScatter(ctx, instr, ops);
+    case Opcode::kScan: return evalScan(ctx, instr, ops);
+    case Opcode::kDot: return evalDot(ctx, instr, ops);
+    case Opcode::kRaggedDot: return evalRaggedDot(ctx, instr, ops);
+    case Opcode::kScaledDot: return evalScaledDot(ctx, instr, ops);
+    case Opcode::kConvolution: return evalConvolution(ctx, instr, ops);
+    case Opcode::kFft: return evalFft(ctx, instr, ops);
+    case Opcode::kTriangularSolve: return evalTriangularSolve(ctx, instr, ops);
+    case Opcode::kCholesky: return evalCholesky(ctx, instr, ops);
+    case Opcode::kBatchNormInference: return evalBatchNormInference(ctx, instr, ops);
+    case Opcode::kBatchNormTraining: return evalBatchNormTraining(ctx, instr, ops);
+    case Opcode::kBatchNormGrad: return evalBatchNormGrad(ctx, instr, ops);
+    case Opcode::kRng: return evalRng(ctx, instr, ops);
+    case Opcode::kRngBitGenerator: return evalRngBitGenerator(ctx, instr, ops);
+    case Opcode::kRngGetAndUpdateState: return evalRngGetAndUpdateState(ctx, instr, ops);
+
+    case Opcode::kCall: return evalCall(ctx, instr, ops);
+    case Opcode::kFusion: return evalCall(ctx, instr, ops);
+    case Opcode::kWhile: return evalWhile(ctx, instr, ops);
+    case Opcode::kConditional: return evalConditional(ctx, instr, ops);
+    case Opcode::kAsyncStart: return evalAsyncStart(ctx, instr, ops);
+    case Opcode::kAsyncUpdate: return evalAsyncUpdate(ctx, instr, ops);
+    case Opcode::kAsyncDone: return evalAsyncDone(ctx, instr, ops);
+    case Opcode::kCopyStart: return evalAsyncStart(ctx, instr, ops);
+    case Opcode::kCopyDone: return evalAsyncDone(ctx, instr, ops);
+    case Opcode::kCustomCall: return evalCustomCall(ctx, instr, ops);
+    case Opcode::kOptimizationBarrier: return *ops[0];
+    case Opcode::kAddDependency: return *ops[0];
+    case Opcode::kDomain: return *ops[0];
+    case Opcode::kAfterAll: return tokenValue(instr);
+    case Opcode::kPartitionId: return u32Zero(instr);
+    case Opcode::kReplicaId: return u32Zero(instr);
+
+    case Opcode::kAllReduce: return evalAllReduce(ctx, instr, ops);
+    case Opcode::kAllReduceStart: return evalAllReduce(ctx, instr, ops);
+    case Opcode::kAllGather: return evalAllGather(ctx, instr, ops);
+    case Opcode::kAllGatherStart: return evalAllGather(ctx, instr, ops);
+    case Opcode::kReduceScatter: return evalReduceScatter(ctx, instr, ops);
+    case Opcode::kAllToAll: return evalAllToAll(ctx, instr, ops);
+    case Opcode::kCollectivePermute: return evalCollectivePermute(ctx, instr, ops);
+    case Opcode::kCollectivePermuteStart: return evalCollectivePermute(ctx, instr, ops);
+    case Opcode::kCollectiveBroadcast: return evalCollectiveBroadcast(ctx, instr, ops);
+    case Opcode::kAllReduceDone: return evalCollectiveDone(ctx, instr, ops);
+    case Opcode::kAllGatherDone: return evalCollectiveDone(ctx, instr, ops);
+    case Opcode::kCollectivePermuteDone: return evalCollectiveDone(ctx, instr, ops);
+
+    // No meaning on a single device, or no defined semantics here.
+    case Opcode::kCollectiveReduce:
+    case Opcode::kRaggedAllToAll:
+    case Opcode::kSend:
+    case Opcode::kSendDone:
+    case Opcode::kRecv:
+    case Opcode::kRecvDone:
+    case Opcode::kInfeed:
+    case Opcode::kOutfeed:
+    case Opcode::kShuffle:
+      return EvalContext::unsupported(instr);
+  }
+  return EvalContext::unsupported(instr);
+}
+
+}  // namespace
+
+int64_t shapeBytes(const Shape& shape) {
+  if (shape.isTuple()) {
+    int64_t total = 0;
+    for (const Shape& e : shape.tupleElements()) total += shapeBytes(e);
+    return total;
+  }
+  if (!shape.isArray()) return 0;
+  return shape.elementCount() * storageBytes(shape.type());
+}
+
+Status EvalContext::unsupported(const Instruction& instr, const std::string& why) {
+  std::string message = "unsupported: " + std::string(opcodeName(instr.opcode())) + " in '" +
+                        instr.name() + "'";
+  if (instr.loc().known()) message += " (line " + std::to_string(instr.loc().line) + ")";
+  if (!why.empty()) message += ": " + why;
+  return errorStatus(message, instr.loc());
+}
+
+Status EvalContext::checkMemory(int64_t bytes, const Instruction& forInstr) const {
+  if (bytes < 0 || liveBytes_ + bytes > options_.maxMemoryBytes)
+    return errorStatus("'" + forInstr.name() + "' needs " + std::to_string(bytes) +
+                           " bytes, which would exceed the memory limit of " +
+                           std::to_string(options_.maxMemoryBytes) + " bytes (--max-memory)",
+                       forInstr.loc());
+  return okStatus();
+}
+
+StatusOr<Literal> EvalContext::allocate(const Shape& shape, const Instruction& forInstr) {
+  HLO_RETURN_IF_ERROR(checkMemory(shapeBytes(shape), forInstr));
+  return Literal(shape);
+}
+
+StatusOr<Literal> EvalContext::call(const Computation& computation, Operands args) {
+  if (static_cast<int>(args.size()) != computation.parameterCount())
+    return errorStatus("computation '" + computation.name() + "' takes " +
+                       std::to_string(computation.parameterCount()) + " arguments but got " +
+                       std::to_string(args.size()), computation.loc());
+  if (depth_ >= kMaxCallDepth)
+    return errorStatus("calls nested deeper than " + std::to_string(kMaxCallDepth), computation.loc());
+  ++depth_;
+  const auto& instrs = computation.instructions();
+  std::vector<Literal> values(instrs.size());
+  std::vector<int64_t> bytes(instrs.size(), 0);
+  // Remaining uses per value, so dead values are freed as soon as possible.
+  std::vector<int> uses(instrs.size(), 0);
+  for (const auto& instr : instrs)
+    for (const Instruction* op : instr->operands()) ++uses[op->id()];
+  Status failure;
+  for (const auto& instr : instrs) {
+    std::vector<const Literal*> operands;
+    operands.reserve(instr->operandCount());
+    for (const Instruction* op : instr->operands()) operands.push_back(&values[op->id()]);
+    int64_t need = shapeBytes(instr->shape());
+    Status memory = checkMemory(need, *instr);
+    if (!memory.ok()) {
+      failure = memory;
+      break;
+    }
+    StatusOr<Literal> result = dispatch(*this, *instr, operands, args);
+    if (!result.ok()) {
+      failure = result.status().withLoc(instr->loc());
+      break;
+    }
+    if (!result->shape().compatible(instr->shape()) &&
+        !(result->shape().isArray() && instr->shape().isArray() &&
+          result->shape().type() == instr->shape().type() && result->shape().dims() == instr->shape().dims())) {
+      failure = errorStatus("internal error: " + std::string(opcodeName(instr->opcode())) + " '" +
+                                instr->name() + "' produced " + result->shape().toString(false) +
+                                " but its shape is " + instr->shape().toString(false),
+                            instr->loc());
+      break;
+    }
+    values[instr->id()] = std::move(result).value();
+    bytes[instr->id()] = need;
+    addLive(need);
+    for (const Instruction* op : instr->operands()) {
+      if (--uses[op->id()] == 0 && op != computation.root()) {
+        values[op->id()] = Literal();
+        removeLive(bytes[op->id()]);
+        bytes[op->id()] = 0;
+      }
+    }
+  }
+  for (int64_t b : bytes) removeLive(b);
+  --depth_;
+  if (!failure.ok()) return failure;
+  return std::move(values[computation.root()->id()]);
+}
+
+StatusOr<Literal> evaluate(const Module& module, std::span<const Literal> args, const Options& options) {
+  const Computation* entry = module.entry();
+  if (!entry) return errorStatus("the module has no entry computation");
+  if (static_cast<int>(args.size()) != entry->parameterCount())
+    return errorStatus("the entry computation takes " + std::to_string(entry->parameterCount()) +
+                       " arguments but " + std::to_string(args.size()) + " were given");
+  for (int i = 0; i < entry->parameterCount(); ++i) {
+    const Shape& want = entry->parameter(i)->shape();
+    if (!args[i].shape().compatible(want))
+      return errorStatus("argument " + std::to_string(i) + " has shape " +
+                         args[i].shape().toString(false) + " but parameter '" +
+                         entry->parameter(i)->name() + "' is " + want.toString(false));
+  }
+  EvalContext ctx(options);
+  std::vector<const Literal*> pointers;
+  for (const Literal& a : args) pointers.push_back(&a);
+  return ctx.call(*entry, pointers);
+}
+
+}  // namespace hlo::interp

@@ -1,0 +1,28 @@
+// The reference interpreter: evaluates a verified module on literals.
+//
+// Simple and obviously correct — the yardstick every pass and backend is
+// compared against. Values are logical (row-major) literals; layouts matter
+// only where they change a result (bitcast).
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "hlo/literal.h"
+#include "hlo/module.h"
+#include "hlo/status.h"
+
+namespace hlo::interp {
+
+struct Options {
+  // Refuse an execution whose live values would exceed this many bytes.
+  int64_t maxMemoryBytes = int64_t{8} << 30;
+  // Stop a while loop after this many iterations (0: no limit).
+  int64_t maxWhileIterations = 0;
+};
+
+// Runs the entry computation. `args` are the entry parameters in order.
+StatusOr<Literal> evaluate(const Module& module, std::span<const Literal> args,
+                           const Options& options = {});
+
+}  // namespace hlo::interp

@@ -1,0 +1,48 @@
+// Index arithmetic over row-major arrays, shared by the op implementations.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "hlo/literal.h"
+
+namespace hlo::interp {
+
+// strides[i] = product of dims[i+1..]; the linear index of `index` is
+// sum(index[i] * strides[i]).
+inline std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * dims[i + 1];
+  return strides;
+}
+
+inline int64_t linearIndex(const std::vector<int64_t>& strides, const std::vector<int64_t>& index) {
+  int64_t linear = 0;
+  for (size_t i = 0; i < index.size(); ++i) linear += index[i] * strides[i];
+  return linear;
+}
+
+// Calls f(index, linear) for every index of `dims` in row-major order.
+template <typename F>
+void forEachIndex(const std::vector<int64_t>& dims, F&& f) {
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  if (count == 0) return;
+  std::vector<int64_t> index(dims.size(), 0);
+  for (int64_t linear = 0; linear < count; ++linear) {
+    f(static_cast<const std::vector<int64_t>&>(index), linear);
+    for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
+      if (++index[d] < dims[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+// Copies element `from` of `src` to element `to` of `dst` (same element type).
+inline void copyElement(const Literal& src, int64_t from, Literal& dst, int64_t to) {
+  int n = storageBytes(src.type());
+  std::memcpy(dst.untypedData() + to * n, src.untypedData() + from * n, n);
+}
+
+}  // namespace hlo::interp

@@ -1,0 +1,82 @@
+// The interpreter's op implementations: one function per op (elementwise
+// math shares one driver over the scalar semantics of interp/scalar_ops.h).
+// Each takes the instruction (for its shape and attributes) and its operand
+// values, and returns the result value.
+#pragma once
+
+#include "interp/context.h"
+
+namespace hlo::interp {
+
+#define HLO_INTERP_OP(fn) StatusOr<Literal> fn(EvalContext& ctx, const Instruction& instr, Operands ops);
+
+// interp/elementwise.cc: unary, binary and ternary math, compare, select, clamp.
+HLO_INTERP_OP(evalElementwise)
+// interp/convert.cc
+HLO_INTERP_OP(evalConvert)
+HLO_INTERP_OP(evalBitcastConvert)
+HLO_INTERP_OP(evalReducePrecision)
+HLO_INTERP_OP(evalStochasticConvert)
+HLO_INTERP_OP(evalMap)
+
+// interp/data_movement.cc, interp/gather_scatter.cc, interp/sort.cc
+HLO_INTERP_OP(evalBitcast)
+HLO_INTERP_OP(evalBroadcast)
+HLO_INTERP_OP(evalConcatenate)
+HLO_INTERP_OP(evalCopy)
+HLO_INTERP_OP(evalDynamicSlice)
+HLO_INTERP_OP(evalDynamicUpdateSlice)
+HLO_INTERP_OP(evalDynamicReshape)
+HLO_INTERP_OP(evalGetDimensionSize)
+HLO_INTERP_OP(evalSetDimensionSize)
+HLO_INTERP_OP(evalGather)
+HLO_INTERP_OP(evalScatter)
+HLO_INTERP_OP(evalIota)
+HLO_INTERP_OP(evalPad)
+HLO_INTERP_OP(evalReshape)
+HLO_INTERP_OP(evalReverse)
+HLO_INTERP_OP(evalSlice)
+HLO_INTERP_OP(evalSort)
+HLO_INTERP_OP(evalTranspose)
+HLO_INTERP_OP(evalTopK)
+
+// interp/reduce.cc, interp/dot_conv.cc, interp/linalg.cc, interp/rng.cc
+HLO_INTERP_OP(evalReduce)
+HLO_INTERP_OP(evalReduceWindow)
+HLO_INTERP_OP(evalSelectAndScatter)
+HLO_INTERP_OP(evalScan)
+HLO_INTERP_OP(evalDot)
+HLO_INTERP_OP(evalRaggedDot)
+HLO_INTERP_OP(evalScaledDot)
+HLO_INTERP_OP(evalConvolution)
+HLO_INTERP_OP(evalFft)
+HLO_INTERP_OP(evalTriangularSolve)
+HLO_INTERP_OP(evalCholesky)
+HLO_INTERP_OP(evalBatchNormInference)
+HLO_INTERP_OP(evalBatchNormTraining)
+HLO_INTERP_OP(evalBatchNormGrad)
+HLO_INTERP_OP(evalRng)
+HLO_INTERP_OP(evalRngBitGenerator)
+HLO_INTERP_OP(evalRngGetAndUpdateState)
+
+// interp/control.cc: calls, loops, branches, fusion, async wrappers.
+HLO_INTERP_OP(evalCall)
+HLO_INTERP_OP(evalWhile)
+HLO_INTERP_OP(evalConditional)
+HLO_INTERP_OP(evalAsyncStart)
+HLO_INTERP_OP(evalAsyncUpdate)
+HLO_INTERP_OP(evalAsyncDone)
+HLO_INTERP_OP(evalCustomCall)
+
+// interp/collectives.cc: collectives over a single participant.
+HLO_INTERP_OP(evalAllReduce)
+HLO_INTERP_OP(evalAllGather)
+HLO_INTERP_OP(evalReduceScatter)
+HLO_INTERP_OP(evalAllToAll)
+HLO_INTERP_OP(evalCollectivePermute)
+HLO_INTERP_OP(evalCollectiveBroadcast)
+HLO_INTERP_OP(evalCollectiveDone)
+
+#undef HLO_INTERP_OP
+
+}  // namespace hlo::interp
