@@ -74,6 +74,9 @@ struct ConvDims {
   std::vector<int64_t> kernelSpatial;
   int64_t outputBatch = 0, outputFeature = 0;
   std::vector<int64_t> outputSpatial;
+  // Rank of each side when its labels hold `?` (dimensions the convolution
+  // does not use, e.g. cuDNN's `b01f?`); 0 means the usual 2 + spatial count.
+  int64_t inputRank = 0, kernelRank = 0, outputRank = 0;
   bool operator==(const ConvDims&) const = default;
 };
 

@@ -86,13 +86,14 @@ std::string labelString(int64_t rank, int64_t first, char firstChar, int64_t sec
 }
 
 void appendDimLabels(std::string& out, const ConvDims& c) {
-  int64_t rank = 2 + static_cast<int64_t>(c.inputSpatial.size());
-  out += labelString(rank, c.inputBatch, 'b', c.inputFeature, 'f', c.inputSpatial);
+  int64_t usual = 2 + static_cast<int64_t>(c.inputSpatial.size());
+  auto rank = [&](int64_t r) { return r ? r : usual; };  // see ConvDims: 0 is the usual rank
+  out += labelString(rank(c.inputRank), c.inputBatch, 'b', c.inputFeature, 'f', c.inputSpatial);
   out += '_';
-  out += labelString(rank, c.kernelInputFeature, 'i', c.kernelOutputFeature, 'o',
+  out += labelString(rank(c.kernelRank), c.kernelInputFeature, 'i', c.kernelOutputFeature, 'o',
                      c.kernelSpatial);
   out += "->";
-  out += labelString(rank, c.outputBatch, 'b', c.outputFeature, 'f', c.outputSpatial);
+  out += labelString(rank(c.outputRank), c.outputBatch, 'b', c.outputFeature, 'f', c.outputSpatial);
 }
 
 void appendDouble(std::string& out, double v) {

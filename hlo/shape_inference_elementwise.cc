@@ -214,7 +214,9 @@ StatusOr<Shape> inferMap(const Ctx& c) {
     return c.error("operands " + str(*shape) + " and " + str(s) + " must have the same shape");
   }
   const AttrValue* dims = c.attrs().find(AttrKey::kDimensions);
-  if (dims) {
+  // XLA maps over every dimension; the attribute, when written, says so
+  // (or is empty).
+  if (dims && !dims->ints.empty()) {
     bool identity = static_cast<int>(dims->ints.size()) == shape->rank();
     for (size_t i = 0; i < dims->ints.size(); ++i)
       identity = identity && dims->ints[i] == static_cast<int64_t>(i);

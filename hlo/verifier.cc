@@ -11,6 +11,7 @@
 //      the declared shape, agrees with the declared shape up to layouts and
 //      dynamism. Shape inference also checks operand counts and types and the
 //      signatures of called computations.
+//   4. Asynchronous operations pair up (verifier_async.cc).
 //
 // What it leaves alone, as XLA's own verifier does outside layout-sensitive
 // passes: layouts and memory spaces, bitcast and custom-call results, float
@@ -26,6 +27,7 @@
 #include <unordered_set>
 
 #include "hlo/shape_inference.h"
+#include "hlo/verifier_internal.h"
 
 namespace hlo {
 namespace {
@@ -380,7 +382,7 @@ Status verify(const Module& module) {
   for (const auto& comp : module.computations()) HLO_RETURN_IF_ERROR(checkComputation(*comp));
   for (const auto& comp : module.computations())
     for (const auto& instr : comp->instructions()) HLO_RETURN_IF_ERROR(checkShape(*instr));
-  return okStatus();
+  return checkAsyncPairs(module);
 }
 
 }  // namespace hlo

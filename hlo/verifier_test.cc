@@ -223,6 +223,36 @@ TEST(VerifierTest, RejectsABadLayout) {
             "parameter 'p': layout {0,0} of f32[2,3] must order each of its 2 dimensions once");
 }
 
+TEST(VerifierTest, PairsStartsWithDones) {
+  EXPECT_EQ(verifyText(R"(ENTRY main {
+  p = f32[4] parameter(0)
+  s = (f32[4], f32[4], u32[]) copy-start(p)
+  d1 = f32[4] copy-done(s)
+  d2 = f32[4] copy-done(s)
+  ROOT t = (f32[4], f32[4]) tuple(d1, d2)
+})"),
+            "copy-start 's': expected exactly one user, found 2");
+  EXPECT_EQ(verifyText(R"(ENTRY main {
+  p = f32[4] parameter(0)
+  t = (f32[4], f32[4], u32[]) tuple(p, p, u32[] constant(0))
+  ROOT d = f32[4] copy-done(t)
+})"),
+            "copy-done 'd': operand 't' must be a copy-start");
+  EXPECT_EQ(verifyText(R"(
+wrapped {
+  a = f32[4] parameter(0)
+  ROOT n = f32[4] negate(a)
+}
+ENTRY main {
+  p = f32[4] parameter(0)
+  s = ((f32[4]), f32[4], s32[]) async-start(p), calls=wrapped
+  d1 = f32[4] async-done(s), calls=wrapped
+  d2 = f32[4] async-done(s), calls=wrapped
+  ROOT t = (f32[4], f32[4]) tuple(d1, d2)
+})"),
+            "async-start 's': is finished by two async-dones, 'd1' and 'd2'");
+}
+
 // ---- structure, built directly ---------------------------------------------
 
 Instruction* addParam(Computation* c, const std::string& name, Shape s, int64_t number) {

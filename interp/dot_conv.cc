@@ -1,22 +1,318 @@
-// Interpreter ops: dot conv (not implemented yet).
+// Interpreter ops: dot, ragged-dot and scaled-dot (convolution lives in
+// interp/convolution.cc).
+//
+// Algorithm (dot):
+//   1. Classify the operand dimensions: batch (in the order the attribute
+//      lists them), free (in increasing order), contracting (listed order).
+//   2. Copy lhs into a dense [batch, m, k] buffer and rhs into [batch, k, n]
+//      of the accumulation type (interp/dense.h: uint64 wrapping for
+//      integers, double for floats, complex<double> for complex).
+//   3. Multiply with an i-k-j loop; each result element sums its products in
+//      increasing (row-major) contracting index.
+//   4. The result is [batch..., lhs free..., rhs free...] row-major, which is
+//      exactly the [batch, m, n] buffer: round or wrap it into the result type.
+// Operands are converted to the accumulation type of the *result* type, so
+// s8 x s8 -> s32 and bf16 x bf16 -> f32 need no special case.
+#include <algorithm>
+#include <complex>
+
+#include "interp/dense.h"
 #include "interp/ops.h"
 
 namespace hlo::interp {
+namespace {
 
-StatusOr<Literal> evalDot(EvalContext&, const Instruction& instr, Operands) {
-  return EvalContext::unsupported(instr, "not implemented yet");
+bool contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+int64_t product(const std::vector<int64_t>& dims, const std::vector<int64_t>& which) {
+  int64_t p = 1;
+  for (int64_t d : which) p *= dims[d];
+  return p;
 }
 
-StatusOr<Literal> evalRaggedDot(EvalContext&, const Instruction& instr, Operands) {
-  return EvalContext::unsupported(instr, "not implemented yet");
+// How the operands of a dot-like op are laid out as [batch, m, k] x [batch, k, n].
+struct DotPlan {
+  std::vector<int64_t> lhsPerm, rhsPerm;  // batch+free+contracting / [group]+batch+contracting+free
+  std::vector<int64_t> lhsFree, rhsFree;
+  int64_t batch = 1, m = 1, k = 1, n = 1;
+};
+
+// Checks the dimension numbers against the operand shapes (the verifier does
+// too, but a module built by hand must not crash us) and builds the plan.
+// `rhsGroup` is ragged-dot's rhs group dimension, put first in rhsPerm.
+StatusOr<DotPlan> planDot(const Instruction& instr, const Shape& lhs, const Shape& rhs,
+                          const std::vector<int64_t>& rhsGroup = {}) {
+  const Attributes& a = instr.attrs();
+  const std::vector<int64_t>& lb = a.getInts(AttrKey::kLhsBatchDims);
+  const std::vector<int64_t>& lc = a.getInts(AttrKey::kLhsContractingDims);
+  const std::vector<int64_t>& rb = a.getInts(AttrKey::kRhsBatchDims);
+  const std::vector<int64_t>& rc = a.getInts(AttrKey::kRhsContractingDims);
+  auto bad = [&](const std::string& why) { return EvalContext::unsupported(instr, why); };
+  if (!lhs.isArray() || !rhs.isArray()) return bad("operands must be arrays");
+  if (lb.size() != rb.size() || lc.size() != rc.size())
+    return bad("lhs and rhs need as many batch and contracting dimensions");
+  auto valid = [](const std::vector<int64_t>& dims, int rank, std::vector<bool>& seen) {
+    for (int64_t d : dims) {
+      if (d < 0 || d >= rank || seen[d]) return false;
+      seen[d] = true;
+    }
+    return true;
+  };
+  std::vector<bool> lseen(lhs.rank(), false), rseen(rhs.rank(), false);
+  if (!valid(lb, lhs.rank(), lseen) || !valid(lc, lhs.rank(), lseen) || !valid(rb, rhs.rank(), rseen) ||
+      !valid(rc, rhs.rank(), rseen) || !valid(rhsGroup, rhs.rank(), rseen))
+    return bad("batch, contracting and group dimensions must be distinct dimensions of the operands");
+  for (size_t i = 0; i < lb.size(); ++i)
+    if (lhs.dim(lb[i]) != rhs.dim(rb[i])) return bad("batch dimension sizes differ");
+  for (size_t i = 0; i < lc.size(); ++i)
+    if (lhs.dim(lc[i]) != rhs.dim(rc[i])) return bad("contracting dimension sizes differ");
+  DotPlan p;
+  for (int i = 0; i < lhs.rank(); ++i)
+    if (!lseen[i]) p.lhsFree.push_back(i);
+  for (int i = 0; i < rhs.rank(); ++i)
+    if (!rseen[i]) p.rhsFree.push_back(i);
+  p.lhsPerm = lb;
+  p.lhsPerm.insert(p.lhsPerm.end(), p.lhsFree.begin(), p.lhsFree.end());
+  p.lhsPerm.insert(p.lhsPerm.end(), lc.begin(), lc.end());
+  p.rhsPerm = rhsGroup;
+  p.rhsPerm.insert(p.rhsPerm.end(), rb.begin(), rb.end());
+  p.rhsPerm.insert(p.rhsPerm.end(), rc.begin(), rc.end());
+  p.rhsPerm.insert(p.rhsPerm.end(), p.rhsFree.begin(), p.rhsFree.end());
+  p.batch = product(lhs.dims(), lb);
+  p.m = product(lhs.dims(), p.lhsFree);
+  p.k = product(lhs.dims(), lc);
+  p.n = product(rhs.dims(), p.rhsFree);
+  return p;
 }
 
-StatusOr<Literal> evalScaledDot(EvalContext&, const Instruction& instr, Operands) {
-  return EvalContext::unsupported(instr, "not implemented yet");
+// Bytes of the dense buffers, refused up front like any allocation.
+Status checkScratch(EvalContext& ctx, const Instruction& instr, int64_t elements, int64_t elementBytes) {
+  return ctx.checkMemory(elements * elementBytes, instr);
 }
 
-StatusOr<Literal> evalConvolution(EvalContext&, const Instruction& instr, Operands) {
-  return EvalContext::unsupported(instr, "not implemented yet");
+template <typename T>
+StatusOr<Literal> dotAs(EvalContext& ctx, const Instruction& instr, const std::vector<T>& a,
+                        const std::vector<T>& b, const DotPlan& p) {
+  HLO_RETURN_IF_ERROR(checkScratch(ctx, instr, p.batch * p.m * p.n, sizeof(T)));
+  std::vector<T> c(static_cast<size_t>(p.batch * p.m * p.n), T{});
+  batchMatmul(a.data(), b.data(), c.data(), p.batch, p.m, p.k, p.n);
+  HLO_ASSIGN_OR_RETURN(Literal out, ctx.allocate(instr.shape(), instr));
+  storeAll(c, out);
+  return out;
+}
+
+template <typename T>
+StatusOr<Literal> plainDot(EvalContext& ctx, const Instruction& instr, const Literal& lhs,
+                           const Literal& rhs, const DotPlan& p) {
+  HLO_RETURN_IF_ERROR(checkScratch(ctx, instr, lhs.elementCount() + rhs.elementCount(), sizeof(T)));
+  return dotAs<T>(ctx, instr, gatherAs<T>(lhs, p.lhsPerm), gatherAs<T>(rhs, p.rhsPerm), p);
+}
+
+Status checkResultCount(const Instruction& instr, int64_t expected) {
+  if (!instr.shape().isArray() || instr.shape().elementCount() != expected)
+    return EvalContext::unsupported(instr, "result shape " + instr.shape().toString(false) +
+                                               " does not match the operands");
+  return okStatus();
+}
+
+}  // namespace
+
+StatusOr<Literal> evalDot(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  if (ops.size() != 2) return EvalContext::unsupported(instr, "expected 2 operands");
+  const Literal& lhs = *ops[0];
+  const Literal& rhs = *ops[1];
+  HLO_ASSIGN_OR_RETURN(DotPlan p, planDot(instr, lhs.shape(), rhs.shape()));
+  HLO_RETURN_IF_ERROR(checkResultCount(instr, p.batch * p.m * p.n));
+  switch (accKindFor(instr.shape().type())) {
+    case AccKind::kInt: return plainDot<uint64_t>(ctx, instr, lhs, rhs, p);
+    case AccKind::kReal: return plainDot<double>(ctx, instr, lhs, rhs, p);
+    case AccKind::kComplex: return plainDot<std::complex<double>>(ctx, instr, lhs, rhs, p);
+  }
+  return EvalContext::unsupported(instr);
+}
+
+// ---- scaled-dot ------------------------------------------------------------
+//
+// scaled-dot(lhs, rhs, lhs_scale, rhs_scale): each operand is first
+// multiplied by its scale — a scalar, or an array of the operand's rank whose
+// element s[i / block] scales operand element x[i], block = x.dim / s.dim per
+// dimension — then it is an ordinary dot. The products are exact in double
+// (XLA's rewrite rounds the dequantized operands to an intermediate type).
+
+namespace {
+
+template <typename T>
+std::vector<T> dequantize(const Literal& x, const Literal& scale, const std::vector<int64_t>& perm) {
+  const std::vector<int64_t>& dims = x.shape().dims();
+  std::vector<int64_t> scaleStrides = rowMajorStrides(scale.shape().dims());
+  std::vector<T> out;
+  out.reserve(static_cast<size_t>(x.elementCount()));
+  forEachPermuted(dims, perm, [&](const std::vector<int64_t>& index, int64_t offset) {
+    int64_t s = 0;
+    if (!scale.shape().isScalar())
+      for (size_t d = 0; d < dims.size(); ++d)
+        s += index[d] / (dims[d] / scale.shape().dim(static_cast<int>(d))) * scaleStrides[d];
+    out.push_back(readAs<T>(x, offset) * readAs<T>(scale, s));
+  });
+  return out;
+}
+
+Status checkScale(const Instruction& instr, const Shape& x, const Shape& s) {
+  if (!s.isArray()) return EvalContext::unsupported(instr, "scales must be arrays");
+  if (s.isScalar()) return okStatus();
+  if (s.rank() != x.rank()) return EvalContext::unsupported(instr, "a scale must be a scalar or have its operand's rank");
+  for (int d = 0; d < x.rank(); ++d)
+    if (s.dim(d) <= 0 || x.dim(d) % s.dim(d) != 0)
+      return EvalContext::unsupported(instr, "operand dimensions must be multiples of the scale's");
+  return okStatus();
+}
+
+template <typename T>
+StatusOr<Literal> scaledDotAs(EvalContext& ctx, const Instruction& instr, Operands ops, const DotPlan& p) {
+  HLO_RETURN_IF_ERROR(checkScratch(ctx, instr, ops[0]->elementCount() + ops[1]->elementCount(), sizeof(T)));
+  return dotAs<T>(ctx, instr, dequantize<T>(*ops[0], *ops[2], p.lhsPerm), dequantize<T>(*ops[1], *ops[3], p.rhsPerm), p);
+}
+
+}  // namespace
+
+StatusOr<Literal> evalScaledDot(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  if (ops.size() != 4) return EvalContext::unsupported(instr, "expected lhs, rhs, lhs_scale, rhs_scale");
+  HLO_ASSIGN_OR_RETURN(DotPlan p, planDot(instr, ops[0]->shape(), ops[1]->shape()));
+  HLO_RETURN_IF_ERROR(checkResultCount(instr, p.batch * p.m * p.n));
+  HLO_RETURN_IF_ERROR(checkScale(instr, ops[0]->shape(), ops[2]->shape()));
+  HLO_RETURN_IF_ERROR(checkScale(instr, ops[1]->shape(), ops[3]->shape()));
+  switch (accKindFor(instr.shape().type())) {
+    case AccKind::kInt: return EvalContext::unsupported(instr, "an integer result");
+    case AccKind::kReal: return scaledDotAs<double>(ctx, instr, ops, p);
+    case AccKind::kComplex: return scaledDotAs<std::complex<double>>(ctx, instr, ops, p);
+  }
+  return EvalContext::unsupported(instr);
+}
+
+// ---- ragged-dot ------------------------------------------------------------
+//
+// ragged-dot(lhs, rhs, group_sizes) with one lhs ragged dimension. group_sizes
+// is [p..., g]: its leading dimensions p... index lhs dimensions 0, 1, ...
+// (so group sizes may differ per batch), its last dimension lists g group
+// sizes. Along the ragged dimension, group j covers the coordinates
+// [sizes[0] + ... + sizes[j-1], sizes[0] + ... + sizes[j]); coordinates past
+// the last group belong to none. Three modes, by the kind of ragged dimension:
+//   free (m):        rhs has a group dimension; lhs row m uses rhs group j(m);
+//                    rows in no group give zeros. [b,m,k] x [g,b,k,n] -> [b,m,n]
+//   contracting (k): result [g, b, m, n]; group j sums only over k in group j.
+//   batch:           an ordinary dot.
+// This is XLA's RaggedDotRewriter (mask the lhs per group, then dot), except
+// that a row only ever meets its own group's rhs: masked-out zeros are never
+// multiplied by another group's inf or NaN.
+
+namespace {
+
+struct RaggedPlan {
+  DotPlan dot;
+  int64_t raggedDim = 0;
+  int64_t groups = 0;
+  bool contracting = false;
+  // Group of each lhs element in the dense [batch, m, k] order, -1 for none.
+  std::vector<int32_t> groupOf;
+};
+
+// Fills plan.groupOf from group_sizes.
+Status assignGroups(const Instruction& instr, const Literal& lhs, const Literal& sizes, RaggedPlan& plan) {
+  const Shape& gs = sizes.shape();
+  int prefix = gs.rank() - 1;
+  if (prefix > lhs.shape().rank()) return EvalContext::unsupported(instr, "group_sizes has too many dimensions");
+  for (int d = 0; d < prefix; ++d)
+    if (gs.dim(d) != lhs.shape().dim(d))
+      return EvalContext::unsupported(instr, "the leading dimensions of group_sizes must match lhs");
+  int64_t g = plan.groups;
+  plan.groupOf.reserve(static_cast<size_t>(lhs.elementCount()));
+  std::vector<int64_t> gsStrides = rowMajorStrides(gs.dims());
+  forEachPermuted(lhs.shape().dims(), plan.dot.lhsPerm, [&](const std::vector<int64_t>& index, int64_t) {
+    int64_t row = 0;
+    for (int d = 0; d < prefix; ++d) row += index[d] * gsStrides[d];
+    int64_t coord = index[plan.raggedDim];
+    int64_t start = 0;
+    int32_t group = -1;
+    for (int64_t j = 0; j < g; ++j) {
+      int64_t end = start + readInt(sizes, row + j);
+      if (coord >= start && coord < end) {
+        group = static_cast<int32_t>(j);
+        break;
+      }
+      start = end;
+    }
+    plan.groupOf.push_back(group);
+  });
+  return okStatus();
+}
+
+template <typename T>
+StatusOr<Literal> raggedDotAs(EvalContext& ctx, const Instruction& instr, const Literal& lhs,
+                              const Literal& rhs, const RaggedPlan& rp) {
+  const DotPlan& p = rp.dot;
+  int64_t outCount = (rp.contracting ? rp.groups : 1) * p.batch * p.m * p.n;
+  HLO_RETURN_IF_ERROR(checkResultCount(instr, outCount));
+  HLO_RETURN_IF_ERROR(checkScratch(ctx, instr, lhs.elementCount() + rhs.elementCount() + outCount, sizeof(T)));
+  std::vector<T> a = gatherAs<T>(lhs, p.lhsPerm);
+  std::vector<T> b = gatherAs<T>(rhs, p.rhsPerm);  // [g, batch, k, n] or [batch, k, n]
+  std::vector<T> c(static_cast<size_t>(outCount), T{});
+  for (int64_t bi = 0; bi < p.batch; ++bi) {
+    for (int64_t i = 0; i < p.m; ++i) {
+      for (int64_t kk = 0; kk < p.k; ++kk) {
+        int64_t aIndex = (bi * p.m + i) * p.k + kk;
+        int32_t j = rp.groupOf[aIndex];
+        if (j < 0) continue;
+        T* cRow = c.data() + ((rp.contracting ? j * p.batch : 0) + bi) * p.m * p.n + i * p.n;
+        const T* bRow = b.data() + ((rp.contracting ? 0 : j * p.batch) + bi) * p.k * p.n + kk * p.n;
+        T av = a[aIndex];
+        for (int64_t jj = 0; jj < p.n; ++jj) cRow[jj] += av * bRow[jj];
+      }
+    }
+  }
+  HLO_ASSIGN_OR_RETURN(Literal out, ctx.allocate(instr.shape(), instr));
+  storeAll(c, out);
+  return out;
+}
+
+}  // namespace
+
+StatusOr<Literal> evalRaggedDot(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  if (ops.size() != 3) return EvalContext::unsupported(instr, "expected lhs, rhs and group_sizes");
+  const Literal& lhs = *ops[0];
+  const Literal& rhs = *ops[1];
+  const Literal& sizes = *ops[2];
+  const std::vector<int64_t>& ragged = instr.attrs().getInts(AttrKey::kLhsRaggedDims);
+  const std::vector<int64_t>& rhsGroup = instr.attrs().getInts(AttrKey::kRhsGroupDims);
+  if (ragged.size() != 1 || ragged[0] < 0 || ragged[0] >= lhs.shape().rank())
+    return EvalContext::unsupported(instr, "expected exactly one lhs ragged dimension");
+  if (!sizes.shape().isArray() || sizes.shape().rank() < 1 || !isInteger(sizes.type()))
+    return EvalContext::unsupported(instr, "group_sizes must be an integer array");
+  RaggedPlan rp;
+  rp.raggedDim = ragged[0];
+  rp.groups = sizes.shape().dim(sizes.shape().rank() - 1);
+  bool batch = contains(instr.attrs().getInts(AttrKey::kLhsBatchDims), rp.raggedDim);
+  rp.contracting = contains(instr.attrs().getInts(AttrKey::kLhsContractingDims), rp.raggedDim);
+  bool free = !batch && !rp.contracting;
+  if (free != (rhsGroup.size() == 1) || rhsGroup.size() > 1)
+    return EvalContext::unsupported(instr, "rhs needs one group dimension exactly when the ragged dimension is free");
+  if (free && rhs.shape().dim(static_cast<int>(rhsGroup[0])) != rp.groups)
+    return EvalContext::unsupported(instr, "the rhs group dimension must have one entry per group");
+  HLO_ASSIGN_OR_RETURN(rp.dot, planDot(instr, lhs.shape(), rhs.shape(), rhsGroup));
+  if (batch) {  // an ordinary dot
+    HLO_RETURN_IF_ERROR(checkResultCount(instr, rp.dot.batch * rp.dot.m * rp.dot.n));
+    switch (accKindFor(instr.shape().type())) {
+      case AccKind::kInt: return plainDot<uint64_t>(ctx, instr, lhs, rhs, rp.dot);
+      case AccKind::kReal: return plainDot<double>(ctx, instr, lhs, rhs, rp.dot);
+      case AccKind::kComplex: return plainDot<std::complex<double>>(ctx, instr, lhs, rhs, rp.dot);
+    }
+  }
+  HLO_RETURN_IF_ERROR(assignGroups(instr, lhs, sizes, rp));
+  switch (accKindFor(instr.shape().type())) {
+    case AccKind::kInt: return raggedDotAs<uint64_t>(ctx, instr, lhs, rhs, rp);
+    case AccKind::kReal: return raggedDotAs<double>(ctx, instr, lhs, rhs, rp);
+    case AccKind::kComplex: return raggedDotAs<std::complex<double>>(ctx, instr, lhs, rhs, rp);
+  }
+  return EvalContext::unsupported(instr);
 }
 
 }  // namespace hlo::interp

@@ -1,10 +1,385 @@
-// Interpreter ops: elementwise (not implemented yet).
+// Interpreter ops: elementwise math, compare, select, clamp and complex.
+//
+// Algorithm, per instruction:
+//   1. Operands whose float type differs from the working type (HLO allows
+//      mixed float precision) are converted to it first.
+//   2. The element type is dispatched once (visitType) and the opcode once
+//      (the switch in evalElementwise), selecting one typed loop that applies
+//      the scalar semantics of interp/scalar_ops.h to every element.
+// Storage and types are checked before a loop runs, so a module that skipped
+// the verifier gets an error rather than a read past the end of an array.
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "interp/elementwise_kernels.h"
 #include "interp/ops.h"
+#include "interp/scalar_ops.h"
 
 namespace hlo::interp {
+namespace {
 
-StatusOr<Literal> evalElementwise(EvalContext&, const Instruction& instr, Operands) {
-  return EvalContext::unsupported(instr, "not implemented yet");
+namespace s = scalar;
+using s::Family;
+using Operand = const Literal*;
+
+std::string typeName(ElementType t) { return std::string(elementTypeName(t)); }
+
+Status typeError(const Instruction& instr) {
+  ElementType t = instr.operandCount() > 0 ? instr.operand(0)->shape().type() : instr.shape().type();
+  return EvalContext::unsupported(instr, "not defined for " + typeName(t) + " operands");
+}
+
+Status sizeError(const Instruction& instr, const Literal& operand) {
+  return errorStatus("'" + instr.name() + "': operand " + operand.shape().toString(false) +
+                         " does not fit result " + instr.shape().toString(false),
+                     instr.loc());
+}
+
+// Checks that every operand is an array with the result's element count, or
+// (where `scalarAllowed` says so) a scalar to broadcast.
+Status checkSizes(const Instruction& instr, std::initializer_list<Operand> operands,
+                  std::initializer_list<bool> scalarAllowed = {}) {
+  int64_t n = instr.shape().elementCount();
+  auto allowed = scalarAllowed.begin();
+  for (Operand op : operands) {
+    bool scalarOk = allowed != scalarAllowed.end() && *allowed++;
+    if (!op->shape().isArray() || op->elided() ||
+        (op->elementCount() != n && !(scalarOk && op->shape().isScalar())))
+      return sizeError(instr, *op);
+  }
+  return okStatus();
+}
+
+// `operand` as type `t`: itself, or converted into `holder` (HLO allows
+// operands of mixed float precision).
+Operand asType(Operand operand, ElementType t, std::optional<Literal>& holder) {
+  if (operand->type() == t) return operand;
+  holder = convertElements(*operand, t);
+  return &*holder;
+}
+
+// Runs kernel(operands, out) in compute types: small float operands are
+// widened to f32 (exactly) and a small float result is computed in f32 and
+// then rounded once into its type, as XLA's evaluator computes them.
+template <typename Kernel>
+StatusOr<Literal> inComputeTypes(EvalContext& ctx, const Instruction& instr,
+                                 std::vector<Operand> operands, Kernel kernel) {
+  HLO_ASSIGN_OR_RETURN(Literal out, ctx.allocate(instr.shape(), instr));
+  std::vector<Literal> widened;
+  widened.reserve(operands.size());
+  for (Operand& op : operands) {
+    if (!isSmallFloat(op->type())) continue;
+    HLO_RETURN_IF_ERROR(ctx.checkMemory(op->elementCount() * 4, instr));
+    widened.push_back(convertElements(*op, ElementType::kF32));
+    op = &widened.back();
+  }
+  if (!isSmallFloat(out.type())) {
+    HLO_RETURN_IF_ERROR(kernel(operands, out));
+    return out;
+  }
+  Shape wideShape = out.shape();
+  wideShape.setType(ElementType::kF32);
+  HLO_RETURN_IF_ERROR(ctx.checkMemory(shapeBytes(wideShape), instr));
+  Literal wide(wideShape);
+  HLO_RETURN_IF_ERROR(kernel(operands, wide));
+  Literal narrowed = convertElements(wide, out.type());
+  narrowed.mutableShape() = out.shape();
+  return narrowed;
+}
+
+// The Elem of a unary op's result, given its operand's Elem.
+template <class E, s::UnaryResult R>
+struct UnaryOut {
+  using type = E;
+};
+template <class E>
+struct UnaryOut<E, s::UnaryResult::kPred> {
+  using type = PredElem;
+};
+template <>
+struct UnaryOut<ComplexElem<ElementType::kC64, float>, s::UnaryResult::kComponent> {
+  using type = FloatElem<ElementType::kF32, float>;
+};
+template <>
+struct UnaryOut<ComplexElem<ElementType::kC128, double>, s::UnaryResult::kComponent> {
+  using type = FloatElem<ElementType::kF64, double>;
+};
+
+template <class Op>
+StatusOr<Literal> unary(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  HLO_RETURN_IF_ERROR(checkSizes(instr, {ops[0]}));
+  return inComputeTypes(ctx, instr, {ops[0]}, [&](const std::vector<Operand>& in, Literal& out) {
+    const Literal& x = *in[0];
+    return visitType(x.type(), [&](auto elem) -> Status {
+      using E = decltype(elem);
+      if constexpr (!isComputeElem<E>) {
+        return typeError(instr);
+      } else if constexpr (!Op::template kAccepts<typename E::Kind>) {
+        return typeError(instr);
+      } else {
+        using K = typename E::Kind;
+        using Out = typename UnaryOut<E, Op::kResult>::type;
+        if (out.type() != Out::kType) return sizeError(instr, x);
+        unaryLoop<E, Out>(x, out, [](typename E::Value v) { return Op::template apply<K>(v); });
+        return okStatus();
+      }
+    });
+  });
+}
+
+// Arithmetic and bitwise binary ops: operands and result of one type.
+template <class Op>
+StatusOr<Literal> binary(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  HLO_RETURN_IF_ERROR(checkSizes(instr, {ops[0], ops[1]}));
+  ElementType t = instr.shape().type();
+  std::optional<Literal> holdA, holdB;
+  std::vector<Operand> operands = {asType(ops[0], t, holdA), asType(ops[1], t, holdB)};
+  return inComputeTypes(ctx, instr, operands, [&](const std::vector<Operand>& in, Literal& out) {
+    return visitType(out.type(), [&](auto elem) -> Status {
+      using E = decltype(elem);
+      if constexpr (!isComputeElem<E>) {
+        return typeError(instr);
+      } else if constexpr (!Op::template kAccepts<typename E::Kind>) {
+        return typeError(instr);
+      } else {
+        using K = typename E::Kind;
+        using Value = typename E::Value;
+        binaryLoop<E, E>(*in[0], *in[1], out,
+                         [](Value x, Value y) { return Op::template apply<K>(x, y); });
+        return okStatus();
+      }
+    });
+  });
+}
+
+// Operands of different float types compare in the wider one.
+ElementType compareType(ElementType a, ElementType b) {
+  if (a == b || !isFloat(a) || !isFloat(b)) return a;
+  return bitWidth(b) > bitWidth(a) ? b : a;
+}
+
+// TOTALORDER: compares the float bit patterns of `a` and `b` (one type) by
+// scalar::totalOrderKey.
+void compareTotalOrder(ComparisonDirection direction, const Literal& a, const Literal& b,
+                       Literal& out) {
+  ElementType t = a.type();
+  int width = bitWidth(t);
+  bool signBit = t != ElementType::kF8E8M0FNU;
+  uint8_t* z = out.data<uint8_t>();
+  s::withDirection(direction, [&](auto cmp) {
+    for (int64_t i = 0; i < out.elementCount(); ++i)
+      z[i] = cmp(s::totalOrderKey(a.bitsAt(i), width, signBit),
+                 s::totalOrderKey(b.bitsAt(i), width, signBit));
+  });
+}
+
+// compare: FLOAT compares values (NaN is unordered: only NE holds for it),
+// TOTALORDER compares float bit patterns; integers compare as their type is
+// signed or not, pred as false < true; complex has only EQ and NE.
+StatusOr<Literal> compare(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  HLO_RETURN_IF_ERROR(checkSizes(instr, {ops[0], ops[1]}));
+  std::optional<ComparisonDirection> direction =
+      parseComparisonDirection(instr.attrs().getString(AttrKey::kDirection));
+  if (!direction) return errorStatus("'" + instr.name() + "' needs a direction", instr.loc());
+  ElementType t = compareType(ops[0]->type(), ops[1]->type());
+  std::string_view typeText = instr.attrs().getString(AttrKey::kType);
+  std::optional<ComparisonType> type =
+      typeText.empty() ? s::defaultComparisonType(t) : parseComparisonType(typeText);
+  if (!type) return errorStatus("'" + instr.name() + "' has an unknown comparison type", instr.loc());
+  if (instr.shape().type() != ElementType::kPred) return sizeError(instr, *ops[0]);
+  std::optional<Literal> holdA, holdB;
+  std::vector<Operand> operands = {asType(ops[0], t, holdA), asType(ops[1], t, holdB)};
+  if (*type == ComparisonType::kTotalOrder && isFloat(t)) {
+    HLO_ASSIGN_OR_RETURN(Literal out, ctx.allocate(instr.shape(), instr));
+    compareTotalOrder(*direction, *operands[0], *operands[1], out);
+    return out;
+  }
+  return inComputeTypes(ctx, instr, operands, [&](const std::vector<Operand>& in, Literal& out) {
+    return visitType(in[0]->type(), [&](auto elem) -> Status {
+      using E = decltype(elem);
+      using Value = typename E::Value;
+      if constexpr (!isComputeElem<E>) {
+        return typeError(instr);
+      } else if constexpr (familyOf<E> == Family::kComplex) {
+        bool eq = *direction == ComparisonDirection::kEq;
+        if (!eq && *direction != ComparisonDirection::kNe)
+          return EvalContext::unsupported(instr, "complex values compare only with EQ and NE");
+        binaryLoop<E, PredElem>(*in[0], *in[1], out, [eq](Value x, Value y) { return (x == y) == eq; });
+        return okStatus();
+      } else {
+        s::withDirection(*direction, [&](auto cmp) {
+          binaryLoop<E, PredElem>(*in[0], *in[1], out, [cmp](Value x, Value y) { return cmp(x, y); });
+        });
+        return okStatus();
+      }
+    });
+  });
+}
+
+// select(pred, on_true, on_false) copies storage; the predicate may be a scalar.
+template <typename S>
+void selectLoop(const Literal& p, const Literal& onTrue, const Literal& onFalse, Literal& out) {
+  const uint8_t* c = p.data<uint8_t>();
+  const S* x = onTrue.data<S>();
+  const S* y = onFalse.data<S>();
+  S* z = out.data<S>();
+  int64_t step = strideOf(p, out);
+  for (int64_t i = 0, n = out.elementCount(); i < n; ++i) z[i] = c[i * step] ? x[i] : y[i];
+}
+
+StatusOr<Literal> select(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  HLO_RETURN_IF_ERROR(checkSizes(instr, {ops[0], ops[1], ops[2]}, {true, false, false}));
+  ElementType t = instr.shape().type();
+  if (ops[0]->type() != ElementType::kPred || !isArrayType(t)) return typeError(instr);
+  std::optional<Literal> holdT, holdF;
+  Operand onTrue = asType(ops[1], t, holdT);
+  Operand onFalse = asType(ops[2], t, holdF);
+  HLO_ASSIGN_OR_RETURN(Literal out, ctx.allocate(instr.shape(), instr));
+  switch (storageBytes(t)) {
+    case 1: selectLoop<uint8_t>(*ops[0], *onTrue, *onFalse, out); break;
+    case 2: selectLoop<uint16_t>(*ops[0], *onTrue, *onFalse, out); break;
+    case 4: selectLoop<uint32_t>(*ops[0], *onTrue, *onFalse, out); break;
+    case 8: selectLoop<uint64_t>(*ops[0], *onTrue, *onFalse, out); break;
+    case 16: selectLoop<std::complex<double>>(*ops[0], *onTrue, *onFalse, out); break;
+    default: return typeError(instr);
+  }
+  return out;
+}
+
+// clamp(min, x, max); the bounds may be scalars.
+StatusOr<Literal> clamp(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  HLO_RETURN_IF_ERROR(checkSizes(instr, {ops[0], ops[1], ops[2]}, {true, false, true}));
+  ElementType t = instr.shape().type();
+  std::optional<Literal> holdLo, holdX, holdHi;
+  std::vector<Operand> operands = {asType(ops[0], t, holdLo), asType(ops[1], t, holdX),
+                                   asType(ops[2], t, holdHi)};
+  return inComputeTypes(ctx, instr, operands, [&](const std::vector<Operand>& in, Literal& out) {
+    return visitType(out.type(), [&](auto elem) -> Status {
+      using E = decltype(elem);
+      if constexpr (!isComputeElem<E>) {
+        return typeError(instr);
+      } else if constexpr (!s::Clamp::kAccepts<typename E::Kind>) {
+        return typeError(instr);
+      } else {
+        using K = typename E::Kind;
+        using Value = typename E::Value;
+        ternaryLoop<E>(*in[0], *in[1], *in[2], out,
+                       [](Value lo, Value x, Value hi) { return s::Clamp::apply<K>(lo, x, hi); });
+        return okStatus();
+      }
+    });
+  });
+}
+
+// complex(real, imag): f32 pairs make c64, f64 pairs c128.
+StatusOr<Literal> makeComplex(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  HLO_RETURN_IF_ERROR(checkSizes(instr, {ops[0], ops[1]}));
+  ElementType t = instr.shape().type();
+  ElementType part = t == ElementType::kC64 ? ElementType::kF32 : ElementType::kF64;
+  if (!isComplex(t) || ops[0]->type() != part || ops[1]->type() != part) return typeError(instr);
+  HLO_ASSIGN_OR_RETURN(Literal out, ctx.allocate(instr.shape(), instr));
+  auto run = [&](auto partElem, auto wholeElem) {
+    using Part = decltype(partElem);
+    using F = typename Part::Value;
+    binaryLoop<Part, decltype(wholeElem)>(*ops[0], *ops[1], out,
+                                          [](F re, F im) { return std::complex<F>(re, im); });
+  };
+  if (t == ElementType::kC64)
+    run(FloatElem<ElementType::kF32, float>{}, ComplexElem<ElementType::kC64, float>{});
+  else
+    run(FloatElem<ElementType::kF64, double>{}, ComplexElem<ElementType::kC128, double>{});
+  return out;
+}
+
+}  // namespace
+
+StatusOr<Literal> evalElementwise(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  using O = Opcode;
+  switch (instr.opcode()) {
+    case O::kAbs: return unary<s::Abs>(ctx, instr, ops);
+    case O::kAcos: return unary<s::Acos>(ctx, instr, ops);
+    case O::kAcosh: return unary<s::Acosh>(ctx, instr, ops);
+    case O::kAsin: return unary<s::Asin>(ctx, instr, ops);
+    case O::kAsinh: return unary<s::Asinh>(ctx, instr, ops);
+    case O::kAtan: return unary<s::Atan>(ctx, instr, ops);
+    case O::kAtanh: return unary<s::Atanh>(ctx, instr, ops);
+    case O::kCbrt: return unary<s::Cbrt>(ctx, instr, ops);
+    case O::kCeil: return unary<s::Ceil>(ctx, instr, ops);
+    case O::kClz: return unary<s::Clz>(ctx, instr, ops);
+    case O::kCos: return unary<s::Cos>(ctx, instr, ops);
+    case O::kCosh: return unary<s::Cosh>(ctx, instr, ops);
+    case O::kErf: return unary<s::Erf>(ctx, instr, ops);
+    case O::kExp: return unary<s::Exp>(ctx, instr, ops);
+    case O::kExpm1: return unary<s::Expm1>(ctx, instr, ops);
+    case O::kFloor: return unary<s::Floor>(ctx, instr, ops);
+    case O::kImag: return unary<s::Imag>(ctx, instr, ops);
+    case O::kIsFinite: return unary<s::IsFinite>(ctx, instr, ops);
+    case O::kLog: return unary<s::Log>(ctx, instr, ops);
+    case O::kLog1p: return unary<s::Log1p>(ctx, instr, ops);
+    case O::kLogistic: return unary<s::Logistic>(ctx, instr, ops);
+    case O::kNegate: return unary<s::Negate>(ctx, instr, ops);
+    case O::kNot: return unary<s::Not>(ctx, instr, ops);
+    case O::kPopulationCount: return unary<s::PopulationCount>(ctx, instr, ops);
+    case O::kReal: return unary<s::Real>(ctx, instr, ops);
+    case O::kRoundNearestAfz: return unary<s::RoundNearestAfz>(ctx, instr, ops);
+    case O::kRoundNearestEven: return unary<s::RoundNearestEven>(ctx, instr, ops);
+    case O::kRsqrt: return unary<s::Rsqrt>(ctx, instr, ops);
+    case O::kSign: return unary<s::Sign>(ctx, instr, ops);
+    case O::kSin: return unary<s::Sin>(ctx, instr, ops);
+    case O::kSinh: return unary<s::Sinh>(ctx, instr, ops);
+    case O::kSqrt: return unary<s::Sqrt>(ctx, instr, ops);
+    case O::kTan: return unary<s::Tan>(ctx, instr, ops);
+    case O::kTanh: return unary<s::Tanh>(ctx, instr, ops);
+
+    case O::kAdd: return binary<s::Add>(ctx, instr, ops);
+    case O::kAnd: return binary<s::And>(ctx, instr, ops);
+    case O::kAtan2: return binary<s::Atan2>(ctx, instr, ops);
+    case O::kDivide: return binary<s::Divide>(ctx, instr, ops);
+    case O::kMaximum: return binary<s::Maximum>(ctx, instr, ops);
+    case O::kMinimum: return binary<s::Minimum>(ctx, instr, ops);
+    case O::kMulhi: return binary<s::Mulhi>(ctx, instr, ops);
+    case O::kMultiply: return binary<s::Multiply>(ctx, instr, ops);
+    case O::kOr: return binary<s::Or>(ctx, instr, ops);
+    case O::kPower: return binary<s::Power>(ctx, instr, ops);
+    case O::kRemainder: return binary<s::Remainder>(ctx, instr, ops);
+    case O::kShiftLeft: return binary<s::ShiftLeft>(ctx, instr, ops);
+    case O::kShiftRightArithmetic: return binary<s::ShiftRightArithmetic>(ctx, instr, ops);
+    case O::kShiftRightLogical: return binary<s::ShiftRightLogical>(ctx, instr, ops);
+    case O::kSubtract: return binary<s::Subtract>(ctx, instr, ops);
+    case O::kXor: return binary<s::Xor>(ctx, instr, ops);
+
+    case O::kCompare: return compare(ctx, instr, ops);
+    case O::kSelect: return select(ctx, instr, ops);
+    case O::kClamp: return clamp(ctx, instr, ops);
+    case O::kComplex: return makeComplex(ctx, instr, ops);
+
+    // Not computed here (conversions and map are in interp/convert.cc).
+    case O::kAddDependency: case O::kAfterAll: case O::kAllGather: case O::kAllGatherDone:
+    case O::kAllGatherStart: case O::kAllReduce: case O::kAllReduceDone: case O::kAllReduceStart:
+    case O::kAllToAll: case O::kAsyncDone: case O::kAsyncStart: case O::kAsyncUpdate:
+    case O::kBatchNormGrad: case O::kBatchNormInference: case O::kBatchNormTraining:
+    case O::kBitcast: case O::kBitcastConvert: case O::kBroadcast: case O::kCall:
+    case O::kCholesky: case O::kCollectiveBroadcast: case O::kCollectivePermute:
+    case O::kCollectivePermuteDone: case O::kCollectivePermuteStart: case O::kCollectiveReduce:
+    case O::kConcatenate: case O::kConditional: case O::kConstant: case O::kConvert:
+    case O::kConvolution: case O::kCopy: case O::kCopyDone: case O::kCopyStart:
+    case O::kCustomCall: case O::kDomain: case O::kDot: case O::kDynamicReshape:
+    case O::kDynamicSlice: case O::kDynamicUpdateSlice: case O::kFft: case O::kFusion:
+    case O::kGather: case O::kGetDimensionSize: case O::kGetTupleElement: case O::kInfeed:
+    case O::kIota: case O::kMap: case O::kOptimizationBarrier: case O::kOutfeed: case O::kPad:
+    case O::kParameter: case O::kPartitionId: case O::kRaggedAllToAll: case O::kRaggedDot:
+    case O::kRecv: case O::kRecvDone: case O::kReduce: case O::kReducePrecision:
+    case O::kReduceScatter: case O::kReduceWindow: case O::kReplicaId: case O::kReshape:
+    case O::kReverse: case O::kRng: case O::kRngBitGenerator: case O::kRngGetAndUpdateState:
+    case O::kScaledDot: case O::kScan: case O::kScatter: case O::kSelectAndScatter:
+    case O::kSend: case O::kSendDone: case O::kSetDimensionSize: case O::kShuffle:
+    case O::kSlice: case O::kSort: case O::kStochasticConvert: case O::kTopK:
+    case O::kTranspose: case O::kTriangularSolve: case O::kTuple: case O::kWhile:
+      break;
+  }
+  return EvalContext::unsupported(instr, "not an elementwise operation");
 }
 
 }  // namespace hlo::interp

@@ -1,14 +1,238 @@
-// Interpreter ops: gather scatter (not implemented yet).
+// Interpreter ops gather and scatter, with every dimension number XLA has:
+// offset/window dimensions, collapsed/inserted dimensions, the map from the
+// index vector to operand dimensions, batching dimensions, and an
+// index_vector_dim equal to the indices' rank (an implicit trailing 1).
+//
+// Both read the index array the same way: its dimensions other than
+// index_vector_dim are "batch" positions, each holding one index vector.
+#include <algorithm>
+
+#include "interp/data_checks.h"
+#include "interp/indexing.h"
 #include "interp/ops.h"
 
 namespace hlo::interp {
+namespace {
 
-StatusOr<Literal> evalGather(EvalContext&, const Instruction& instr, Operands) {
-  return EvalContext::unsupported(instr, "not implemented yet");
+bool contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+// The index array seen with an explicit index vector dimension: when
+// index_vector_dim equals the rank, a trailing dimension of size 1 is added.
+struct IndexArray {
+  const Literal* values;
+  std::vector<int64_t> dims;     // with the index vector dimension
+  std::vector<int64_t> strides;  // row-major over `dims`
+  int64_t vectorDim;
+
+  IndexArray(const Literal& indices, int64_t indexVectorDim)
+      : values(&indices), dims(indices.shape().dims()), vectorDim(indexVectorDim) {
+    if (vectorDim == static_cast<int64_t>(dims.size())) dims.push_back(1);
+    strides = rowMajorStrides(dims);
+  }
+
+  // The dimensions without the index vector's: the batch positions' space.
+  std::vector<int64_t> batchDims() const {
+    std::vector<int64_t> out;
+    for (size_t d = 0; d < dims.size(); ++d)
+      if (static_cast<int64_t>(d) != vectorDim) out.push_back(dims[d]);
+    return out;
+  }
+  // Batch position index `d` of the index array (d != vectorDim) as an index
+  // into batchDims(): the dimensions after the vector dimension shift down.
+  int64_t batchPosition(int64_t d) const { return d < vectorDim ? d : d - 1; }
+
+  // Component k of the index vector at `batch` (an index into batchDims()).
+  int64_t component(const std::vector<int64_t>& batch, int64_t k) const {
+    int64_t linear = k * strides[vectorDim];
+    for (size_t b = 0; b < batch.size(); ++b)
+      linear += batch[b] * strides[b < static_cast<size_t>(vectorDim) ? b : b + 1];
+    return integerAt(*values, linear);
+  }
+};
+
+// The operand dimensions that are neither `removed1` nor `removed2`, in order:
+// gather's offset (scatter's window) dimensions in the operand.
+std::vector<int64_t> remainingDims(int64_t rank, const std::vector<int64_t>& removed1,
+                                   const std::vector<int64_t>& removed2) {
+  std::vector<int64_t> out;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!contains(removed1, d) && !contains(removed2, d)) out.push_back(d);
+  return out;
 }
 
-StatusOr<Literal> evalScatter(EvalContext&, const Instruction& instr, Operands) {
-  return EvalContext::unsupported(instr, "not implemented yet");
+// A batching dimension of the index array must not be its index vector dimension.
+Status checkBatchingDims(const Instruction& instr, const std::vector<int64_t>& indexBatching,
+                         int64_t vectorDim) {
+  if (contains(indexBatching, vectorDim))
+    return errorStatus(std::string(opcodeName(instr.opcode())) + " '" + instr.name() +
+                           "': a batching dimension of the indices is the index_vector_dim",
+                       instr.loc());
+  return okStatus();
+}
+
+}  // namespace
+
+// For each result index: its batch dimensions (those not in offset_dims) pick
+// an index vector; component k starts the slice in operand dimension
+// start_index_map[k]; an operand batching dimension starts at the position of
+// its paired indices batching dimension. Starts are clamped so the slice
+// (slice_sizes) fits, then the offset dimensions add the position inside the
+// slice along the operand dimensions that are neither collapsed nor batching.
+StatusOr<Literal> evalGather(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  HLO_RETURN_IF_ERROR(checkWellTyped(instr));
+  const Literal& x = *ops[0];
+  const Attributes& a = instr.attrs();
+  const std::vector<int64_t>& offsetDims = a.getInts(AttrKey::kOffsetDims);
+  const std::vector<int64_t>& startIndexMap = a.getInts(AttrKey::kStartIndexMap);
+  const std::vector<int64_t>& operandBatching = a.getInts(AttrKey::kOperandBatchingDims);
+  const std::vector<int64_t>& indicesBatching = a.getInts(AttrKey::kStartIndicesBatchingDims);
+  const std::vector<int64_t>& sliceSizes = a.getInts(AttrKey::kSliceSizes);
+  IndexArray indices(*ops[1], a.getInt(AttrKey::kIndexVectorDim));
+  HLO_RETURN_IF_ERROR(checkBatchingDims(instr, indicesBatching, indices.vectorDim));
+
+  const std::vector<int64_t>& xDims = x.shape().dims();
+  int64_t rank = x.shape().rank();
+  std::vector<int64_t> sliceDims =
+      remainingDims(rank, a.getInts(AttrKey::kCollapsedSliceDims), operandBatching);
+  std::vector<int64_t> xStrides = rowMajorStrides(xDims);
+  HLO_ASSIGN_OR_RETURN(Literal result, ctx.allocate(instr.shape(), instr));
+
+  std::vector<bool> isOffset(instr.shape().rank(), false);
+  for (int64_t d : offsetDims) isOffset[d] = true;
+  std::vector<int64_t> batch, start(rank), at(rank);
+  Status failure;
+  forEachIndex(instr.shape().dims(), [&](const std::vector<int64_t>& out, int64_t linear) {
+    if (!failure.ok()) return;
+    batch.clear();
+    for (size_t d = 0; d < out.size(); ++d)
+      if (!isOffset[d]) batch.push_back(out[d]);
+    std::fill(start.begin(), start.end(), 0);
+    for (size_t k = 0; k < startIndexMap.size(); ++k) start[startIndexMap[k]] = indices.component(batch, k);
+    for (size_t i = 0; i < operandBatching.size(); ++i)
+      start[operandBatching[i]] = batch[indices.batchPosition(indicesBatching[i])];
+    for (int64_t d = 0; d < rank; ++d) at[d] = clampIndex(start[d], 0, xDims[d] - sliceSizes[d]);
+    for (size_t k = 0; k < offsetDims.size(); ++k) at[sliceDims[k]] += out[offsetDims[k]];
+    for (int64_t d = 0; d < rank; ++d)
+      if (at[d] < 0 || at[d] >= xDims[d]) {
+        // Only a collapsed or batching dimension of slice size 0 gets here.
+        failure = EvalContext::unsupported(instr, "a slice of size 0 in a collapsed or batching dimension");
+        return;
+      }
+    copyElement(x, linearIndex(xStrides, at), result, linear);
+  });
+  if (!failure.ok()) return failure;
+  return result;
+}
+
+// For each scatter position of the updates (their dimensions other than
+// update_window_dims) the index vector gives the window's start in the
+// operand, as in gather but without clamping: a window that does not lie
+// wholly inside the operand is skipped, as XLA does. Inside the window, each
+// update element is combined with the operand element it lands on by the
+// to_apply computation, called as (operands..., updates...) on scalars.
+// Scatter positions are visited in row-major order (and each window's
+// elements in row-major order), so duplicate indices combine in that order.
+StatusOr<Literal> evalScatter(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  HLO_RETURN_IF_ERROR(checkWellTyped(instr));
+  const Computation* combine = instr.attrs().getComputation(AttrKey::kToApply);
+  if (!combine) return EvalContext::unsupported(instr, "no to_apply computation");
+  size_t n = ops.size() / 2;
+  Operands operands = ops.first(n);
+  Operands updates = ops.last(n);
+  const Attributes& a = instr.attrs();
+  const std::vector<int64_t>& windowDims = a.getInts(AttrKey::kUpdateWindowDims);
+  const std::vector<int64_t>& toOperand = a.getInts(AttrKey::kScatterDimsToOperandDims);
+  const std::vector<int64_t>& operandBatching = a.getInts(AttrKey::kInputBatchingDims);
+  const std::vector<int64_t>& indicesBatching = a.getInts(AttrKey::kScatterIndicesBatchingDims);
+  IndexArray indices(*ops[n], a.getInt(AttrKey::kIndexVectorDim));
+  HLO_RETURN_IF_ERROR(checkBatchingDims(instr, indicesBatching, indices.vectorDim));
+  for (size_t k = 1; k < n; ++k)
+    if (operands[k]->shape().dims() != operands[0]->shape().dims() ||
+        updates[k]->shape().dims() != updates[0]->shape().dims())
+      return EvalContext::unsupported(instr, "operands (or updates) of different dimensions");
+
+  const std::vector<int64_t>& xDims = operands[0]->shape().dims();
+  const std::vector<int64_t>& uDims = updates[0]->shape().dims();
+  int64_t rank = static_cast<int64_t>(xDims.size());
+  std::vector<int64_t> windowOperandDims =
+      remainingDims(rank, a.getInts(AttrKey::kInsertedWindowDims), operandBatching);
+  // The update's dimensions split into scatter positions and window offsets.
+  std::vector<int64_t> scatterUpdateDims, scatterSizes, windowSizes(windowDims.size());
+  for (int64_t d = 0; d < static_cast<int64_t>(uDims.size()); ++d)
+    if (!contains(windowDims, d)) {
+      scatterUpdateDims.push_back(d);
+      scatterSizes.push_back(uDims[d]);
+    }
+  // The window's extent in each operand dimension (1 where inserted or batching).
+  std::vector<int64_t> extent(rank, 1);
+  for (size_t k = 0; k < windowDims.size(); ++k) {
+    windowSizes[k] = uDims[windowDims[k]];
+    extent[windowOperandDims[k]] = windowSizes[k];
+  }
+
+  HLO_ASSIGN_OR_RETURN(Literal result, ctx.allocate(instr.shape(), instr));
+  std::vector<Literal*> outs;
+  if (instr.shape().isTuple()) {
+    for (size_t k = 0; k < n; ++k) result.tupleElements()[k] = *operands[k];
+    for (Literal& e : result.tupleElements()) outs.push_back(&e);
+  } else {
+    result = *operands[0];
+    outs.push_back(&result);
+  }
+  // Scalar arguments of to_apply, reused for every call: current values, then updates.
+  std::vector<Literal> args;
+  for (size_t k = 0; k < n; ++k) args.emplace_back(Shape::scalar(operands[k]->type()));
+  for (size_t k = 0; k < n; ++k) args.emplace_back(Shape::scalar(updates[k]->type()));
+  std::vector<const Literal*> argPointers;
+  for (const Literal& arg : args) argPointers.push_back(&arg);
+
+  std::vector<int64_t> xStrides = rowMajorStrides(xDims);
+  std::vector<int64_t> uStrides = rowMajorStrides(uDims);
+  std::vector<int64_t> start(rank);
+  Status failure;
+  forEachIndex(scatterSizes, [&](const std::vector<int64_t>& position, int64_t) {
+    if (!failure.ok()) return;
+    std::fill(start.begin(), start.end(), 0);
+    for (size_t k = 0; k < toOperand.size(); ++k) start[toOperand[k]] = indices.component(position, k);
+    for (size_t i = 0; i < operandBatching.size(); ++i)
+      start[operandBatching[i]] = position[indices.batchPosition(indicesBatching[i])];
+    for (int64_t d = 0; d < rank; ++d)
+      if (start[d] < 0 || start[d] > xDims[d] - extent[d]) return;  // out of bounds: skipped
+    int64_t updateBase = 0, operandBase = linearIndex(xStrides, start);
+    for (size_t i = 0; i < scatterUpdateDims.size(); ++i) updateBase += position[i] * uStrides[scatterUpdateDims[i]];
+    forEachIndex(windowSizes, [&](const std::vector<int64_t>& offset, int64_t) {
+      if (!failure.ok()) return;
+      int64_t from = updateBase, to = operandBase;
+      for (size_t k = 0; k < offset.size(); ++k) {
+        from += offset[k] * uStrides[windowDims[k]];
+        to += offset[k] * xStrides[windowOperandDims[k]];
+      }
+      for (size_t k = 0; k < n; ++k) {
+        copyElement(*outs[k], to, args[k], 0);
+        copyElement(*updates[k], from, args[n + k], 0);
+      }
+      StatusOr<Literal> combined = ctx.call(*combine, argPointers);
+      if (!combined.ok()) {
+        failure = combined.status();
+        return;
+      }
+      bool tuple = combined->shape().isTuple();
+      if (tuple && combined->tupleElements().size() != n) {
+        failure = EvalContext::unsupported(instr, "to_apply does not return one value per operand");
+        return;
+      }
+      for (size_t k = 0; k < n; ++k) {
+        const Literal& value = tuple ? combined->tupleElements()[k] : *combined;
+        if (!value.shape().isScalar() || value.type() != outs[k]->type()) {
+          failure = EvalContext::unsupported(instr, "to_apply does not return scalars of the operand types");
+          return;
+        }
+        copyElement(value, 0, *outs[k], to);
+      }
+    });
+  });
+  if (!failure.ok()) return failure;
+  return result;
 }
 
 }  // namespace hlo::interp

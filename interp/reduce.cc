@@ -1,22 +1,337 @@
-// Interpreter ops: reduce (not implemented yet).
+// Interpreter ops: reduce, reduce-window and select-and-scatter (scan lives
+// in interp/scan.cc).
+//
+// Algorithm (reduce and reduce-window share it):
+//   1. For each output element, in row-major order, list the input elements
+//      that fold into it, in row-major order of the input (reduce: the
+//      reduced dimensions; reduce-window: the window, skipping padding and
+//      base-dilation holes as XLA's evaluator and CPU backend do — they
+//      never feed the init value in for them).
+//   2. Fold them left to right: acc = to_apply(acc..., x...), starting from
+//      the init values. Variadic forms carry N accumulators at once.
+//   3. When to_apply is one add / multiply / max / min / and / or of its two
+//      parameters (interp/fast_reducer.h), step 2 applies it directly: same
+//      order, same per-step rounding, no computation call per element.
+#include "interp/fast_reducer.h"
+#include "interp/indexing.h"
 #include "interp/ops.h"
 
 namespace hlo::interp {
+namespace {
 
-StatusOr<Literal> evalReduce(EvalContext&, const Instruction& instr, Operands) {
-  return EvalContext::unsupported(instr, "not implemented yet");
+// A scalar literal holding element i of `array`.
+Literal scalarAt(const Literal& array, int64_t i) {
+  Literal s(Shape::scalar(array.type()));
+  copyElement(array, i, s, 0);
+  return s;
 }
 
-StatusOr<Literal> evalReduceWindow(EvalContext&, const Instruction& instr, Operands) {
-  return EvalContext::unsupported(instr, "not implemented yet");
+// The result shapes of an N-input reduce or reduce-window: one per input.
+std::vector<Shape> resultShapes(const Shape& shape) {
+  if (shape.isTuple()) return shape.tupleElements();
+  return {shape};
 }
 
-StatusOr<Literal> evalSelectAndScatter(EvalContext&, const Instruction& instr, Operands) {
-  return EvalContext::unsupported(instr, "not implemented yet");
+// Everything a fold needs: the inputs, inits and the outputs being filled.
+struct Fold {
+  Operands inputs, inits;
+  std::vector<Literal> outputs;
+  const Computation* reducer = nullptr;
+};
+
+StatusOr<Fold> startFold(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  Fold f;
+  size_t n = ops.size() / 2;
+  std::vector<Shape> shapes = resultShapes(instr.shape());
+  if (ops.size() < 2 || ops.size() % 2 != 0 || shapes.size() != n)
+    return EvalContext::unsupported(instr, "expected N inputs, N init values and N results");
+  f.inputs = ops.subspan(0, n);
+  f.inits = ops.subspan(n, n);
+  f.reducer = instr.attrs().getComputation(AttrKey::kToApply);
+  if (!f.reducer) return EvalContext::unsupported(instr, "missing to_apply");
+  HLO_RETURN_IF_ERROR(ctx.checkMemory(shapeBytes(instr.shape()), instr));
+  for (size_t i = 0; i < n; ++i) {
+    if (!f.inputs[i]->shape().isArray() || f.inputs[i]->shape().dims() != f.inputs[0]->shape().dims() ||
+        !f.inits[i]->shape().isScalar() || f.inits[i]->type() != shapes[i].type() ||
+        f.inputs[i]->type() != shapes[i].type())
+      return EvalContext::unsupported(instr, "inputs, init values and results must agree in type and shape");
+    f.outputs.emplace_back(shapes[i]);
+  }
+  return f;
 }
 
-StatusOr<Literal> evalScan(EvalContext&, const Instruction& instr, Operands) {
-  return EvalContext::unsupported(instr, "not implemented yet");
+Literal finishFold(const Instruction& instr, Fold& f) {
+  if (!instr.shape().isTuple()) return std::move(f.outputs[0]);
+  Literal result(instr.shape());
+  for (size_t i = 0; i < f.outputs.size(); ++i) result.tupleElements()[i] = std::move(f.outputs[i]);
+  return result;
+}
+
+// Runs the fold: `forEachInput(outIndex, visit)` calls visit(offset) for the
+// input elements of one output element, in folding order.
+template <typename Enumerate>
+Status runFold(EvalContext& ctx, const Instruction& instr, Fold& f, Enumerate&& forEachInput) {
+  const std::vector<int64_t>& outDims = f.outputs[0].shape().dims();
+  std::optional<FastOp> fast = f.inputs.size() == 1 ? fastReducer(f.reducer) : std::nullopt;
+  if (fast) {
+    withFastDomain(f.inputs[0]->type(), [&](auto domain) {
+      const Literal& in = *f.inputs[0];
+      Literal& out = f.outputs[0];
+      forEachIndex(outDims, [&](const std::vector<int64_t>& o, int64_t linear) {
+        auto acc = domain.load(*f.inits[0], 0);
+        forEachInput(o, [&](int64_t offset) { acc = domain.round(applyFast(*fast, acc, domain.load(in, offset))); });
+        domain.store(out, linear, acc);
+      });
+      return 0;
+    });
+    return okStatus();
+  }
+  size_t n = f.inputs.size();
+  std::vector<Literal> acc(n), x(n);
+  std::vector<const Literal*> args(2 * n);
+  for (size_t i = 0; i < n; ++i) {
+    x[i] = Literal(Shape::scalar(f.inputs[i]->type()));
+    args[i] = &acc[i];
+    args[n + i] = &x[i];
+  }
+  Status failure;
+  forEachIndex(outDims, [&](const std::vector<int64_t>& o, int64_t linear) {
+    if (!failure.ok()) return;
+    for (size_t i = 0; i < n; ++i) acc[i] = scalarAt(*f.inits[i], 0);
+    forEachInput(o, [&](int64_t offset) {
+      if (!failure.ok()) return;
+      for (size_t i = 0; i < n; ++i) copyElement(*f.inputs[i], offset, x[i], 0);
+      StatusOr<Literal> r = ctx.call(*f.reducer, args);
+      if (!r.ok()) {
+        failure = r.status();
+        return;
+      }
+      if (n == 1 && r->shape().isArray()) {
+        acc[0] = std::move(r).value();
+      } else if (r->shape().isTuple() && r->tupleElements().size() == n) {
+        for (size_t i = 0; i < n; ++i) acc[i] = std::move(r->tupleElements()[i]);
+      } else {
+        failure = EvalContext::unsupported(instr, "to_apply returned " + r->shape().toString(false));
+      }
+    });
+    if (!failure.ok()) return;
+    for (size_t i = 0; i < n; ++i) {
+      if (!acc[i].shape().isScalar() || acc[i].type() != f.outputs[i].type()) {
+        failure = EvalContext::unsupported(instr, "to_apply returned a value of the wrong type");
+        return;
+      }
+      copyElement(acc[i], 0, f.outputs[i], linear);
+    }
+  });
+  return failure;
+}
+
+// Calls visit(offset) for every element of the box `dims` (row-major) whose
+// positions advance the offset by `strides`, starting from `base`.
+template <typename Visit>
+void forEachOffset(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides, int64_t base,
+                   Visit&& visit) {
+  for (int64_t d : dims)
+    if (d == 0) return;
+  std::vector<int64_t> index(dims.size(), 0);
+  int64_t offset = base;
+  while (true) {
+    visit(offset);
+    int d = static_cast<int>(dims.size()) - 1;
+    for (; d >= 0; --d) {
+      if (++index[d] < dims[d]) {
+        offset += strides[d];
+        break;
+      }
+      offset -= (dims[d] - 1) * strides[d];
+      index[d] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
+}  // namespace
+
+StatusOr<Literal> evalReduce(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  HLO_ASSIGN_OR_RETURN(Fold f, startFold(ctx, instr, ops));
+  const std::vector<int64_t>& inDims = f.inputs[0]->shape().dims();
+  std::vector<int64_t> inStrides = rowMajorStrides(inDims);
+  std::vector<bool> reduced(inDims.size(), false);
+  for (int64_t d : instr.attrs().getInts(AttrKey::kDimensions)) {
+    if (d < 0 || d >= static_cast<int64_t>(inDims.size()) || reduced[d])
+      return EvalContext::unsupported(instr, "dimensions must be distinct dimensions of the input");
+    reduced[d] = true;
+  }
+  std::vector<int64_t> keptStrides, reducedDims, reducedStrides, keptDims;
+  for (size_t d = 0; d < inDims.size(); ++d) {
+    if (reduced[d]) {
+      reducedDims.push_back(inDims[d]);
+      reducedStrides.push_back(inStrides[d]);
+    } else {
+      keptDims.push_back(inDims[d]);
+      keptStrides.push_back(inStrides[d]);
+    }
+  }
+  if (keptDims != f.outputs[0].shape().dims())
+    return EvalContext::unsupported(instr, "result shape does not match the kept dimensions");
+  HLO_RETURN_IF_ERROR(runFold(ctx, instr, f, [&](const std::vector<int64_t>& o, auto&& visit) {
+    int64_t base = 0;
+    for (size_t j = 0; j < o.size(); ++j) base += o[j] * keptStrides[j];
+    forEachOffset(reducedDims, reducedStrides, base, visit);
+  }));
+  return finishFold(instr, f);
+}
+
+namespace {
+
+// Where window position w of output element o lands in the input: false for
+// padding and for holes between base-dilated elements.
+bool windowSource(const std::vector<WindowDim>& window, const std::vector<int64_t>& inDims,
+                  const std::vector<int64_t>& inStrides, const std::vector<int64_t>& o,
+                  const std::vector<int64_t>& w, int64_t& offset) {
+  offset = 0;
+  for (size_t d = 0; d < window.size(); ++d) {
+    const WindowDim& wd = window[d];
+    int64_t pos = o[d] * wd.stride + w[d] * wd.windowDilation - wd.padLow;
+    if (pos < 0 || pos % wd.baseDilation != 0 || pos / wd.baseDilation >= inDims[d]) return false;
+    offset += pos / wd.baseDilation * inStrides[d];
+  }
+  return true;
+}
+
+StatusOr<std::vector<WindowDim>> windowOf(const Instruction& instr, size_t rank) {
+  std::vector<WindowDim> window;
+  if (const AttrValue* w = instr.attrs().find(AttrKey::kWindow)) window = w->window;
+  if (window.empty()) window.resize(rank);  // a scalar operand has an empty window
+  if (window.size() != rank) return EvalContext::unsupported(instr, "window rank differs from the operand's");
+  for (const WindowDim& wd : window)
+    if (wd.size < 0 || wd.stride < 1 || wd.baseDilation < 1 || wd.windowDilation < 1)
+      return EvalContext::unsupported(instr, "window sizes, strides and dilations must be positive");
+  return window;
+}
+
+std::vector<int64_t> windowSizes(const std::vector<WindowDim>& window) {
+  std::vector<int64_t> sizes;
+  for (const WindowDim& wd : window) sizes.push_back(wd.size);
+  return sizes;
+}
+
+}  // namespace
+
+StatusOr<Literal> evalReduceWindow(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  HLO_ASSIGN_OR_RETURN(Fold f, startFold(ctx, instr, ops));
+  const std::vector<int64_t>& inDims = f.inputs[0]->shape().dims();
+  std::vector<int64_t> inStrides = rowMajorStrides(inDims);
+  HLO_ASSIGN_OR_RETURN(std::vector<WindowDim> window, windowOf(instr, inDims.size()));
+  if (f.outputs[0].shape().rank() != static_cast<int>(inDims.size()))
+    return EvalContext::unsupported(instr, "result rank differs from the operand's");
+  std::vector<int64_t> sizes = windowSizes(window);
+  HLO_RETURN_IF_ERROR(runFold(ctx, instr, f, [&](const std::vector<int64_t>& o, auto&& visit) {
+    forEachIndex(sizes, [&](const std::vector<int64_t>& w, int64_t) {
+      int64_t offset;
+      if (windowSource(window, inDims, inStrides, o, w, offset)) visit(offset);
+    });
+  }));
+  return finishFold(instr, f);
+}
+
+// ---- select-and-scatter ----------------------------------------------------
+//
+// select-and-scatter(operand, source, init_value), select=, scatter=:
+//   1. The output starts as init_value everywhere.
+//   2. For each source element (row-major), walk its window over the operand
+//      (row-major, padding skipped): the first element is the selection, and
+//      each later element e replaces it when select(selected, e) is false.
+//   3. output[selected] = scatter(output[selected], source element). A window
+//      lying wholly in padding selects nothing and its source value is dropped.
+// select = compare(p0, p1) and scatter = a fast reducer (the max-pool
+// gradient) run without calling the computations.
+
+namespace {
+
+// select as a direct comparison of its parameters (p0 DIR p1), if it is one.
+std::optional<std::string> directSelect(const Computation* select) {
+  if (!select || select->parameterCount() != 2 || !select->root()) return std::nullopt;
+  const Instruction* root = select->root();
+  if (root->opcode() != Opcode::kCompare || root->operandCount() != 2 ||
+      root->operand(0) != select->parameter(0) || root->operand(1) != select->parameter(1))
+    return std::nullopt;
+  std::string_view type = root->attrs().getString(AttrKey::kType);
+  if (type == "TOTALORDER") return std::nullopt;
+  std::string dir(root->attrs().getString(AttrKey::kDirection));
+  if (dir == "GE" || dir == "GT" || dir == "LE" || dir == "LT") return dir;
+  return std::nullopt;
+}
+
+bool compareDirect(const std::string& dir, double a, double b) {
+  if (dir == "GE") return a >= b;
+  if (dir == "GT") return a > b;
+  if (dir == "LE") return a <= b;
+  return a < b;
+}
+
+}  // namespace
+
+StatusOr<Literal> evalSelectAndScatter(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  if (ops.size() != 3) return EvalContext::unsupported(instr, "expected operand, source and init_value");
+  const Literal& x = *ops[0];
+  const Literal& source = *ops[1];
+  const Literal& init = *ops[2];
+  const Computation* select = instr.attrs().getComputation(AttrKey::kSelect);
+  const Computation* scatter = instr.attrs().getComputation(AttrKey::kScatter);
+  if (!select || !scatter) return EvalContext::unsupported(instr, "missing select or scatter");
+  if (!x.shape().isArray() || !source.shape().isArray() || source.shape().rank() != x.shape().rank() ||
+      !init.shape().isScalar() || !instr.shape().isArray() || instr.shape().dims() != x.shape().dims() ||
+      init.type() != instr.shape().type() || source.type() != init.type())
+    return EvalContext::unsupported(instr, "operand, source and init_value do not fit together");
+  const std::vector<int64_t>& inDims = x.shape().dims();
+  std::vector<int64_t> inStrides = rowMajorStrides(inDims);
+  HLO_ASSIGN_OR_RETURN(std::vector<WindowDim> window, windowOf(instr, inDims.size()));
+  std::vector<int64_t> sizes = windowSizes(window);
+  HLO_ASSIGN_OR_RETURN(Literal out, ctx.allocate(instr.shape(), instr));
+  for (int64_t i = 0; i < out.elementCount(); ++i) copyElement(init, 0, out, i);
+
+  std::optional<std::string> direct = directSelect(select);
+  std::optional<FastOp> fastScatter = fastReducer(scatter);
+  bool realCompare = !isComplex(x.type());
+  Literal a(Shape::scalar(x.type())), b(Shape::scalar(x.type()));
+  Literal cur(Shape::scalar(out.type())), src(Shape::scalar(source.type()));
+  Status failure;
+  // select(selected, candidate): keep the selection?
+  auto keep = [&](int64_t selected, int64_t candidate) -> bool {
+    if (direct && realCompare) return compareDirect(*direct, x.toDouble(selected), x.toDouble(candidate));
+    copyElement(x, selected, a, 0);
+    copyElement(x, candidate, b, 0);
+    StatusOr<Literal> r = ctx.call(*select, {&a, &b});
+    if (!r.ok()) failure = r.status();
+    else if (!r->shape().isScalar() || !isPred(r->type())) failure = EvalContext::unsupported(instr, "select must return pred[]");
+    return !failure.ok() || r->bitsAt(0) != 0;
+  };
+  forEachIndex(source.shape().dims(), [&](const std::vector<int64_t>& s, int64_t sLinear) {
+    if (!failure.ok()) return;
+    int64_t selected = -1;
+    forEachIndex(sizes, [&](const std::vector<int64_t>& w, int64_t) {
+      int64_t offset;
+      if (!failure.ok() || !windowSource(window, inDims, inStrides, s, w, offset)) return;
+      if (selected < 0 || !keep(selected, offset)) selected = offset;
+    });
+    if (selected < 0 || !failure.ok()) return;
+    if (fastScatter) {
+      withFastDomain(out.type(), [&](auto domain) {
+        domain.store(out, selected, domain.round(applyFast(*fastScatter, domain.load(out, selected), domain.load(source, sLinear))));
+        return 0;
+      });
+      return;
+    }
+    copyElement(out, selected, cur, 0);
+    copyElement(source, sLinear, src, 0);
+    StatusOr<Literal> r = ctx.call(*scatter, {&cur, &src});
+    if (!r.ok()) failure = r.status();
+    else if (!r->shape().isScalar() || r->type() != out.type()) failure = EvalContext::unsupported(instr, "scatter returned the wrong type");
+    else copyElement(*r, 0, out, selected);
+  });
+  if (!failure.ok()) return failure;
+  return out;
 }
 
 }  // namespace hlo::interp

@@ -1,14 +1,153 @@
-// Interpreter ops: sort (not implemented yet).
+// Interpreter ops sort and topk.
+//
+// sort orders every 1-D slice along dimensions={d} of its operands together:
+// the comparator computation is called on (lhs_0, rhs_0, lhs_1, rhs_1, ...),
+// one scalar pair per operand, and says whether lhs goes strictly before rhs.
+// The order it gives is applied to every operand. The sort is always stable,
+// which is also a valid answer when is_stable=false.
+#include <algorithm>
+
+#include "interp/data_checks.h"
+#include "interp/indexing.h"
 #include "interp/ops.h"
 
 namespace hlo::interp {
+namespace {
 
-StatusOr<Literal> evalSort(EvalContext&, const Instruction& instr, Operands) {
-  return EvalContext::unsupported(instr, "not implemented yet");
+// Stable bottom-up merge sort of `items` by `before`, a comparison that may
+// fail (the first error stops the sort). Not std::stable_sort: a comparator
+// computation need not be a strict weak order (an LE comparator, or NaNs under
+// LT), and the standard sorts may then read out of bounds; a merge stays in
+// bounds whatever the answers.
+template <typename Before>
+Status mergeSort(std::vector<int64_t>& items, Before&& before) {
+  size_t n = items.size();
+  std::vector<int64_t> merged(n);
+  for (size_t width = 1; width < n; width *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * width) {
+      size_t mid = std::min(lo + width, n), hi = std::min(lo + 2 * width, n);
+      size_t i = lo, j = mid, out = lo;
+      while (i < mid && j < hi) {
+        // Take from the right run only when it goes strictly first: stability.
+        StatusOr<bool> rightFirst = before(items[j], items[i]);
+        if (!rightFirst.ok()) return rightFirst.status();
+        merged[out++] = *rightFirst ? items[j++] : items[i++];
+      }
+      while (i < mid) merged[out++] = items[i++];
+      while (j < hi) merged[out++] = items[j++];
+    }
+    items.swap(merged);
+  }
+  return okStatus();
 }
 
-StatusOr<Literal> evalTopK(EvalContext&, const Instruction& instr, Operands) {
-  return EvalContext::unsupported(instr, "not implemented yet");
+// Element i as an integer whose order is the value order; floats in total
+// order: -NaN < -inf < ... < -0 < +0 < ... < inf < +NaN (sign-magnitude bits
+// mapped onto the integers). Unsigned 64-bit values are compared as bits
+// instead (see valueLess).
+int64_t orderKey(const Literal& x, int64_t i) {
+  ElementType t = x.type();
+  if (!isFloat(t)) return integerAt(x, i);
+  uint64_t bits = x.bitsAt(i);
+  if (t == ElementType::kF8E8M0FNU) return static_cast<int64_t>(bits);  // no sign bit
+  int width = bitWidth(t);
+  uint64_t magnitude = width == 64 ? bits & ~(uint64_t{1} << 63) : bits & ((uint64_t{1} << (width - 1)) - 1);
+  bool negative = (bits >> (width - 1)) & 1;
+  return negative ? -static_cast<int64_t>(magnitude) - 1 : static_cast<int64_t>(magnitude);
+}
+
+bool valueLess(const Literal& x, int64_t a, int64_t b) {
+  if (x.type() == ElementType::kU64) return x.bitsAt(a) < x.bitsAt(b);
+  return orderKey(x, a) < orderKey(x, b);
+}
+
+}  // namespace
+
+StatusOr<Literal> evalSort(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  HLO_RETURN_IF_ERROR(checkWellTyped(instr));
+  const Computation* comparator = instr.attrs().getComputation(AttrKey::kToApply);
+  int64_t dim = instr.attrs().getInts(AttrKey::kDimensions)[0];
+  size_t n = ops.size();
+  // Scalar arguments of the comparator, reused for every call.
+  std::vector<Literal> args;
+  for (const Literal* op : ops) {
+    args.emplace_back(Shape::scalar(op->type()));
+    args.emplace_back(Shape::scalar(op->type()));
+  }
+  std::vector<const Literal*> argPointers;
+  for (const Literal& arg : args) argPointers.push_back(&arg);
+  auto before = [&](int64_t lhs, int64_t rhs) -> StatusOr<bool> {
+    for (size_t k = 0; k < n; ++k) {
+      copyElement(*ops[k], lhs, args[2 * k], 0);
+      copyElement(*ops[k], rhs, args[2 * k + 1], 0);
+    }
+    HLO_ASSIGN_OR_RETURN(Literal answer, ctx.call(*comparator, argPointers));
+    if (!answer.shape().isScalar() || answer.type() != ElementType::kPred)
+      return EvalContext::unsupported(instr, "the comparator does not return pred[]");
+    return answer.bitsAt(0) != 0;
+  };
+
+  HLO_ASSIGN_OR_RETURN(Literal result, ctx.allocate(instr.shape(), instr));
+  std::vector<Literal*> outs;
+  if (instr.shape().isTuple()) {
+    for (Literal& e : result.tupleElements()) outs.push_back(&e);
+  } else {
+    outs.push_back(&result);
+  }
+  for (size_t k = 0; k < n; ++k) HLO_RETURN_IF_ERROR(requireType(instr, *outs[k], ops[k]->type(), "a result"));
+
+  // Visit each 1-D slice along `dim` by its first element: the index space
+  // with `dim` collapsed to size 1.
+  const std::vector<int64_t>& dims = ops[0]->shape().dims();
+  std::vector<int64_t> strides = rowMajorStrides(dims);
+  std::vector<int64_t> starts = dims;
+  starts[dim] = 1;
+  int64_t length = dims[dim], step = strides[dim];
+  std::vector<int64_t> order(length);
+  Status failure;
+  forEachIndex(starts, [&](const std::vector<int64_t>& index, int64_t) {
+    if (!failure.ok()) return;
+    int64_t base = linearIndex(strides, index);
+    for (int64_t i = 0; i < length; ++i) order[i] = base + i * step;
+    failure = mergeSort(order, before);
+    for (size_t k = 0; k < n; ++k)
+      for (int64_t i = 0; i < length; ++i) copyElement(*ops[k], order[i], *outs[k], base + i * step);
+  });
+  if (!failure.ok()) return failure;
+  return result;
+}
+
+// The k largest (smallest with largest=false) values along the last
+// dimension, in order, with their s32 indices; equal values keep index order.
+// Floats compare in total order, so NaN counts as the largest value (and -NaN
+// as the smallest).
+StatusOr<Literal> evalTopK(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  HLO_RETURN_IF_ERROR(checkWellTyped(instr));
+  const Literal& x = *ops[0];
+  if (isComplex(x.type())) return EvalContext::unsupported(instr, "complex values have no order");
+  int64_t k = instr.attrs().getInt(AttrKey::kK);
+  bool largest = instr.attrs().getBool(AttrKey::kLargest, true);
+  HLO_ASSIGN_OR_RETURN(Literal result, ctx.allocate(instr.shape(), instr));
+  Literal& values = result.tupleElements()[0];
+  Literal& indices = result.tupleElements()[1];
+  int64_t n = x.shape().dims().back();
+  int64_t rows = n == 0 ? 0 : x.elementCount() / n;
+  std::vector<int64_t> order(n);
+  for (int64_t row = 0; row < rows; ++row) {
+    int64_t base = row * n;
+    for (int64_t i = 0; i < n; ++i) order[i] = i;
+    // A strict total order (value, then index), so partial_sort is exact.
+    std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int64_t a, int64_t b) {
+      if (valueLess(x, base + a, base + b)) return !largest;
+      if (valueLess(x, base + b, base + a)) return largest;
+      return a < b;
+    });
+    for (int64_t i = 0; i < k; ++i) {
+      copyElement(x, base + order[i], values, row * k + i);
+      indices.setBitsAt(row * k + i, static_cast<uint32_t>(order[i]));
+    }
+  }
+  return result;
 }
 
 }  // namespace hlo::interp

@@ -1,11 +1,13 @@
 // Attribute values, one small parser per AttrKind.
 #include "parser/attribute_parser.h"
 
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <string>
 
 #include "parser/shape_parser.h"
+#include "parser/sharding_parser.h"
 
 namespace hlo {
 namespace {
@@ -49,14 +51,14 @@ Status parseXList(Cursor& c, std::vector<std::vector<int64_t>>& out, size_t minP
       size_t q = p + neg;
       size_t digits = q;
       while (q < t.size() && t[q] >= '0' && t[q] <= '9') ++q;
-      if (q == digits) return c.error("expected a number");
+      if (q == digits) return c.errorAt(q, "expected a number");
       auto res = std::from_chars(t.data() + p + neg, t.data() + q, v);
-      if (res.ec != std::errc()) return c.error("number out of range");
+      if (res.ec != std::errc()) return c.errorAt(p, "number out of range");
       parts.push_back(neg ? -v : v);
       c.setPos(q);
     } while (c.rawPeek() == '_' && (c.setPos(c.pos() + 1), true));
     if (parts.size() < minParts || parts.size() > maxParts)
-      return c.error("expected " + std::to_string(minParts) +
+      return c.errorAt(c.pos(), "expected " + std::to_string(minParts) +
                      (minParts == maxParts ? "" : " to " + std::to_string(maxParts)) +
                      " numbers joined by '_'");
     out.push_back(std::move(parts));
@@ -113,24 +115,34 @@ Status parseWindow(Cursor& c, std::vector<WindowDim>& window) {
   return okStatus();
 }
 
-// One side of dim_labels. `a`/`b` are the two lettered dimensions.
-Status parseLabels(Cursor& c, std::string_view s, char a, char b, int64_t& posA, int64_t& posB,
-                   std::vector<int64_t>& spatial, size_t at) {
+// One side of dim_labels, which starts at offset `at` of the text. `a`/`b`
+// are its two lettered dimensions; digits are spatial dimensions; `?` marks a
+// dimension the convolution does not use (cuDNN's vectorized ones), which
+// only counts towards the side's rank.
+Status parseLabels(Cursor& c, std::string_view s, size_t at, char a, char b, int64_t& posA,
+                   int64_t& posB, std::vector<int64_t>& spatial, int64_t& rank) {
   posA = posB = -1;
-  spatial.assign(s.size() >= 2 ? s.size() - 2 : 0, -1);
+  rank = static_cast<int64_t>(s.size());
+  size_t spatialCount = 0;
+  for (char ch : s) spatialCount += ch != a && ch != b && ch != '?';
+  spatial.assign(spatialCount, -1);
   for (size_t i = 0; i < s.size(); ++i) {
     char ch = s[i];
-    if (ch == a) posA = static_cast<int64_t>(i);
-    else if (ch == b) posB = static_cast<int64_t>(i);
-    else if (ch >= '0' && ch <= '9' && static_cast<size_t>(ch - '0') < spatial.size())
-      spatial[ch - '0'] = static_cast<int64_t>(i);
-    else
-      return c.errorAt(at, std::string("invalid dimension label '") + ch + "' in dim_labels");
+    int64_t* slot = ch == a ? &posA
+                    : ch == b ? &posB
+                    : ch >= '0' && static_cast<size_t>(ch - '0') < spatialCount ? &spatial[ch - '0']
+                                                                                 : nullptr;
+    if (ch == '?') continue;
+    if (!slot)
+      return c.errorAt(at + i, std::string("invalid dimension label '") + ch + "' in dim_labels: expected [0-" +
+                                   std::to_string(static_cast<int64_t>(spatialCount) - 1) + a + b + "?]");
+    if (*slot >= 0)
+      return c.errorAt(at + i, std::string("dimension label '") + ch + "' appears twice in dim_labels");
+    *slot = static_cast<int64_t>(i);
   }
-  if (posA < 0 || posB < 0) return c.errorAt(at, std::string("dim_labels side '") + std::string(s) +
-                                                     "' needs both '" + a + "' and '" + b + "'");
-  for (int64_t p : spatial)
-    if (p < 0) return c.errorAt(at, "dim_labels is missing a spatial dimension");
+  if (posA < 0 || posB < 0)
+    return c.errorAt(at, std::string("dim_labels side '") + std::string(s) + "' needs both '" + a +
+                             "' and '" + b + "'");
   return okStatus();
 }
 
@@ -139,7 +151,7 @@ Status parseDimLabels(Cursor& c, ConvDims& conv) {
   size_t at = c.pos();
   std::string_view t = c.text();
   size_t p = at;
-  while (p < t.size() && (isNameChar(t[p]) || t[p] == '>')) ++p;
+  while (p < t.size() && (isNameChar(t[p]) || t[p] == '>' || t[p] == '?')) ++p;
   std::string_view s = t.substr(at, p - at);
   c.setPos(p);
   size_t underscore = s.find('_');
@@ -149,14 +161,19 @@ Status parseDimLabels(Cursor& c, ConvDims& conv) {
   std::string_view in = s.substr(0, underscore);
   std::string_view kernel = s.substr(underscore + 1, arrow - underscore - 1);
   std::string_view out = s.substr(arrow + 2);
-  if (in.size() != kernel.size() || in.size() != out.size())
-    return c.errorAt(at, "dim_labels sides must have the same rank");
-  HLO_RETURN_IF_ERROR(parseLabels(c, in, 'b', 'f', conv.inputBatch, conv.inputFeature,
-                                  conv.inputSpatial, at));
-  HLO_RETURN_IF_ERROR(parseLabels(c, kernel, 'i', 'o', conv.kernelInputFeature,
-                                  conv.kernelOutputFeature, conv.kernelSpatial, at));
-  HLO_RETURN_IF_ERROR(parseLabels(c, out, 'b', 'f', conv.outputBatch, conv.outputFeature,
-                                  conv.outputSpatial, at));
+  HLO_RETURN_IF_ERROR(parseLabels(c, in, at, 'b', 'f', conv.inputBatch, conv.inputFeature,
+                                  conv.inputSpatial, conv.inputRank));
+  HLO_RETURN_IF_ERROR(parseLabels(c, kernel, at + underscore + 1, 'i', 'o', conv.kernelInputFeature,
+                                  conv.kernelOutputFeature, conv.kernelSpatial, conv.kernelRank));
+  HLO_RETURN_IF_ERROR(parseLabels(c, out, at + arrow + 2, 'b', 'f', conv.outputBatch,
+                                  conv.outputFeature, conv.outputSpatial, conv.outputRank));
+  if (conv.inputSpatial.size() != conv.kernelSpatial.size() ||
+      conv.inputSpatial.size() != conv.outputSpatial.size())
+    return c.errorAt(at, "dim_labels sides must have the same number of spatial dimensions");
+  // Only a side with `?` keeps its rank (see ConvDims).
+  int64_t usual = 2 + static_cast<int64_t>(conv.inputSpatial.size());
+  for (int64_t* rank : {&conv.inputRank, &conv.kernelRank, &conv.outputRank})
+    if (*rank == usual) *rank = 0;
   return okStatus();
 }
 
@@ -176,47 +193,56 @@ Status parseSlice(Cursor& c, std::vector<SliceDim>& slices) {
   return okStatus();
 }
 
-// `{{0,1},{2,3}}`, `[2,2]<=[4]`, `[4]<=[2,2]T(1,0)`, or `mesh[...]...`.
-Status parseReplicaGroups(Cursor& c, AttrValue& v) {
-  if (c.peek() == '{') return parseIntListList(c, v.intLists);
+// Reads a value that is checked here but kept as written (in v.s).
+Status checkedVerbatim(Cursor& c, AttrValue& v, Status (*check)(Cursor&)) {
+  c.skipSpace();
   size_t start = c.pos();
-  // Iota form: [dims]<=[reshape]T(perm); mesh forms: carried as written.
-  std::string_view t = c.text();
-  size_t p = start;
-  int depth = 0;
-  while (p < t.size()) {
-    char ch = t[p];
-    if (ch == '[' || ch == '(' || ch == '{') ++depth;
-    else if (ch == ']' || ch == ')' || ch == '}') {
-      if (depth == 0) break;
-      --depth;
-    } else if (depth == 0 && (ch == ',' || ch == ' ' || ch == '\n')) break;
-    ++p;
+  HLO_RETURN_IF_ERROR(check(c));
+  v.s = std::string(c.text().substr(start, c.pos() - start));
+  return okStatus();
+}
+
+// `{{0,1},{2,3}}` (kept as lists), or `[2,2]<=[4]` / `mesh[...] {...}`
+// (checked, kept as written).
+Status parseReplicaGroups(Cursor& c, AttrValue& v) {
+  char p = c.peek();
+  if (p == '{') return parseIntListList(c, v.intLists);
+  if (p == '[') return checkedVerbatim(c, v, checkIotaReplicaGroups);
+  std::string_view w = c.peekName();
+  if (w == "mesh" || w == "maximal_mesh") return checkedVerbatim(c, v, checkMeshReplicaGroups);
+  return c.error("expected replica groups: {{...}}, [n,m]<=[...] or mesh[...] {...}");
+}
+
+// `{mode=highest}` or `{tolerance={atol=0.1, rtol=0, ulps=2}}`.
+Status checkResultAccuracy(Cursor& c) {
+  if (!c.consume('{')) return c.error("expected '{' to start result_accuracy");
+  size_t at = c.pos();
+  std::string_view key = c.name();
+  if (key.empty() || !c.consume('=')) return c.errorAt(at, "expects attribute name in result_accuracy");
+  if (key == "mode") {
+    size_t modeAt = c.pos();
+    std::string mode(c.name());
+    for (char& ch : mode) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (mode != "default" && mode != "highest")
+      return c.errorAt(modeAt, "expects ResultAccuracy type (default or highest) but sees: " +
+                                   std::string(c.text().substr(modeAt, c.pos() - modeAt)));
+  } else if (key == "tolerance") {
+    if (!c.consume('{')) return c.error("expected '{' to start the result_accuracy tolerance");
+    if (!c.consume('}')) {
+      do {
+        size_t fieldAt = c.pos();
+        std::string_view field = c.name();
+        if (field != "atol" && field != "rtol" && field != "ulps")
+          return c.errorAt(fieldAt, "invalid attribute name in result_accuracy tolerance: " + std::string(field));
+        if (!c.consume('=') || c.numberToken().empty())
+          return c.error("expected '=' and a number after " + std::string(field));
+      } while (c.consume(','));
+      if (!c.consume('}')) return c.error("expected '}' to end the result_accuracy tolerance");
+    }
+  } else {
+    return c.errorAt(at, "invalid attribute name in result_accuracy: " + std::string(key));
   }
-  if (p == start) return c.error("expected replica groups");
-  v.s = std::string(t.substr(start, p - start));
-  c.setPos(p);
-  // Check an iota list's sizes: product of group dims == product of reshape dims.
-  if (v.s[0] == '[') {
-    auto product = [](std::string_view s) {
-      int64_t n = 1;
-      int64_t cur = 0;
-      bool any = false;
-      for (char ch : s) {
-        if (ch >= '0' && ch <= '9') cur = cur * 10 + (ch - '0'), any = true;
-        else if (any) n *= cur, cur = 0, any = false;
-      }
-      if (any) n *= cur;
-      return n;
-    };
-    size_t arrow = v.s.find("<=");
-    if (arrow == std::string::npos) return c.errorAt(start, "expected '<=' in iota replica groups");
-    size_t close = v.s.find(']', arrow + 3);
-    if (close == std::string::npos) return c.errorAt(start, "malformed iota replica groups");
-    if (product(std::string_view(v.s).substr(0, arrow)) !=
-        product(std::string_view(v.s).substr(arrow + 2, close - arrow - 1)))
-      return c.errorAt(start, "iota replica groups: the group sizes and the device list differ in size");
-  }
+  if (!c.consume('}')) return c.error("expected '}' to end result_accuracy");
   return okStatus();
 }
 
@@ -248,6 +274,34 @@ StatusOr<AttrValue> parseVerbatim(Cursor& c) {
   return v;
 }
 
+bool equalsIgnoringCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) != std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
+}
+
+// Enum-valued names XLA checks while parsing (it compares ignoring case).
+Status checkEnumName(Cursor& c, AttrKey key, std::string_view name, size_t at) {
+  auto oneOf = [&](std::initializer_list<std::string_view> names) {
+    for (std::string_view n : names)
+      if (equalsIgnoringCase(n, name)) return true;
+    return false;
+  };
+  if (key == AttrKey::kApiVersion) {
+    if (equalsIgnoringCase(name, "API_VERSION_UNSPECIFIED"))
+      return c.errorAt(at, "Invalid API version: API_VERSION_UNSPECIFIED");
+    if (!oneOf({"API_VERSION_ORIGINAL", "API_VERSION_STATUS_RETURNING",
+                "API_VERSION_STATUS_RETURNING_UNIFIED", "API_VERSION_TYPED_FFI"}))
+      return c.errorAt(at, "Unknown API version '" + std::string(name) + "'");
+  }
+  if (key == AttrKey::kCustomCallSchedule &&
+      !oneOf({"SCHEDULE_NONE", "SCHEDULE_LATEST", "SCHEDULE_EARLIEST"}))
+    return c.errorAt(at, "unknown custom-call schedule '" + std::string(name) + "'");
+  return okStatus();
+}
+
 // At `{`: a list `{%a, %b}` (names followed by ',' or '}'), or else an
 // inline computation body `{ x = ... }`.
 bool isComputationList(Cursor& c) {
@@ -271,6 +325,14 @@ StatusOr<Computation*> parseComputationRef(Cursor& c, ComputationResolver& r) {
 
 StatusOr<AttrValue> parseAttrValue(Cursor& c, AttrKey key, ComputationResolver& resolver) {
   AttrValue v;
+  if (key == AttrKey::kSharding) {
+    HLO_RETURN_IF_ERROR(checkedVerbatim(c, v, checkSharding));
+    return v;
+  }
+  if (key == AttrKey::kResultAccuracy) {
+    HLO_RETURN_IF_ERROR(checkedVerbatim(c, v, checkResultAccuracy));
+    return v;
+  }
   switch (attrKind(key)) {
     case AttrKind::kInt:
       if (!c.integer(v.i)) return c.error("expected an integer for " + std::string(attrKeyName(key)));
@@ -290,8 +352,11 @@ StatusOr<AttrValue> parseAttrValue(Cursor& c, AttrKey key, ComputationResolver& 
       if (!c.quotedString(v.s)) return c.error("expected a quoted string for " + std::string(attrKeyName(key)));
       return v;
     case AttrKind::kIdent: {
+      c.skipSpace();
+      size_t at = c.pos();
       std::string_view n = c.name();
       if (n.empty()) return c.error("expected a name for " + std::string(attrKeyName(key)));
+      HLO_RETURN_IF_ERROR(checkEnumName(c, key, n, at));
       v.s = std::string(n);
       return v;
     }

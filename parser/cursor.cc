@@ -33,6 +33,7 @@ void Cursor::skipSpace() {
         size_t end = text_.find("*/", pos_ + 2);
         if (end == std::string_view::npos) {
           unterminatedComment_ = true;
+          commentPos_ = pos_;
           return;  // leave the cursor on the comment so the error points at it
         }
         pos_ = end + 2;
@@ -160,13 +161,13 @@ std::string_view Cursor::numberToken() {
   return token;
 }
 
-bool Cursor::quotedString(std::string& out) {
-  if (peek() != '"') return false;
+bool Cursor::quotedString(std::string& out, char quote) {
+  if (peek() != quote) return false;
   size_t p = pos_ + 1;
   out.clear();
   while (p < text_.size()) {
     char c = text_[p++];
-    if (c == '"') {
+    if (c == quote) {
       pos_ = p;
       return true;
     }
@@ -211,21 +212,32 @@ bool Cursor::balanced(std::string_view& out) {
   return true;
 }
 
+// Positions are asked for mostly in increasing order, so the line count is
+// kept for the last position and moved from there, forwards or backwards,
+// with memchr/memrchr doing the scanning.
 SourceLoc Cursor::locAt(size_t pos) {
   if (pos > text_.size()) pos = text_.size();
-  if (pos < cachedPos_) {
-    cachedPos_ = 0;
-    cachedLine_ = 1;
-    cachedLineStart_ = 0;
-  }
-  for (size_t p = cachedPos_; p < pos; ++p) {
-    if (text_[p] == '\n') {
+  const char* base = text_.data();
+  if (pos >= cachedPos_) {
+    const char* p = base + cachedPos_;
+    const char* end = base + pos;
+    while (const void* nl = std::memchr(p, '\n', end - p)) {
       ++cachedLine_;
-      cachedLineStart_ = p + 1;
+      p = static_cast<const char*>(nl) + 1;
+      cachedLineStart_ = p - base;
     }
+  } else {
+    for (const char* p = base + pos; p < base + cachedPos_; ++p) cachedLine_ -= *p == '\n';
+    const void* nl = pos ? memrchr(base, '\n', pos) : nullptr;
+    cachedLineStart_ = nl ? static_cast<const char*>(nl) - base + 1 : 0;
   }
   cachedPos_ = pos;
   return SourceLoc{cachedLine_, static_cast<int>(pos - cachedLineStart_) + 1};
+}
+
+Status Cursor::error(std::string message) {
+  skipSpace();
+  return errorAt(pos_, std::move(message));
 }
 
 }  // namespace hlo

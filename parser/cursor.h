@@ -50,8 +50,9 @@ class Cursor {
   bool integer(int64_t& value);
   // A token that may be a number: [-+]digits/./e/E/[-+], nan, inf, nan(0x..).
   std::string_view numberToken();
-  // A "..." string with C escapes decoded; false if unterminated.
-  bool quotedString(std::string& out);
+  // A "..." string (or 'x' with quote '\'') with C escapes decoded; false,
+  // cursor unmoved, if there is none or it never ends.
+  bool quotedString(std::string& out, char quote = '"');
   // Everything up to the matching close of the bracket at the cursor
   // ({, [, ( or "..."), returned with the brackets; strings inside are skipped.
   bool balanced(std::string_view& out);
@@ -62,8 +63,12 @@ class Cursor {
     skipSpace();
     return locAt(pos_);
   }
-  Status error(std::string message) { return errorStatus(std::move(message), loc()); }
+  // An error at the next significant character. While the cursor stands on
+  // a /* comment that never ends, that is the error reported instead.
+  Status error(std::string message);
+  // An error at `pos` (or, as for error(), the unterminated comment).
   Status errorAt(size_t pos, std::string message) {
+    if (unterminatedComment_) return errorStatus("unterminated /* comment", locAt(commentPos_));
     return errorStatus(std::move(message), locAt(pos));
   }
   // Set when a /* comment never ends.
@@ -73,6 +78,7 @@ class Cursor {
   std::string_view text_;
   size_t pos_ = 0;
   bool unterminatedComment_ = false;
+  size_t commentPos_ = 0;
   // Line bookkeeping for locAt: positions usually grow, so scan forward.
   size_t cachedPos_ = 0;
   int cachedLine_ = 1;

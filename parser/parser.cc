@@ -1,36 +1,47 @@
 // The HLO module parser: recursive descent over the text, then name
-// resolution, cycle checks and shape inference for shape-less instructions.
+// resolution and the post-parse stage (parser/post_parse.cc).
 //
 // Algorithm:
 //   1. Header: `HloModule name, key=value, ...` (optional) and the stack-frame
-//      index sections, kept verbatim.
+//      index sections, checked and kept verbatim (parser/module_header.cc).
 //   2. Each computation: `[ENTRY] name [(params) -> shape] { instructions }`.
 //      Instructions are created as they are read; operand names are resolved
-//      when the computation closes (so uses may precede definitions), then
-//      the instructions are sorted so every operand comes first.
+//      when the computation closes (so uses may precede definitions), then,
+//      only if some use does precede its definition, the instructions are
+//      sorted so every operand comes first.
 //   3. When the text ends: computation references are resolved, the entry is
-//      chosen (the ENTRY one, else the last), instructions written without a
-//      shape get the inferred one (callees first), and each signature is
-//      checked against its computation.
+//      chosen (the ENTRY one, else the last), and completeModule() links
+//      async chains, infers the shapes the text left out and makes the
+//      checks that need operand shapes.
+//
+// Computations written inline (`calls={...}`) and those built for async
+// sugar (`add-start`) get generated names. A generated name never captures a
+// reference written in the text, and a computation written later under the
+// same name takes it over (the generated one is renamed).
 #include "parser/parser.h"
 
-#include <unordered_map>
-#include <unordered_set>
+#include <algorithm>
+#include <map>
 
-#include "hlo/shape_inference.h"
 #include "parser/attribute_parser.h"
+#include "parser/module_header.h"
+#include "parser/name_table.h"
+#include "parser/post_parse.h"
 #include "parser/shape_parser.h"
 
 namespace hlo {
 namespace {
 
-constexpr int kMaxInlineDepth = 64;
+// Inline computations and instructions written as operands may nest; each
+// level costs stack, so the nesting is bounded.
+constexpr int kMaxNesting = 64;
 
 struct PendingOperand {
   Instruction* user;
-  std::string_view name;
+  std::string_view name;     // the base name, without `#i#j`
+  std::string_view gtePath;  // `%p#1#0` compact get-tuple-element: "p#1#0", else empty
   size_t pos;
-  int64_t tupleIndex;  // `%p#1` compact get-tuple-element, or -1
+  int declaredShape;  // index into Body::declaredShapes, or -1
 };
 
 struct PendingControl {
@@ -47,19 +58,17 @@ struct ComputationFixup {
   size_t pos;
 };
 
-// `X-update` / `X-done` written as sugar for async-update / async-done.
-// Explicit async-update / async-done may omit `calls=`: it is the operand's.
-struct AsyncSugarUse {
-  Instruction* instr;
-  std::optional<Opcode> wrapped;
-  size_t pos;
-};
-
-struct Signature {
-  Computation* computation;
-  std::vector<std::pair<std::string_view, Shape>> params;
-  Shape result;
-  size_t pos;
+// The state of one computation body while it is read.
+struct Body {
+  explicit Body(Computation* c) : comp(c) {}
+  Computation* comp;
+  NameTable<Instruction> names;
+  std::vector<PendingOperand> operands;
+  std::vector<Shape> declaredShapes;
+  std::vector<PendingControl> controls;
+  NameTable<Instruction> gteByPath;  // compact get-tuple-elements made so far
+  Instruction* root = nullptr;
+  int nestedCount = 0;
 };
 
 class ModuleParser {
@@ -68,136 +77,68 @@ class ModuleParser {
   StatusOr<std::unique_ptr<Module>> run();
 
  private:
-  Status parseHeader();
-  Status parseStackFrameSection();
   Status parseComputation();
-  Status parseSignature(Signature& sig);
-  // Parses `{ instructions }` into `comp` and resolves its operands.
-  Status parseBody(Computation* comp);
-  struct BodyState {
-    std::unordered_map<std::string_view, Instruction*> names;
-    std::vector<PendingOperand> operands;
-    std::vector<PendingControl> controls;
-    Instruction* root = nullptr;
-    int nestedCount = 0;
-  };
-  Status parseInstruction(Computation* comp, BodyState& body);
+  Status parseSignature(ParsedFacts::Signature& sig);
+  // Parses `{ instructions }` into body.comp and resolves its operands.
+  Status parseBody(Body& body);
+  Status resolveOperands(Body& body);
+  StatusOr<Instruction*> compactGte(Body& body, Instruction* base, const PendingOperand& p);
+  Status parseInstruction(Body& body);
   // Everything after `name =`; `nested` for an instruction written inline as
   // an operand, e.g. `broadcast(f32[] constant(0))`.
-  StatusOr<Instruction*> parseRhs(Computation* comp, BodyState& body, std::string name,
-                                  size_t start, bool nested, int depth);
+  StatusOr<Instruction*> parseRhs(Body& body, std::string name, size_t start, bool nested, int depth);
+  StatusOr<int> parseOperands(Body& body, Instruction* user, int depth);
+  Status parseOperand(Body& body, Instruction* user, int depth);
+  Status buildAsyncWrapped(Instruction* start, Opcode wrapped, std::string_view opText, int operandCount,
+                           size_t pos, Instruction*& attrTarget);
   // `nested`: stop at a ',' that is not followed by `key=` (the next operand).
-  Status parseAttributes(Instruction* instr, Instruction* attrTarget,
-                         std::vector<PendingControl>& controls, bool nested = false);
+  Status parseAttributes(Body& body, Instruction* instr, Instruction* target, bool nested);
+  Status parseControlPredecessors(Body& body, Instruction* instr);
   StatusOr<Computation*> parseInlineComputation();
-  Status finish();
-  Status inferShapes();
-  Status addComputation(std::unique_ptr<Computation> comp, size_t pos);
-  std::string uniqueComputationName(const std::string& base);
+  Status resolveComputationRefs();
+  // A name no computation has, for an inline or async-wrapped computation.
+  std::string generatedName(const std::string& base);
+  Computation* addGenerated(std::unique_ptr<Computation> comp);
+  Status addWritten(std::unique_ptr<Computation> comp, size_t pos);
 
   Cursor c_;
   std::unique_ptr<Module> module_ = std::make_unique<Module>();
-  std::unordered_map<std::string, Computation*> computations_;
+  std::map<std::string, Computation*, std::less<>> written_;    // named in the text
+  std::map<std::string, Computation*, std::less<>> generated_;  // named by the parser
   std::vector<ComputationFixup> fixups_;
   std::vector<std::pair<std::string_view, size_t>> unresolvedRefs_;
-  std::vector<Instruction*> needsShape_;
-  std::vector<AsyncSugarUse> asyncSugar_;
-  std::vector<Signature> signatures_;
+  ParsedFacts facts_;
   Computation* entry_ = nullptr;
   std::string currentInstruction_;
   int inlineDepth_ = 0;
-  size_t lastComputationPos_ = 0;
 };
 
 StatusOr<std::unique_ptr<Module>> ModuleParser::run() {
-  if (c_.consumeWord("HloModule")) HLO_RETURN_IF_ERROR(parseHeader());
+  if (c_.consumeWord("HloModule")) HLO_RETURN_IF_ERROR(parseModuleHeader(c_, *module_));
   while (!c_.atEnd()) {
-    if (c_.unterminatedComment()) return c_.error("unterminated /* comment");
-    std::string_view word = c_.peekName();
-    if (word == "FileNames" || word == "FunctionNames" || word == "FileLocations" ||
-        word == "StackFrames") {
-      HLO_RETURN_IF_ERROR(parseStackFrameSection());
+    if (atStackFrameSection(c_)) {
+      HLO_RETURN_IF_ERROR(parseStackFrameSection(c_, *module_));
       continue;
     }
     HLO_RETURN_IF_ERROR(parseComputation());
   }
   if (c_.unterminatedComment()) return c_.error("unterminated /* comment");
   if (module_->computations().empty()) return c_.error("the module has no computation");
-  HLO_RETURN_IF_ERROR(finish());
+  HLO_RETURN_IF_ERROR(resolveComputationRefs());
+  module_->setEntry(entry_ ? entry_ : module_->computations().back().get());
+  HLO_RETURN_IF_ERROR(completeModule(*module_, facts_, c_));
   return std::move(module_);
 }
 
-// A header or verbatim value: bracketed, quoted, or a bare word.
-static StatusOr<std::string> parseHeaderValue(Cursor& c) {
-  char p = c.peek();
-  size_t start = c.pos();
-  if (p == '{' || p == '[' || p == '(') {
-    std::string_view body;
-    if (!c.balanced(body)) return c.error("unbalanced brackets in the module header");
-    return std::string(body);
-  }
-  if (p == '"') {
-    std::string ignored;
-    if (!c.quotedString(ignored)) return c.error("unterminated string");
-    return std::string(c.text().substr(start, c.pos() - start));
-  }
-  std::string_view word = c.name();
-  if (word.empty()) {
-    int64_t v;
-    if (!c.integer(v)) return c.error("expected a value in the module header");
-    return std::to_string(v);
-  }
-  return std::string(word);
-}
-
-Status ModuleParser::parseHeader() {
-  std::string_view name = c_.name();
-  if (name.empty()) return c_.error("expected the module name after HloModule");
-  module_->setName(std::string(name));
-  c_.consume(':');  // some tests write `HloModule name:`
-  while (c_.consume(',')) {
-    std::string_view key = c_.name();
-    if (key.empty() || !c_.consume('=')) return c_.error("expected key=value in the module header");
-    HLO_ASSIGN_OR_RETURN(std::string value, parseHeaderValue(c_));
-    module_->headerAttributes().emplace_back(std::string(key), std::move(value));
-  }
-  return okStatus();
-}
-
-Status ModuleParser::parseStackFrameSection() {
-  c_.skipSpace();
-  size_t start = c_.pos();
-  c_.name();
-  for (;;) {
-    int64_t id;
-    size_t save = c_.pos();
-    if (!c_.integer(id)) {
-      c_.setPos(save);
-      break;
-    }
-    std::string_view body;
-    if (c_.peek() == '"') {
-      std::string ignored;
-      if (!c_.quotedString(ignored)) return c_.error("unterminated string");
-    } else if (!c_.balanced(body)) {
-      return c_.error("expected a string or {...} entry in the stack-frame section");
-    }
-  }
-  std::string& text = module_->stackFrameText();
-  text += std::string(c_.text().substr(start, c_.pos() - start));
-  text += '\n';
-  return okStatus();
-}
-
-Status ModuleParser::parseSignature(Signature& sig) {
+Status ModuleParser::parseSignature(ParsedFacts::Signature& sig) {
   c_.consume('(');
   if (!c_.consume(')')) {
     do {
       std::string_view pname = c_.name();
       if (pname.empty()) return c_.error("expected 'name: shape' in the computation signature");
       c_.consume(':');  // older dumps write `name shape`
-      HLO_ASSIGN_OR_RETURN(Shape s, parseShapeAt(c_));
-      sig.params.emplace_back(pname, std::move(s));
+      HLO_ASSIGN_OR_RETURN(Shape ignored, parseShapeAt(c_));
+      (void)ignored;  // XLA ignores the parameter list too
     } while (c_.consume(','));
     if (!c_.consume(')')) return c_.error("expected ')' to close the signature");
   }
@@ -206,18 +147,32 @@ Status ModuleParser::parseSignature(Signature& sig) {
   return okStatus();
 }
 
-Status ModuleParser::addComputation(std::unique_ptr<Computation> comp, size_t pos) {
-  std::string name = comp->name();
-  if (computations_.count(name))
-    return c_.errorAt(pos, "computation '" + name + "' is already defined");
-  computations_[name] = module_->add(std::move(comp));
-  return okStatus();
+std::string ModuleParser::generatedName(const std::string& base) {
+  std::string name = base;
+  for (int i = 1; written_.count(name) || generated_.count(name); ++i) name = base + "." + std::to_string(i);
+  return name;
 }
 
-std::string ModuleParser::uniqueComputationName(const std::string& base) {
-  std::string name = base;
-  for (int i = 1; computations_.count(name); ++i) name = base + "." + std::to_string(i);
-  return name;
+Computation* ModuleParser::addGenerated(std::unique_ptr<Computation> comp) {
+  std::string name = comp->name();
+  Computation* raw = module_->add(std::move(comp));
+  generated_[name] = raw;
+  return raw;
+}
+
+Status ModuleParser::addWritten(std::unique_ptr<Computation> comp, size_t pos) {
+  std::string name = comp->name();
+  if (written_.count(name)) return c_.errorAt(pos, "computation '" + name + "' is already defined");
+  // A generated computation holding the name gives it up: nothing in the
+  // text can refer to it by that name.
+  if (auto it = generated_.find(name); it != generated_.end()) {
+    Computation* taken = it->second;
+    generated_.erase(it);
+    taken->setName(generatedName(name));
+    generated_[taken->name()] = taken;
+  }
+  written_[name] = module_->add(std::move(comp));
+  return okStatus();
 }
 
 Status ModuleParser::parseComputation() {
@@ -228,14 +183,15 @@ Status ModuleParser::parseComputation() {
   if (name.empty()) return c_.error("expected a computation name or ENTRY");
   auto comp = std::make_unique<Computation>(std::string(name));
   comp->setLoc(c_.locAt(start));
-  Signature sig{comp.get(), {}, Shape(), start};
+  ParsedFacts::Signature sig{comp.get(), Shape(), start};
   bool hasSignature = c_.peek() == '(';
   if (hasSignature) HLO_RETURN_IF_ERROR(parseSignature(sig));
   if (c_.peek() != '{') return c_.error("expected '{' to start computation '" + std::string(name) + "'");
-  if (computations_.count(std::string(name)))
+  if (written_.count(name))
     return c_.errorAt(start, "computation '" + std::string(name) + "' is already defined");
   Computation* raw = comp.get();
-  HLO_RETURN_IF_ERROR(parseBody(raw));
+  Body body(raw);
+  HLO_RETURN_IF_ERROR(parseBody(body));
   if (c_.consume(',')) {
     if (!c_.consumeWord("execution_thread") || !c_.consume('='))
       return c_.error("expected execution_thread=\"...\" after the computation");
@@ -243,100 +199,145 @@ Status ModuleParser::parseComputation() {
     if (!c_.quotedString(thread)) return c_.error("expected a quoted execution thread name");
     raw->setExecutionThread(thread);
   }
-  HLO_RETURN_IF_ERROR(addComputation(std::move(comp), start));
+  HLO_RETURN_IF_ERROR(addWritten(std::move(comp), start));
   if (isEntry) {
     if (entry_) return c_.errorAt(start, "more than one ENTRY computation");
     entry_ = raw;
   }
-  if (hasSignature) signatures_.push_back(std::move(sig));
-  lastComputationPos_ = start;
+  if (hasSignature) facts_.signatures.push_back(std::move(sig));
   return okStatus();
 }
 
 StatusOr<Computation*> ModuleParser::parseInlineComputation() {
-  if (++inlineDepth_ > kMaxInlineDepth) return c_.error("inline computations nested too deeply");
+  if (inlineDepth_ >= kMaxNesting) return c_.error("inline computations nested too deeply");
   size_t start = c_.pos();
-  auto comp = std::make_unique<Computation>(uniqueComputationName(currentInstruction_ + ".body"));
+  auto comp = std::make_unique<Computation>(generatedName(currentInstruction_ + ".body"));
   comp->setLoc(c_.locAt(start));
   comp->setInline(true);
-  Computation* raw = comp.get();
+  // Claim the name now, so a computation inlined inside this one gets another.
+  Computation* raw = addGenerated(std::move(comp));
   std::string saved = currentInstruction_;
-  HLO_RETURN_IF_ERROR(parseBody(raw));
-  currentInstruction_ = saved;
-  HLO_RETURN_IF_ERROR(addComputation(std::move(comp), start));
+  ++inlineDepth_;
+  Body body(raw);
+  Status parsed = parseBody(body);
   --inlineDepth_;
+  HLO_RETURN_IF_ERROR(parsed);
+  currentInstruction_ = saved;
   return raw;
 }
 
-Status ModuleParser::parseBody(Computation* comp) {
+Status ModuleParser::parseBody(Body& body) {
+  Computation* comp = body.comp;
+  c_.skipSpace();
   size_t open = c_.pos();
   if (!c_.consume('{')) return c_.error("expected '{'");
-  BodyState body;
-  auto& names = body.names;
-  auto& operands = body.operands;
-  auto& controls = body.controls;
-  Instruction*& root = body.root;
   while (!c_.consume('}')) {
     if (c_.atEnd()) return c_.errorAt(open, "computation '" + comp->name() + "' is not closed with '}'");
-    HLO_RETURN_IF_ERROR(parseInstruction(comp, body));
+    HLO_RETURN_IF_ERROR(parseInstruction(body));
   }
   if (comp->instructions().empty())
     return c_.errorAt(open, "computation '" + comp->name() + "' has no instructions");
-  // Resolve operand names now that every instruction of the body is known.
-  for (const PendingOperand& p : operands) {
-    auto it = names.find(p.name);
-    if (it == names.end())
-      return c_.errorAt(p.pos, "use of undefined instruction '" + std::string(p.name) + "'");
-    Instruction* operand = it->second;
-    if (p.tupleIndex >= 0 || p.tupleIndex == -2) {
-      // `%p#N`: an implicit get-tuple-element.
-      const Shape& s = operand->shape();
-      if (!s.isTuple())
-        return c_.errorAt(p.pos, "'" + std::string(p.name) + "#...' takes an element of a non-tuple");
-      if (p.tupleIndex < 0 || p.tupleIndex >= s.tupleSize())
-        return c_.errorAt(p.pos, "tuple index out of range for '" + std::string(p.name) + "'");
-      Instruction* gte = comp->add(Opcode::kGetTupleElement,
-                                   std::string(p.name) + ".gte" + std::to_string(p.tupleIndex),
-                                   s.tupleElement(static_cast<int>(p.tupleIndex)), {operand});
-      gte->attrs().setInt(AttrKey::kIndex, p.tupleIndex);
-      gte->setLoc(c_.locAt(p.pos));
-      operand = gte;
-    }
-    comp->addOperand(p.user, operand);
-  }
-  for (const PendingControl& p : controls) {
-    auto it = names.find(p.name);
-    if (it == names.end())
-      return c_.errorAt(p.pos, "control predecessor '" + std::string(p.name) + "' is not defined");
-    comp->addControlDependency(it->second, p.successor);
-  }
-  comp->setRoot(root ? root : comp->instructions().back().get());
-  HLO_RETURN_IF_ERROR(comp->sortTopologically());
+  HLO_RETURN_IF_ERROR(resolveOperands(body));
+  comp->setRoot(body.root ? body.root : comp->instructions().back().get());
   return okStatus();
 }
 
-Status ModuleParser::parseInstruction(Computation* comp, BodyState& body) {
+// Adds each operand and control edge now that every name of the body is
+// known; sorts the body only when some use precedes its definition.
+Status ModuleParser::resolveOperands(Body& body) {
+  Computation* comp = body.comp;
+  bool ordered = true;
+  for (const PendingOperand& p : body.operands) {
+    Instruction* operand = body.names.find(p.name);
+    if (!operand) return c_.errorAt(p.pos, "use of undefined instruction '" + std::string(p.name) + "'");
+    if (!p.gtePath.empty()) {
+      HLO_ASSIGN_OR_RETURN(operand, compactGte(body, operand, p));
+    }
+    if (p.declaredShape >= 0)
+      facts_.operandShapes.push_back({p.user, p.user->operandCount(),
+                                      std::move(body.declaredShapes[p.declaredShape]), p.pos});
+    ordered &= operand->id() < p.user->id();
+    comp->addOperand(p.user, operand);
+  }
+  for (const PendingControl& p : body.controls) {
+    Instruction* predecessor = body.names.find(p.name);
+    if (!predecessor)
+      return c_.errorAt(p.pos, "control predecessor '" + std::string(p.name) + "' is not defined");
+    ordered &= predecessor->id() < p.successor->id();
+    comp->addControlDependency(predecessor, p.successor);
+  }
+  return ordered ? okStatus() : comp->sortTopologically();
+}
+
+// `%p#1#0`: get-tuple-elements of `base` along the path, made once per
+// path and computation, named after it (`p_1_0`).
+StatusOr<Instruction*> ModuleParser::compactGte(Body& body, Instruction* base, const PendingOperand& p) {
+  Instruction* current = base;
+  size_t hash = p.gtePath.find('#');
+  while (hash != std::string_view::npos) {
+    size_t next = p.gtePath.find('#', hash + 1);
+    std::string_view prefix = p.gtePath.substr(0, next);
+    int64_t index = 0;
+    Cursor(p.gtePath.substr(hash + 1, next - hash - 1)).integer(index);  // checked when read
+    hash = next;
+    if (Instruction* made = body.gteByPath.find(prefix)) {
+      current = made;
+      continue;
+    }
+    const Shape& s = current->shape();
+    if (!s.isTuple())
+      return c_.errorAt(p.pos, "'" + std::string(prefix) + "' takes an element of a non-tuple: " + s.toString());
+    if (index >= s.tupleSize())
+      return c_.errorAt(p.pos, "tuple index " + std::to_string(index) + " is out of range for " + s.toString());
+    std::string name(prefix);
+    for (char& ch : name) ch = ch == '#' ? '_' : ch;
+    for (int i = 1; body.names.find(name); ++i) name = std::string(prefix) + "." + std::to_string(i);
+    Instruction* gte = body.comp->add(Opcode::kGetTupleElement, name, s.tupleElement(static_cast<int>(index)),
+                                      {current});
+    gte->attrs().setInt(AttrKey::kIndex, index);
+    gte->setLoc(c_.locAt(p.pos));
+    body.names.insert(gte->name(), gte);
+    body.gteByPath.insert(prefix, gte);
+    current = gte;
+  }
+  return current;
+}
+
+Status ModuleParser::parseInstruction(Body& body) {
   c_.skipSpace();
   size_t start = c_.pos();
   bool isRoot = c_.consumeWord("ROOT");
   std::string_view name = c_.name();
-  if (name.empty()) return c_.error("expected an instruction name");
+  if (name.empty()) return c_.error("expected an instruction name or '}'");
   if (!c_.consume('=')) return c_.error("expected '=' after instruction name '" + std::string(name) + "'");
-  if (body.names.count(name))
+  if (body.names.find(name))
     return c_.errorAt(start, "instruction '" + std::string(name) + "' is already defined in computation '" +
-                                 comp->name() + "'");
-  HLO_ASSIGN_OR_RETURN(Instruction * instr,
-                       parseRhs(comp, body, std::string(name), start, /*nested=*/false, 0));
+                                 body.comp->name() + "'");
+  HLO_ASSIGN_OR_RETURN(Instruction * instr, parseRhs(body, std::string(name), start, /*nested=*/false, 0));
   if (isRoot) {
-    if (body.root) return c_.errorAt(start, "computation '" + comp->name() + "' has more than one ROOT");
+    if (body.root) return c_.errorAt(start, "computation '" + body.comp->name() + "' has more than one ROOT");
     body.root = instr;
   }
   return okStatus();
 }
 
-StatusOr<Instruction*> ModuleParser::parseRhs(Computation* comp, BodyState& body, std::string name,
-                                              size_t start, bool nested, int depth) {
-  if (depth > kMaxInlineDepth) return c_.error("instructions nested too deeply");
+// An opcode, or `X-start` / `X-update` / `X-done` written for an async
+// operation wrapping X (`wrapped` = X).
+std::optional<Opcode> parseOpcodeOrAsyncSugar(std::string_view text, std::optional<Opcode>& wrapped) {
+  if (std::optional<Opcode> op = parseOpcode(text)) return op;
+  static constexpr std::pair<std::string_view, Opcode> kSuffixes[] = {
+      {"-start", Opcode::kAsyncStart}, {"-update", Opcode::kAsyncUpdate}, {"-done", Opcode::kAsyncDone}};
+  for (auto [suffix, asyncOp] : kSuffixes) {
+    if (text.size() <= suffix.size() || !text.ends_with(suffix)) continue;
+    wrapped = parseOpcode(text.substr(0, text.size() - suffix.size()));
+    if (wrapped) return asyncOp;
+  }
+  return std::nullopt;
+}
+
+StatusOr<Instruction*> ModuleParser::parseRhs(Body& body, std::string name, size_t start, bool nested,
+                                              int depth) {
+  if (depth > kMaxNesting) return c_.error("instructions nested too deeply");
   currentInstruction_ = name;
   std::optional<Shape> shape;
   if (atShape(c_)) {
@@ -347,34 +348,24 @@ StatusOr<Instruction*> ModuleParser::parseRhs(Computation* comp, BodyState& body
   size_t opcodePos = c_.pos();
   std::string_view opText = c_.name();
   if (opText.empty()) return c_.error("expected an opcode");
-  std::optional<Opcode> opcode = parseOpcode(opText);
-  // Async sugar: `add-start`, `custom-call-update`, `call-done`, ...
   std::optional<Opcode> wrapped;
+  std::optional<Opcode> opcode = parseOpcodeOrAsyncSugar(opText, wrapped);
   if (!opcode) {
-    for (auto [suffix, asyncOp] : {std::pair{std::string_view("-start"), Opcode::kAsyncStart},
-                                   std::pair{std::string_view("-update"), Opcode::kAsyncUpdate},
-                                   std::pair{std::string_view("-done"), Opcode::kAsyncDone}}) {
-      if (opText.size() > suffix.size() && opText.ends_with(suffix)) {
-        wrapped = parseOpcode(opText.substr(0, opText.size() - suffix.size()));
-        if (wrapped) {
-          opcode = asyncOp;
-          break;
-        }
-      }
-    }
+    if (!shape && c_.rawPeek() == '[')
+      return c_.errorAt(opcodePos, "unknown element type '" + std::string(opText) + "'");
+    return c_.errorAt(opcodePos, "unknown opcode '" + std::string(opText) + "'");
   }
-  if (!opcode) return c_.errorAt(opcodePos, "unknown opcode '" + std::string(opText) + "'");
   if (!c_.consume('(')) return c_.error("expected '(' after the opcode");
   if (nested) {
     // A generated name that cannot clash with a written one.
     do {
       name = std::string(opText) + ".nested." + std::to_string(++body.nestedCount);
-    } while (body.names.count(name));
+    } while (body.names.find(name));
   }
-
-  auto instr = std::make_unique<Instruction>(*opcode, name, shape ? *shape : Shape());
-  instr->setLoc(c_.locAt(start));
-  Instruction* raw = instr.get();
+  bool hasShape = shape.has_value();
+  auto owned = std::make_unique<Instruction>(*opcode, std::move(name), hasShape ? std::move(*shape) : Shape());
+  owned->setLoc(c_.locAt(start));
+  Instruction* raw = owned.get();
   int operandCount = 0;
   if (*opcode == Opcode::kParameter) {
     int64_t n;
@@ -382,56 +373,12 @@ StatusOr<Instruction*> ModuleParser::parseRhs(Computation* comp, BodyState& body
     raw->setParameterNumber(n);
     if (!c_.consume(')')) return c_.error("expected ')' after the parameter number");
   } else if (*opcode == Opcode::kConstant) {
-    if (!shape) return c_.errorAt(start, "constant '" + name + "' needs a shape");
-    HLO_ASSIGN_OR_RETURN(Literal lit, parseLiteralValuesAt(c_, *shape));
+    if (!hasShape) return c_.errorAt(start, "constant '" + raw->name() + "' needs a shape");
+    HLO_ASSIGN_OR_RETURN(Literal lit, parseLiteralValuesAt(c_, raw->shape()));
     raw->setLiteral(std::move(lit));
     if (!c_.consume(')')) return c_.error("expected ')' after the constant's value");
-  } else if (!c_.consume(')')) {
-    do {
-      c_.skipSpace();
-      size_t pos = c_.pos();
-      bool typed = atShape(c_);
-      if (typed) {
-        size_t beforeShape = c_.pos();
-        HLO_ASSIGN_OR_RETURN(Shape ignored, parseShapeAt(c_, /*spacedLayout=*/true));
-        (void)ignored;
-        // `shape opcode(...)`: an instruction written inline as an operand.
-        size_t afterShape = c_.pos();
-        std::string_view word = c_.name();
-        bool nestedInstr = !word.empty() && c_.peek() == '(';
-        c_.setPos(nestedInstr ? beforeShape : afterShape);
-        if (nestedInstr) {
-          HLO_ASSIGN_OR_RETURN(Instruction * inner,
-                               parseRhs(comp, body, "", pos, /*nested=*/true, depth + 1));
-          currentInstruction_ = name;
-          body.operands.push_back({raw, inner->name(), pos, -1});
-          ++operandCount;
-          continue;
-        }
-      }
-      c_.skipSpace();
-      pos = c_.pos();
-      std::string_view operandName = c_.name();
-      if (operandName.empty()) return c_.error("expected an operand name");
-      if (!typed && c_.peek() == '(' && parseOpcode(operandName)) {
-        c_.setPos(pos);
-        HLO_ASSIGN_OR_RETURN(Instruction * inner,
-                             parseRhs(comp, body, "", pos, /*nested=*/true, depth + 1));
-        currentInstruction_ = name;
-        body.operands.push_back({raw, inner->name(), pos, -1});
-        ++operandCount;
-        continue;
-      }
-      int64_t tupleIndex = -1;
-      if (c_.rawPeek() == '#') {
-        c_.setPos(c_.pos() + 1);
-        if (!c_.integer(tupleIndex)) return c_.error("expected a tuple index after '#'");
-        if (tupleIndex < 0) return c_.errorAt(pos, "negative tuple index");
-      }
-      body.operands.push_back({raw, operandName, pos, tupleIndex});
-      ++operandCount;
-    } while (c_.consume(','));
-    if (!c_.consume(')')) return c_.error("expected ',' or ')' in the operand list");
+  } else {
+    HLO_ASSIGN_OR_RETURN(operandCount, parseOperands(body, raw, depth));
   }
   int arity = opcodeArity(*opcode);
   if (!wrapped && arity != kVariadic && operandCount != arity)
@@ -440,54 +387,143 @@ StatusOr<Instruction*> ModuleParser::parseRhs(Computation* comp, BodyState& body
 
   Instruction* attrTarget = raw;
   if (wrapped && *opcode == Opcode::kAsyncStart) {
-    // Build the wrapped computation: one parameter per operand, the op as root.
-    if (!shape || !shape->isTuple() || shape->tupleSize() < 2 || !shape->tupleElement(0).isTuple())
-      return c_.errorAt(start, "'" + std::string(opText) +
-                                   "' needs a shape of the form ((operands...), result, ...)");
-    const Shape& operandShapes = shape->tupleElement(0);
-    if (operandShapes.tupleSize() != operandCount)
-      return c_.errorAt(start, "'" + std::string(opText) + "' shape lists " +
-                                   std::to_string(operandShapes.tupleSize()) + " operands but has " +
-                                   std::to_string(operandCount));
-    auto wrappedBody = std::make_unique<Computation>(uniqueComputationName(name + ".wrapped"));
-    wrappedBody->setLoc(raw->loc());
-    std::vector<Instruction*> params;
-    for (int i = 0; i < operandCount; ++i) {
-      auto p = std::make_unique<Instruction>(Opcode::kParameter, "param." + std::to_string(i),
-                                             operandShapes.tupleElement(i));
-      p->setParameterNumber(i);
-      p->setLoc(raw->loc());
-      params.push_back(wrappedBody->add(std::move(p)));
-    }
-    Instruction* op = wrappedBody->add(*wrapped, std::string(opText.substr(0, opText.size() - 6)),
-                                       shape->tupleElement(1), params);
-    op->setLoc(raw->loc());
-    wrappedBody->setRoot(op);
-    attrTarget = op;
-    Computation* bodyRaw = wrappedBody.get();
-    HLO_RETURN_IF_ERROR(addComputation(std::move(wrappedBody), start));
-    raw->attrs().setComputation(AttrKey::kCalls, bodyRaw);
-  } else if (wrapped) {
-    asyncSugar_.push_back({raw, wrapped, opcodePos});
+    HLO_RETURN_IF_ERROR(buildAsyncWrapped(raw, *wrapped, opText, operandCount, start, attrTarget));
   } else if (*opcode == Opcode::kAsyncUpdate || *opcode == Opcode::kAsyncDone) {
-    asyncSugar_.push_back({raw, std::nullopt, opcodePos});
+    facts_.asyncUses.push_back({raw, wrapped, opcodePos});
   }
-  HLO_RETURN_IF_ERROR(parseAttributes(raw, attrTarget, body.controls, nested));
-  if (!shape) {
+  HLO_RETURN_IF_ERROR(parseAttributes(body, raw, attrTarget, nested));
+  if (!hasShape) {
     if (wrapped) return c_.errorAt(start, "'" + std::string(opText) + "' needs a shape");
-    needsShape_.push_back(raw);
+    facts_.needsShape.push_back(raw);
   }
-  body.names[raw->name()] = raw;
-  comp->add(std::move(instr));
+  // Added last, so instructions written inside its operand list come first.
+  body.comp->add(std::move(owned));
+  body.names.insert(raw->name(), raw);
   return raw;
 }
 
-Status ModuleParser::parseAttributes(Instruction* instr, Instruction* target,
-                                     std::vector<PendingControl>& controls, bool nested) {
+// The operand list after `opcode(`, through the closing ')'.
+StatusOr<int> ModuleParser::parseOperands(Body& body, Instruction* user, int depth) {
+  if (c_.consume(')')) return 0;
+  int count = 0;
+  do {
+    HLO_RETURN_IF_ERROR(parseOperand(body, user, depth));
+    ++count;
+  } while (c_.consume(','));
+  if (!c_.consume(')')) return c_.error("expected ',' or ')' in the operand list");
+  return count;
+}
+
+// One operand: `%name`, `shape %name`, `%name#1#0`, or an instruction
+// written in place (`f32[] constant(0)`, `negate(%x)`).
+Status ModuleParser::parseOperand(Body& body, Instruction* user, int depth) {
+  c_.skipSpace();
+  size_t pos = c_.pos();
+  int declared = -1;
+  if (atShape(c_)) {
+    HLO_ASSIGN_OR_RETURN(Shape s, parseShapeAt(c_, /*spacedLayout=*/true));
+    size_t afterShape = c_.pos();
+    // `shape opcode(...)`: an instruction written inline as an operand.
+    bool nestedInstr = !c_.name().empty() && c_.peek() == '(';
+    if (!nestedInstr) {
+      c_.setPos(afterShape);
+      body.declaredShapes.push_back(std::move(s));
+      declared = static_cast<int>(body.declaredShapes.size()) - 1;
+    } else {
+      c_.setPos(pos);
+      HLO_ASSIGN_OR_RETURN(Instruction * inner, parseRhs(body, "", pos, /*nested=*/true, depth + 1));
+      currentInstruction_ = user->name();
+      body.operands.push_back({user, inner->name(), {}, pos, -1});
+      return okStatus();
+    }
+  }
+  c_.skipSpace();
+  size_t namePos = c_.pos();
+  std::string_view operandName = c_.name();
+  if (operandName.empty()) return c_.error("expected an operand name");
+  if (declared < 0 && c_.peek() == '(' && parseOpcode(operandName)) {
+    c_.setPos(namePos);
+    HLO_ASSIGN_OR_RETURN(Instruction * inner, parseRhs(body, "", namePos, /*nested=*/true, depth + 1));
+    currentInstruction_ = user->name();
+    body.operands.push_back({user, inner->name(), {}, namePos, -1});
+    return okStatus();
+  }
+  // `%p#1#0`: the path, spelled as in the text, keys the generated elements.
+  size_t pathStart = c_.pos() - operandName.size();
+  while (c_.rawPeek() == '#') {
+    c_.setPos(c_.pos() + 1);
+    size_t indexPos = c_.pos();
+    int64_t index;
+    if (!c_.integer(index)) return c_.error("expected a tuple index after '#'");
+    if (index < 0) return c_.errorAt(indexPos, "negative tuple index");
+  }
+  std::string_view path = c_.pos() > pathStart + operandName.size()
+                              ? c_.text().substr(pathStart, c_.pos() - pathStart)
+                              : std::string_view();
+  body.operands.push_back({user, operandName, path, namePos, declared});
+  return okStatus();
+}
+
+// `X-start(operands)` with shape ((operand shapes...), result, ...): builds
+// the computation it wraps, one parameter per operand and X as the root; the
+// attributes that follow belong to X.
+Status ModuleParser::buildAsyncWrapped(Instruction* start, Opcode wrapped, std::string_view opText,
+                                       int operandCount, size_t pos, Instruction*& attrTarget) {
+  const Shape& shape = start->shape();
+  if (!shape.isTuple() || shape.tupleSize() < 2 || !shape.tupleElement(0).isTuple())
+    return c_.errorAt(pos, "'" + std::string(opText) + "' needs a shape of the form ((operands...), result, ...)");
+  const Shape& operandShapes = shape.tupleElement(0);
+  if (operandShapes.tupleSize() != operandCount)
+    return c_.errorAt(pos, "'" + std::string(opText) + "' shape lists " + std::to_string(operandShapes.tupleSize()) +
+                               " operands but has " + std::to_string(operandCount));
+  auto body = std::make_unique<Computation>(generatedName(start->name() + ".wrapped"));
+  body->setLoc(start->loc());
+  std::vector<Instruction*> params;
+  for (int i = 0; i < operandCount; ++i) {
+    auto p = std::make_unique<Instruction>(Opcode::kParameter, "param." + std::to_string(i),
+                                           operandShapes.tupleElement(i));
+    p->setParameterNumber(i);
+    p->setLoc(start->loc());
+    params.push_back(body->add(std::move(p)));
+  }
+  Instruction* op = body->add(wrapped, std::string(opText.substr(0, opText.size() - 6)),
+                              shape.tupleElement(1), params);
+  op->setLoc(start->loc());
+  body->setRoot(op);
+  attrTarget = op;
+  start->attrs().setComputation(AttrKey::kCalls, addGenerated(std::move(body)));
+  return okStatus();
+}
+
+Status ModuleParser::parseControlPredecessors(Body& body, Instruction* instr) {
+  if (!c_.consume('{')) return c_.error("expected '{' after control-predecessors=");
+  if (c_.consume('}')) return okStatus();
+  do {
+    c_.skipSpace();
+    size_t pos = c_.pos();
+    std::string_view n = c_.name();
+    if (n.empty()) return c_.error("expected an instruction name");
+    body.controls.push_back({instr, n, pos});
+  } while (c_.consume(','));
+  if (!c_.consume('}')) return c_.error("expected '}' to close control-predecessors");
+  return okStatus();
+}
+
+// Unary operations XLA lets carry result_accuracy=.
+bool takesResultAccuracy(Opcode op) {
+  static constexpr Opcode kOps[] = {
+      Opcode::kAcos, Opcode::kAcosh, Opcode::kAsin,  Opcode::kAsinh, Opcode::kAtanh,
+      Opcode::kCbrt, Opcode::kCos,   Opcode::kCosh,  Opcode::kErf,   Opcode::kExp,
+      Opcode::kExpm1, Opcode::kLog,  Opcode::kLog1p, Opcode::kLogistic, Opcode::kRsqrt,
+      Opcode::kSin,  Opcode::kSinh,  Opcode::kSqrt,  Opcode::kTan,   Opcode::kTanh};
+  return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
+}
+
+Status ModuleParser::parseAttributes(Body& body, Instruction* instr, Instruction* target, bool nested) {
   ComputationResolver resolver;
   resolver.byName = [this](std::string_view n, size_t pos) -> StatusOr<Computation*> {
-    auto it = computations_.find(std::string(n));
-    if (it != computations_.end()) return it->second;
+    auto it = written_.find(n);
+    if (it != written_.end()) return it->second;
     unresolvedRefs_.emplace_back(n, pos);
     return static_cast<Computation*>(nullptr);
   };
@@ -507,23 +543,16 @@ Status ModuleParser::parseAttributes(Instruction* instr, Instruction* target,
     std::string_view key = c_.name();
     if (key.empty() || !c_.consume('=')) return c_.error("expected an attribute name=value");
     if (key == "control-predecessors") {
-      if (!c_.consume('{')) return c_.error("expected '{' after control-predecessors=");
-      if (!c_.consume('}')) {
-        do {
-          c_.skipSpace();
-          size_t pos = c_.pos();
-          std::string_view n = c_.name();
-          if (n.empty()) return c_.error("expected an instruction name");
-          controls.push_back({instr, n, pos});
-        } while (c_.consume(','));
-        if (!c_.consume('}')) return c_.error("expected '}' to close control-predecessors");
-      }
+      HLO_RETURN_IF_ERROR(parseControlPredecessors(body, instr));
       continue;
     }
     std::optional<AttrKey> attrKey = parseAttrKey(key);
     if (!attrKey) return c_.errorAt(keyPos, "unknown attribute '" + std::string(key) + "'");
     if (target->attrs().has(*attrKey))
       return c_.errorAt(keyPos, "attribute '" + std::string(key) + "' is given twice");
+    if (*attrKey == AttrKey::kResultAccuracy && !takesResultAccuracy(target->opcode()))
+      return c_.errorAt(keyPos, "unexpected attribute \"result_accuracy\" on " +
+                                    std::string(opcodeName(target->opcode())));
     unresolvedRefs_.clear();
     HLO_ASSIGN_OR_RETURN(AttrValue value, parseAttrValue(c_, *attrKey, resolver));
     AttrValue& stored = target->attrs().set(*attrKey, std::move(value));
@@ -537,88 +566,12 @@ Status ModuleParser::parseAttributes(Instruction* instr, Instruction* target,
   return okStatus();
 }
 
-Status ModuleParser::finish() {
+Status ModuleParser::resolveComputationRefs() {
   for (const ComputationFixup& f : fixups_) {
-    auto it = computations_.find(std::string(f.name));
-    if (it == computations_.end())
+    auto it = written_.find(f.name);
+    if (it == written_.end())
       return c_.errorAt(f.pos, "computation '" + std::string(f.name) + "' is not defined");
     f.instr->attrs().find(f.key)->comps[f.index] = it->second;
-  }
-  // `X-update`/`X-done` (and explicit forms without calls=): take the wrapped
-  // computation of the operand, which must wrap the same operation.
-  for (const AsyncSugarUse& use : asyncSugar_) {
-    if (use.instr->operandCount() < 1)
-      return c_.errorAt(use.pos, "'" + use.instr->name() + "' needs the async state as its operand");
-    if (!use.wrapped && use.instr->attrs().has(AttrKey::kCalls)) continue;
-    Instruction* operand = use.instr->operand(0);
-    Opcode op = operand->opcode();
-    if (op != Opcode::kAsyncStart && op != Opcode::kAsyncUpdate) {
-      if (op == Opcode::kAsyncDone)
-        return c_.errorAt(use.pos, "operand of '" + use.instr->name() + "' is already done");
-      continue;  // e.g. the state comes in as a parameter
-    }
-    Computation* body = operand->attrs().getComputation(AttrKey::kCalls);
-    if (use.wrapped && body && body->root() && body->root()->opcode() != *use.wrapped)
-      return c_.errorAt(use.pos, "'" + use.instr->name() + "' does not match the operation its operand wraps");
-    if (body) use.instr->attrs().setComputation(AttrKey::kCalls, body);
-  }
-  module_->setEntry(entry_ ? entry_ : module_->computations().back().get());
-  HLO_RETURN_IF_ERROR(inferShapes());
-  for (const Signature& sig : signatures_) {
-    Computation* comp = sig.computation;
-    // XLA ignores the parameter list of a signature; only the result must agree.
-    if (!comp->root()->shape().compatible(sig.result))
-      return c_.errorAt(sig.pos, "computation '" + comp->name() + "' returns " +
-                                     comp->root()->shape().toString() + " but its signature says " +
-                                     sig.result.toString());
-  }
-  return okStatus();
-}
-
-Status ModuleParser::inferShapes() {
-  if (needsShape_.empty()) return okStatus();
-  std::unordered_set<Instruction*> pending(needsShape_.begin(), needsShape_.end());
-  // Post-order over the call graph so callees' root shapes are known first.
-  std::vector<Computation*> order;
-  std::unordered_set<Computation*> seen;
-  std::vector<std::pair<Computation*, size_t>> stack;
-  std::vector<std::vector<Computation*>> callees;
-  for (const auto& top : module_->computations()) {
-    if (seen.count(top.get())) continue;
-    seen.insert(top.get());
-    auto calleesOf = [](Computation* comp) {
-      std::vector<Computation*> out;
-      for (const auto& i : comp->instructions())
-        for (Computation* callee : i->calledComputations())
-          if (callee) out.push_back(callee);
-      return out;
-    };
-    stack.push_back({top.get(), 0});
-    callees.push_back(calleesOf(top.get()));
-    while (!stack.empty()) {
-      auto& [comp, next] = stack.back();
-      std::vector<Computation*>& list = callees.back();
-      if (next < list.size()) {
-        Computation* callee = list[next++];
-        if (!seen.count(callee)) {
-          seen.insert(callee);
-          stack.push_back({callee, 0});
-          callees.push_back(calleesOf(callee));
-        }
-        continue;
-      }
-      order.push_back(comp);
-      stack.pop_back();
-      callees.pop_back();
-    }
-  }
-  for (Computation* comp : order) {
-    for (const auto& instr : comp->instructions()) {
-      if (!pending.count(instr.get())) continue;
-      StatusOr<Shape> inferred = inferShape(*instr);
-      if (!inferred.ok()) return inferred.status().withLoc(instr->loc());
-      instr->setShape(std::move(inferred).value());
-    }
   }
   return okStatus();
 }

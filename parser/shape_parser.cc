@@ -233,40 +233,54 @@ Status parseScalarInto(Cursor& c, Literal& lit, int64_t index) {
   return c.errorAt(start, "a " + std::string(elementTypeName(t)) + " literal has no values");
 }
 
-// Nested braces for an array; `index` advances in row-major order.
-Status parseArrayLevel(Cursor& c, Literal& lit, int dim, int64_t& index) {
+// The values of an array in nested braces, `{{1, 2}, {3, 4}}`, read without
+// recursion (as XLA reads them), so no input can nest deeper than the
+// shape's rank: `{` opens the next dimension, `}` closes one and checks its
+// element count, and commas are optional separators, as in XLA.
+Status parseArrayValues(Cursor& c, Literal& lit) {
   const Shape& shape = lit.shape();
-  if (dim == shape.rank()) return parseScalarInto(c, lit, index++);
-  size_t open = c.pos();
-  if (!c.consume('{'))
-    return c.error("expected '{' for dimension " + std::to_string(dim) + " of the literal");
-  int64_t count = 0;
-  int64_t expected = shape.dim(dim);
-  if (expected == 0 || shape.elementCount() == 0) {
-    // An empty array: accept `{}` or nested empty braces.
-    c.setPos(open);
-    std::string_view ignored;
-    if (!c.balanced(ignored)) return c.error("unbalanced braces in the literal");
-    return okStatus();
-  }
-  if (c.peek() != '}') {
-    do {
-      if (count >= expected)
-        return c.error("too many elements in dimension " + std::to_string(dim) + ": expected " +
-                       std::to_string(expected));
-      HLO_RETURN_IF_ERROR(parseArrayLevel(c, lit, dim + 1, index));
-      ++count;
-    } while (c.consume(','));
-  }
-  if (!c.consume('}')) {
-    if (c.peek() == '{' || c.peek() == '}')
-      return c.error("literal has more dimensions than its shape " + shape.toString(false));
-    return c.error("expected ',' or '}' in the literal");
-  }
-  if (count != expected)
-    return c.errorAt(open, "dimension " + std::to_string(dim) + " of the literal has " +
-                               std::to_string(count) + " elements but the shape " +
-                               shape.toString(false) + " says " + std::to_string(expected));
+  const int rank = shape.rank();
+  std::vector<int64_t> seen(rank, 0);  // elements (or sub-arrays) seen per open dimension
+  std::vector<size_t> openedAt(rank, 0);
+  int level = 0;  // open braces
+  int64_t index = 0;
+  // One more element in dimension `dim` (1-based level `dim + 1` is open).
+  auto countOne = [&](int dim, size_t at) -> Status {
+    if (++seen[dim] <= shape.dim(dim)) return okStatus();
+    return c.errorAt(at, "too many elements in dimension " + std::to_string(dim) + ": expected " +
+                             std::to_string(shape.dim(dim)));
+  };
+  do {
+    c.skipSpace();
+    size_t at = c.pos();
+    char ch = c.rawPeek();
+    if (ch == ',') {
+      c.consume(',');
+    } else if (ch == '{') {
+      if (level == rank)
+        return c.errorAt(at, "literal has more dimensions than its shape " + shape.toString(false));
+      if (level > 0) HLO_RETURN_IF_ERROR(countOne(level - 1, at));
+      openedAt[level++] = at;
+      c.consume('{');
+    } else if (ch == '}') {
+      --level;
+      if (seen[level] != shape.dim(level))
+        return c.errorAt(openedAt[level], "dimension " + std::to_string(level) + " of the literal has " +
+                                              std::to_string(seen[level]) + " elements but the shape " +
+                                              shape.toString(false) + " says " +
+                                              std::to_string(shape.dim(level)));
+      seen[level] = 0;
+      c.consume('}');
+    } else if (ch == '\0' && c.atEnd()) {
+      return c.errorAt(openedAt[level - 1], "this '{' of the literal is never closed");
+    } else {
+      if (level != rank)
+        return c.errorAt(at, "expected '{': the literal has fewer dimensions than its shape " +
+                                 shape.toString(false));
+      HLO_RETURN_IF_ERROR(countOne(rank - 1, at));
+      HLO_RETURN_IF_ERROR(parseScalarInto(c, lit, index++));
+    }
+  } while (level > 0);
   return okStatus();
 }
 
@@ -313,7 +327,6 @@ StatusOr<Literal> parseLiteralValuesAt(Cursor& c, const Shape& shape) {
   }
   if (!shape.isArray()) return lit;  // token
   if (shape.isDynamic()) return c.error("literals of dynamic shape are not supported");
-  int64_t index = 0;
   if (shape.rank() == 0) {
     // A scalar may be written bare or in braces.
     if (c.consume('{')) {
@@ -333,34 +346,34 @@ StatusOr<Literal> parseLiteralValuesAt(Cursor& c, const Shape& shape) {
       std::memcpy(lit.untypedData() + i * bytes, lit.untypedData(), bytes);
     return lit;
   }
-  HLO_RETURN_IF_ERROR(parseArrayLevel(c, lit, 0, index));
+  HLO_RETURN_IF_ERROR(parseArrayValues(c, lit));
   return lit;
 }
 
-StatusOr<Literal> parseLiteralAt(Cursor& c) {
-  if (c.peek() == '(') {
-    size_t save = c.pos();
-    // `(f32[] 1, s32[] 2)`: a tuple of literals each with a shape.
-    c.consume('(');
-    std::vector<Literal> elements;
-    std::vector<Shape> shapes;
-    if (!c.consume(')')) {
-      do {
-        HLO_ASSIGN_OR_RETURN(Literal e, parseLiteralAt(c));
-        shapes.push_back(e.shape());
-        elements.push_back(std::move(e));
-      } while (c.consume(','));
-      if (!c.consume(')')) {
-        c.setPos(save);
-        return c.error("expected ')' to close the tuple literal");
-      }
-    }
-    Literal lit(Shape::tuple(std::move(shapes)));
-    lit.tupleElements() = std::move(elements);
-    return lit;
+// `depth` counts the tuples around the literal, so `((((...` stops early.
+static StatusOr<Literal> parseLiteralDepth(Cursor& c, int depth) {
+  if (depth > kMaxNesting) return c.error("literal nested too deeply");
+  if (c.peek() != '(') {
+    HLO_ASSIGN_OR_RETURN(Shape shape, parseShapeAt(c));
+    return parseLiteralValuesAt(c, shape);
   }
-  HLO_ASSIGN_OR_RETURN(Shape shape, parseShapeAt(c));
-  return parseLiteralValuesAt(c, shape);
+  // `(f32[] 1, s32[] 2)`: a tuple of literals each with a shape.
+  c.consume('(');
+  std::vector<Literal> elements;
+  std::vector<Shape> shapes;
+  if (!c.consume(')')) {
+    do {
+      HLO_ASSIGN_OR_RETURN(Literal e, parseLiteralDepth(c, depth + 1));
+      shapes.push_back(e.shape());
+      elements.push_back(std::move(e));
+    } while (c.consume(','));
+    if (!c.consume(')')) return c.error("expected ')' to close the tuple literal");
+  }
+  Literal lit(Shape::tuple(std::move(shapes)));
+  lit.tupleElements() = std::move(elements);
+  return lit;
 }
+
+StatusOr<Literal> parseLiteralAt(Cursor& c) { return parseLiteralDepth(c, 0); }
 
 }  // namespace hlo

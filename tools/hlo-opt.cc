@@ -1,9 +1,15 @@
-// hlo-opt: parse, verify and print an HLO module in canonical form.
+// hlo-opt: parse, verify, optionally run passes, and print an HLO module.
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "hlo/passes/diff.h"
+#include "hlo/passes/dump.h"
+#include "hlo/passes/pass.h"
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
 #include "parser/parser.h"
@@ -13,63 +19,207 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: hlo-opt [options] FILE.hlo   (FILE may be - for standard input)\n"
-    "  -o FILE     write the module to FILE instead of standard output\n"
-    "  --help      show this help\n";
+    "Parses and verifies FILE, runs the passes asked for, and prints the module\n"
+    "to standard output. Diagnostics (--print-*, --stats) go to standard error.\n"
+    "  -o FILE                write the module to FILE instead of standard output\n"
+    "  --passes=A,B,...       run these passes in order (see --list-passes)\n"
+    "  --pipeline=TARGET      run a target's pipeline: cpu or gpu\n"
+    "  --list-passes          list the passes and pipelines, then exit\n"
+    "  --verify-each          verify the module after every pass; a failure names the pass\n"
+    "  --print-after-all      print the module to standard error after every pass\n"
+    "  --print-changed        print a unified diff to standard error for each pass that\n"
+    "                         changed the module\n"
+    "  --stats                print computation and per-opcode instruction counts, before\n"
+    "                         and after the passes, to standard error\n"
+    "  --dump-to=DIR          write the module after every pass to DIR as NNN.<pass>.hlo and\n"
+    "                         NNN.<pass>.dot (Graphviz); 000.input is the parsed input\n"
+    "  --dump-pass-re=RE      dump only passes whose name matches RE (RE2, partial match;\n"
+    "                         the input counts as the pass 'input')\n"
+    "  --dump-module-re=RE    dump only modules whose name matches RE\n"
+    "  --dump-format=FORMAT   dot (default) or svg: also render NNN.<pass>.svg with\n"
+    "                         Graphviz's dot -Tsvg\n"
+    "  --help                 show this help\n"
+    "Exit status: 0 success, 1 input or pass error, 2 usage error.\n";
 
 int usageError(const std::string& message) {
   std::fprintf(stderr, "hlo-opt: %s\n%s", message.c_str(), kUsage);
   return 2;
 }
 
-}  // namespace
+int failure(const std::string& message) {
+  std::fprintf(stderr, "hlo-opt: error: %s\n", message.c_str());
+  return 1;
+}
 
-int main(int argc, char** argv) {
-  std::string input, output;
+std::vector<std::string> splitCommas(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t comma = s.find(',', start);
+    if (comma == std::string::npos) comma = s.size();
+    if (comma > start) out.push_back(s.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
+
+void listPasses() {
+  std::printf("passes:\n");
+  for (const hlo::PassInfo& p : hlo::registeredPasses())
+    std::printf("  %-16s %.*s\n", std::string(p.name).c_str(), static_cast<int>(p.help.size()),
+                p.help.data());
+  std::printf("pipelines (--pipeline=):\n");
+  for (const hlo::PipelineInfo& p : hlo::registeredPipelines()) {
+    std::string passes;
+    for (std::string_view name : p.passes) passes += (passes.empty() ? "" : ",") + std::string(name);
+    std::printf("  %-16s %s\n", std::string(p.target).c_str(), passes.c_str());
+  }
+}
+
+struct Flags {
+  std::string input, output, passes, pipeline;
+  bool verifyEach = false, printAfterAll = false, printChanged = false, stats = false;
+  bool dump = false;
+  hlo::DumpOptions dumpOptions;
+};
+
+// Parses argv into flags; returns an exit status when the program should stop.
+std::optional<int> parseFlags(int argc, char** argv, Flags& f) {
+  std::string dumpFormat;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
+    auto value = [&](const char* name, std::string& into) {
+      size_t n = std::strlen(name);
+      if (arg.compare(0, n, name) != 0 || arg.size() <= n || arg[n] != '=') return false;
+      into = arg.substr(n + 1);
+      return true;
+    };
     if (arg == "--help" || arg == "-h") {
       std::fputs(kUsage, stdout);
       return 0;
     }
+    if (arg == "--list-passes") {
+      listPasses();
+      return 0;
+    }
     if (arg == "-o") {
       if (i + 1 >= argc) return usageError("-o needs a file name");
-      output = argv[++i];
-    } else if (arg.rfind("-o", 0) == 0 && arg.size() > 2) {
-      output = arg.substr(2);
+      f.output = argv[++i];
+    } else if (arg.rfind("-o", 0) == 0 && arg.size() > 2 && arg[1] == 'o') {
+      f.output = arg.substr(2);
+    } else if (value("--passes", f.passes) || value("--pipeline", f.pipeline) ||
+               value("--dump-pass-re", f.dumpOptions.passRegex) ||
+               value("--dump-module-re", f.dumpOptions.moduleRegex) ||
+               value("--dump-format", dumpFormat)) {
+    } else if (value("--dump-to", f.dumpOptions.dir)) {
+      f.dump = true;
+    } else if (arg == "--verify-each") {
+      f.verifyEach = true;
+    } else if (arg == "--print-after-all") {
+      f.printAfterAll = true;
+    } else if (arg == "--print-changed") {
+      f.printChanged = true;
+    } else if (arg == "--stats") {
+      f.stats = true;
     } else if (arg.size() > 1 && arg[0] == '-') {
       return usageError("unknown option '" + arg + "'");
-    } else if (input.empty() || (arg == "-" && input.empty())) {
-      input = arg;
+    } else if (f.input.empty()) {
+      f.input = arg;
     } else {
       return usageError("more than one input file");
     }
   }
-  if (input.empty()) return usageError("no input file");
-  std::optional<std::string> text = hlo::readInput(input);
-  std::string shownName = input == "-" ? "<stdin>" : input;
+  if (f.input.empty()) return usageError("no input file");
+  if (!f.passes.empty() && !f.pipeline.empty())
+    return usageError("--passes and --pipeline cannot be combined");
+  if (dumpFormat == "svg") f.dumpOptions.format = hlo::DumpFormat::kSvg;
+  else if (!dumpFormat.empty() && dumpFormat != "dot")
+    return usageError("--dump-format must be dot or svg, not '" + dumpFormat + "'");
+  if (!f.dump && (!f.dumpOptions.passRegex.empty() || !f.dumpOptions.moduleRegex.empty() ||
+                  !dumpFormat.empty()))
+    return usageError("--dump-pass-re, --dump-module-re and --dump-format need --dump-to");
+  return std::nullopt;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  if (std::optional<int> exit = parseFlags(argc, argv, flags)) return *exit;
+
+  std::vector<std::string> passNames = splitCommas(flags.passes);
+  if (!flags.pipeline.empty()) {
+    auto pipeline = hlo::pipelineFor(flags.pipeline);
+    if (!pipeline) return usageError("unknown pipeline '" + flags.pipeline + "' (cpu or gpu)");
+    passNames = *pipeline;
+  }
+  for (const std::string& name : passNames)
+    if (!hlo::findPass(name)) return usageError("unknown pass '" + name + "' (see --list-passes)");
+
+  std::optional<std::string> text = hlo::readInput(flags.input);
+  std::string shownName = flags.input == "-" ? "<stdin>" : flags.input;
   if (!text) {
     std::fprintf(stderr, "%s: error: cannot read file\n", shownName.c_str());
     return 1;
   }
-  auto module = hlo::parseModule(*text);
-  if (!module.ok()) {
-    std::fputs(hlo::formatError(module.status(), shownName, *text).c_str(), stderr);
+  auto parsed = hlo::parseModule(*text);
+  if (!parsed.ok()) {
+    std::fputs(hlo::formatError(parsed.status(), shownName, *text).c_str(), stderr);
     return 1;
   }
-  hlo::Status verified = hlo::verify(**module);
+  hlo::Module& module = **parsed;
+  hlo::Status verified = hlo::verify(module);
   if (!verified.ok()) {
     std::fputs(hlo::formatError(verified, shownName, *text).c_str(), stderr);
     return 1;
   }
-  std::string printed = hlo::printModule(**module);
-  if (output.empty()) {
+
+  std::unique_ptr<hlo::Dumper> dumper;
+  if (flags.dump) {
+    auto created = hlo::Dumper::create(flags.dumpOptions);
+    if (!created.ok()) return failure(created.status().message());
+    dumper = std::move(*created);
+    hlo::Status dumped = dumper->dump(module, 0, "input");
+    if (!dumped.ok()) return failure(dumped.message());
+  }
+  hlo::ModuleStats statsBefore = hlo::moduleStats(module);
+
+  // The text before the current pass, kept only when a flag needs it.
+  bool keepText = flags.printChanged || flags.verifyEach;
+  std::string previous = keepText ? hlo::printModule(module) : "";
+  hlo::PipelineOptions options;
+  options.verifyEach = flags.verifyEach;
+  options.afterPass = [&](const hlo::PassEvent& e) -> hlo::Status {
+    std::string pass(e.pass);
+    std::string current = keepText || flags.printAfterAll ? hlo::printModule(e.module) : "";
+    if (flags.verifyEach && !e.changed && current != previous)
+      return hlo::errorStatus("pass '" + pass + "' changed the module but reported no change");
+    if (flags.printAfterAll)
+      std::fprintf(stderr, "// ----- after pass %d '%s' (%s) -----\n%s", e.index, pass.c_str(),
+                   e.changed ? "changed" : "unchanged", current.c_str());
+    if (flags.printChanged) {
+      std::string label = std::to_string(e.index) + "." + pass;
+      std::fputs(hlo::unifiedDiff(previous, current, "before " + label, "after " + label).c_str(),
+                 stderr);
+    }
+    if (dumper) HLO_RETURN_IF_ERROR(dumper->dump(e.module, e.index, e.pass));
+    if (keepText) previous = std::move(current);
+    return hlo::okStatus();
+  };
+  hlo::Status ran = hlo::runPipeline(module, passNames, options);
+  if (!ran.ok()) return failure(ran.message());
+  if (flags.stats)
+    std::fputs(hlo::formatStats(module.name(), statsBefore, hlo::moduleStats(module)).c_str(), stderr);
+
+  std::string printed = hlo::printModule(module);
+  if (flags.output.empty()) {
     std::fwrite(printed.data(), 1, printed.size(), stdout);
     return 0;
   }
-  std::ofstream out(output, std::ios::binary);
+  std::ofstream out(flags.output, std::ios::binary);
   out << printed;
   if (!out) {
-    std::fprintf(stderr, "%s: error: cannot write file\n", output.c_str());
+    std::fprintf(stderr, "%s: error: cannot write file\n", flags.output.c_str());
     return 1;
   }
   return 0;

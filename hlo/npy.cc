@@ -1,0 +1,561 @@
+// .npy and .npz reading and writing (see npy.h for the formats and what we accept).
+#include "hlo/npy.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <optional>
+#include <set>
+
+namespace hlo {
+namespace {
+
+using T = ElementType;
+
+// Types NumPy lacks, under the names ml_dtypes gives them.
+struct MlDtype {
+  T type;
+  std::string_view name;
+};
+constexpr std::array kMlDtypes = {
+    MlDtype{T::kBF16, "bfloat16"},
+    MlDtype{T::kF8E5M2, "float8_e5m2"},
+    MlDtype{T::kF8E4M3, "float8_e4m3"},
+    MlDtype{T::kF8E4M3FN, "float8_e4m3fn"},
+    MlDtype{T::kF8E4M3B11FNUZ, "float8_e4m3b11fnuz"},
+    MlDtype{T::kF8E5M2FNUZ, "float8_e5m2fnuz"},
+    MlDtype{T::kF8E4M3FNUZ, "float8_e4m3fnuz"},
+    MlDtype{T::kF8E3M4, "float8_e3m4"},
+    MlDtype{T::kF8E8M0FNU, "float8_e8m0fnu"},
+    MlDtype{T::kF4E2M1FN, "float4_e2m1fn"},
+    MlDtype{T::kS4, "int4"},
+    MlDtype{T::kU4, "uint4"},
+    MlDtype{T::kS2, "int2"},
+    MlDtype{T::kU2, "uint2"},
+};
+
+uint16_t le16(const char* p) {
+  return static_cast<uint16_t>(static_cast<uint8_t>(p[0]) | static_cast<uint8_t>(p[1]) << 8);
+}
+uint32_t le32(const char* p) { return le16(p) | static_cast<uint32_t>(le16(p + 2)) << 16; }
+uint64_t le64(const char* p) { return le32(p) | static_cast<uint64_t>(le32(p + 4)) << 32; }
+void put16(std::string& out, uint32_t v) {
+  out += static_cast<char>(v & 0xff);
+  out += static_cast<char>(v >> 8 & 0xff);
+}
+void put32(std::string& out, uint32_t v) {
+  put16(out, v & 0xffff);
+  put16(out, v >> 16);
+}
+
+// One element as stored in a Literal, from one element as stored in a file
+// (little-endian, sub-byte types in the low bits of their byte).
+void normalizeElement(T t, uint8_t* element) {
+  if (t == T::kPred) *element = *element != 0;
+  if (t == T::kS4) *element = static_cast<uint8_t>(static_cast<int8_t>(*element << 4) >> 4);
+  if (t == T::kS2) *element = static_cast<uint8_t>(static_cast<int8_t>(*element << 6) >> 6);
+  if (t == T::kU4 || t == T::kF4E2M1FN) *element &= 0x0f;
+  if (t == T::kU2) *element &= 0x03;
+}
+
+// The reverse: a Literal element as a file stores it.
+uint8_t storedByte(T t, uint8_t element) {
+  if (t == T::kS4 || t == T::kU4 || t == T::kF4E2M1FN) return element & 0x0f;
+  if (t == T::kS2 || t == T::kU2) return element & 0x03;
+  return element;
+}
+
+struct Descr {
+  T type = T::kU8;
+  bool untyped = false;  // a raw void type
+  bool swap = false;     // big-endian data
+  int itemBytes = 1;
+};
+
+StatusOr<Descr> parseDescr(std::string_view text) {
+  Descr d;
+  std::string_view rest = text;
+  if (!rest.empty() && std::string_view("<>|=").find(rest[0]) != std::string_view::npos) {
+    d.swap = rest[0] == '>';
+    rest.remove_prefix(1);
+  }
+  for (const MlDtype& m : kMlDtypes) {
+    if (m.name == rest) {
+      d.type = m.type;
+      d.itemBytes = storageBytes(m.type);
+      return d;
+    }
+  }
+  std::string bad = "unsupported dtype '" + std::string(text) + "'";
+  char kind = rest.empty() ? ' ' : rest[0];
+  if (kind == 'O') return errorStatus(bad + ": object arrays (pickled Python objects) are not supported");
+  if (kind == 'U' || kind == 'S') return errorStatus(bad + ": string arrays are not supported");
+  if (kind == 'M' || kind == 'm') return errorStatus(bad + ": datetime arrays are not supported");
+  if (rest.size() < 2) return errorStatus(bad);
+  int size = 0;
+  for (char c : rest.substr(1)) {
+    if (c < '0' || c > '9' || size > 1000) return errorStatus(bad);
+    size = size * 10 + (c - '0');
+  }
+  d.itemBytes = size;
+  auto pick = [&](std::initializer_list<std::pair<int, T>> bySize) -> StatusOr<Descr> {
+    for (auto [bytes, type] : bySize) {
+      if (bytes == size) {
+        d.type = type;
+        return d;
+      }
+    }
+    return errorStatus(bad);
+  };
+  switch (kind) {
+    case 'b': return pick({{1, T::kPred}});
+    case 'i': return pick({{1, T::kS8}, {2, T::kS16}, {4, T::kS32}, {8, T::kS64}});
+    case 'u': return pick({{1, T::kU8}, {2, T::kU16}, {4, T::kU32}, {8, T::kU64}});
+    // '<f1' is how numpy.save records ml_dtypes' float8_e5m2.
+    case 'f': return pick({{1, T::kF8E5M2}, {2, T::kF16}, {4, T::kF32}, {8, T::kF64}});
+    case 'c': return pick({{8, T::kC64}, {16, T::kC128}});
+    case 'V':
+      d.untyped = true;
+      d.swap = false;  // raw bytes have no byte order
+      return pick({{1, T::kU8}, {2, T::kU16}, {4, T::kU32}, {8, T::kU64}});
+    default: return errorStatus(bad);
+  }
+}
+
+// The header's Python dict literal: {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+class HeaderReader {
+ public:
+  explicit HeaderReader(std::string_view s) : s_(s) {}
+
+  Status read(std::string& descr, bool& fortran, std::vector<int64_t>& shape) {
+    if (!eat('{')) return fail("expected '{'");
+    bool seen[3] = {false, false, false};
+    while (!eat('}')) {
+      std::optional<std::string> key = str();
+      if (!key) return fail("expected a quoted key");
+      if (!eat(':')) return fail("expected ':' after '" + *key + "'");
+      if (*key == "descr") {
+        skip();
+        if (p_ < s_.size() && s_[p_] == '[')
+          return errorStatus("structured dtypes (a list as descr) are not supported");
+        std::optional<std::string> d = str();
+        if (!d) return fail("expected a string for 'descr'");
+        descr = *d;
+        seen[0] = true;
+      } else if (*key == "fortran_order") {
+        if (eatWord("True")) fortran = true;
+        else if (eatWord("False")) fortran = false;
+        else return fail("expected True or False for 'fortran_order'");
+        seen[1] = true;
+      } else if (*key == "shape") {
+        if (!tuple(shape)) return fail("expected a tuple of sizes for 'shape'");
+        seen[2] = true;
+      } else {
+        return fail("unexpected key '" + *key + "'");
+      }
+      if (!eat(',')) {
+        if (!eat('}')) return fail("expected ',' or '}'");
+        break;
+      }
+    }
+    if (!seen[0] || !seen[1] || !seen[2])
+      return errorStatus("bad .npy header: it needs the keys 'descr', 'fortran_order' and 'shape'");
+    return okStatus();
+  }
+
+ private:
+  Status fail(const std::string& what) const {
+    return errorStatus("bad .npy header at byte " + std::to_string(p_) + ": " + what);
+  }
+  void skip() {
+    while (p_ < s_.size() && (s_[p_] == ' ' || s_[p_] == '\t' || s_[p_] == '\n' || s_[p_] == '\r'))
+      ++p_;
+  }
+  bool eat(char c) {
+    skip();
+    if (p_ < s_.size() && s_[p_] == c) {
+      ++p_;
+      return true;
+    }
+    return false;
+  }
+  bool eatWord(std::string_view w) {
+    skip();
+    if (s_.substr(p_, w.size()) != w) return false;
+    p_ += w.size();
+    return true;
+  }
+  std::optional<std::string> str() {
+    skip();
+    if (p_ >= s_.size() || (s_[p_] != '\'' && s_[p_] != '"')) return std::nullopt;
+    char quote = s_[p_];
+    size_t end = s_.find(quote, p_ + 1);
+    if (end == std::string_view::npos) return std::nullopt;
+    std::string out(s_.substr(p_ + 1, end - p_ - 1));
+    p_ = end + 1;
+    return out;
+  }
+  bool tuple(std::vector<int64_t>& dims) {
+    dims.clear();
+    if (!eat('(')) return false;
+    while (!eat(')')) {
+      skip();
+      int64_t v = 0;
+      size_t start = p_;
+      while (p_ < s_.size() && s_[p_] >= '0' && s_[p_] <= '9') {
+        if (v > (int64_t{1} << 58)) return false;
+        v = v * 10 + (s_[p_++] - '0');
+      }
+      if (p_ == start) return false;
+      if (p_ < s_.size() && s_[p_] == 'L') ++p_;  // Python 2 long
+      dims.push_back(v);
+      if (!eat(',')) {
+        if (!eat(')')) return false;
+        break;
+      }
+    }
+    return true;
+  }
+
+  std::string_view s_;
+  size_t p_ = 0;
+};
+
+constexpr std::string_view kNpyMagic = "\x93NUMPY";
+
+std::string shapeRepr(const std::vector<int64_t>& dims) {
+  std::string out = "(";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) out += ", ";
+    out += std::to_string(dims[i]);
+  }
+  if (dims.size() == 1) out += ',';
+  return out + ")";
+}
+
+StatusOr<std::string> inflateRaw(std::string_view in, uint64_t outSize) {
+  std::string out(outSize, '\0');
+  z_stream zs{};
+  if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) return errorStatus("zlib: cannot start inflating");
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(in.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  int rc = inflate(&zs, Z_FINISH);
+  uint64_t produced = zs.total_out;
+  inflateEnd(&zs);
+  if (rc != Z_STREAM_END || produced != outSize)
+    return errorStatus("corrupt deflated data");
+  return out;
+}
+
+StatusOr<std::string> deflateRaw(const std::string& in) {
+  z_stream zs{};
+  if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    return errorStatus("zlib: cannot start deflating");
+  std::string out(deflateBound(&zs, static_cast<uLong>(in.size())), '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(in.data()));
+  zs.avail_in = static_cast<uInt>(in.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  int rc = deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  if (rc != Z_STREAM_END) return errorStatus("zlib: deflating failed");
+  return out;
+}
+
+uint32_t crc(std::string_view data) {
+  return static_cast<uint32_t>(
+      crc32(0, reinterpret_cast<const Bytef*>(data.data()), static_cast<uInt>(data.size())));
+}
+
+}  // namespace
+
+std::string npyDescr(ElementType t) {
+  for (const MlDtype& m : kMlDtypes)
+    if (m.type == t) return std::string(m.name);
+  int bytes = storageBytes(t);
+  std::string order = bytes == 1 ? "|" : "<";
+  switch (typeKind(t)) {
+    case TypeKind::kPred: return "|b1";
+    case TypeKind::kSigned: return order + "i" + std::to_string(bytes);
+    case TypeKind::kUnsigned: return order + "u" + std::to_string(bytes);
+    case TypeKind::kFloat: return order + "f" + std::to_string(bytes);
+    case TypeKind::kComplex: return order + "c" + std::to_string(bytes);
+    case TypeKind::kToken:
+    case TypeKind::kTuple:
+    case TypeKind::kOpaque:
+    case TypeKind::kBuffer:
+      break;
+  }
+  return "";
+}
+
+bool looksLikeNpy(std::string_view bytes) { return bytes.substr(0, 6) == kNpyMagic; }
+bool looksLikeZip(std::string_view bytes) { return bytes.substr(0, 4) == "PK\x03\x04"; }
+
+StatusOr<NpyArray> readNpy(std::string_view bytes) {
+  if (!looksLikeNpy(bytes)) return errorStatus("not an .npy file (no \\x93NUMPY magic)");
+  if (bytes.size() < 10) return errorStatus("truncated .npy header");
+  int major = static_cast<uint8_t>(bytes[6]);
+  size_t headerStart, headerLen;
+  if (major == 1) {
+    headerStart = 10;
+    headerLen = le16(bytes.data() + 8);
+  } else if (major == 2 || major == 3) {
+    if (bytes.size() < 12) return errorStatus("truncated .npy header");
+    headerStart = 12;
+    headerLen = le32(bytes.data() + 8);
+  } else {
+    return errorStatus("unsupported .npy format version " + std::to_string(major) + "." +
+                       std::to_string(static_cast<uint8_t>(bytes[7])));
+  }
+  if (headerStart + headerLen > bytes.size()) return errorStatus("truncated .npy header");
+  std::string descrText;
+  bool fortran = false;
+  std::vector<int64_t> dims;
+  HLO_RETURN_IF_ERROR(
+      HeaderReader(bytes.substr(headerStart, headerLen)).read(descrText, fortran, dims));
+  HLO_ASSIGN_OR_RETURN(Descr descr, parseDescr(descrText));
+  std::string_view data = bytes.substr(headerStart + headerLen);
+  uint64_t count = 1;
+  for (int64_t d : dims) {
+    if (d != 0 && count > (uint64_t{1} << 56) / static_cast<uint64_t>(d))
+      return errorStatus("shape " + shapeRepr(dims) + " is too large");
+    count *= static_cast<uint64_t>(d);
+  }
+  uint64_t need = count * descr.itemBytes;
+  if (data.size() < need)
+    return errorStatus("truncated .npy data: shape " + shapeRepr(dims) + " of '" + descrText +
+                       "' needs " + std::to_string(need) + " bytes, the file has " +
+                       std::to_string(data.size()));
+  NpyArray out;
+  out.untyped = descr.untyped;
+  out.value = Literal(Shape(descr.type, dims));
+  // Row-major element i comes from file element `src` (different in Fortran order).
+  int rank = static_cast<int>(dims.size());
+  std::vector<int64_t> index(rank, 0), fortranStride(rank, 1);
+  for (int d = 1; d < rank; ++d) fortranStride[d] = fortranStride[d - 1] * dims[d - 1];
+  int n = descr.itemBytes;
+  int part = isComplex(descr.type) ? n / 2 : n;  // byte swapping is per component
+  uint8_t* dst = out.value.untypedData();
+  for (uint64_t i = 0; i < count; ++i) {
+    uint64_t src = i;
+    if (fortran && rank > 1) {
+      src = 0;
+      for (int d = 0; d < rank; ++d) src += index[d] * fortranStride[d];
+      for (int d = rank - 1; d >= 0; --d) {
+        if (++index[d] < dims[d]) break;
+        index[d] = 0;
+      }
+    }
+    uint8_t* element = dst + i * n;
+    std::memcpy(element, data.data() + src * n, n);
+    if (descr.swap)
+      for (int p = 0; p < n; p += part) std::reverse(element + p, element + p + part);
+    if (!descr.untyped && n == 1) normalizeElement(descr.type, element);
+  }
+  return out;
+}
+
+Status retypeRaw(NpyArray& array, ElementType t) {
+  if (!array.untyped) return okStatus();
+  int have = storageBytes(array.value.type());
+  if (!isArrayType(t) || storageBytes(t) != have)
+    return errorStatus("raw '|V" + std::to_string(have) + "' elements (" + std::to_string(have) +
+                       " bytes each) cannot hold " + std::string(elementTypeName(t)));
+  array.value.mutableShape().setType(t);
+  if (have == 1) {
+    uint8_t* p = array.value.untypedData();
+    for (int64_t i = 0; i < array.value.elementCount(); ++i) normalizeElement(t, p + i);
+  }
+  array.untyped = false;
+  return okStatus();
+}
+
+StatusOr<std::string> writeNpy(const Literal& array) {
+  const Shape& shape = array.shape();
+  if (!shape.isArray())
+    return errorStatus("only arrays can be written to .npy, not " + shape.toString(false));
+  if (array.elided()) return errorStatus("the array's values are not known ({...})");
+  std::string dict = "{'descr': '" + npyDescr(shape.type()) +
+                     "', 'fortran_order': False, 'shape': " + shapeRepr(shape.dims()) + ", }";
+  // numpy leaves room for the first dimension to grow to 21 digits in place.
+  if (shape.rank() > 0) dict.append(21 - std::to_string(shape.dim(0)).size(), ' ');
+  // Magic, version, length, dict, padding and '\n' fill a multiple of 64 bytes;
+  // numpy pads a full 64 when it is already aligned.
+  std::string out(kNpyMagic);
+  size_t lengthBytes = 2;
+  size_t pad = 64 - (kNpyMagic.size() + 2 + lengthBytes + dict.size() + 1) % 64;
+  if (dict.size() + 1 + pad > 0xffff) {
+    lengthBytes = 4;
+    pad = 64 - (kNpyMagic.size() + 2 + lengthBytes + dict.size() + 1) % 64;
+    out += '\x02';
+    out += '\0';
+    put32(out, static_cast<uint32_t>(dict.size() + 1 + pad));
+  } else {
+    out += '\x01';
+    out += '\0';
+    put16(out, static_cast<uint32_t>(dict.size() + 1 + pad));
+  }
+  out += dict;
+  out.append(pad, ' ');
+  out += '\n';
+  size_t start = out.size();
+  out.append(reinterpret_cast<const char*>(array.untypedData()), array.byteSize());
+  if (storageBytes(shape.type()) == 1)
+    for (size_t i = start; i < out.size(); ++i)
+      out[i] = static_cast<char>(storedByte(shape.type(), static_cast<uint8_t>(out[i])));
+  return out;
+}
+
+StatusOr<std::vector<NpzMember>> readNpz(std::string_view bytes) {
+  const size_t kEndSize = 22, kCentralSize = 46, kLocalSize = 30;
+  if (!looksLikeZip(bytes) || bytes.size() < kEndSize)
+    return errorStatus("not an .npz file (not a zip archive)");
+  // The end-of-central-directory record: the last "PK\5\6" (a comment may follow it).
+  size_t end = std::string_view::npos;
+  size_t lowest = bytes.size() > kEndSize + 0xffff ? bytes.size() - kEndSize - 0xffff : 0;
+  for (size_t p = bytes.size() - kEndSize + 1; p-- > lowest;) {
+    if (le32(bytes.data() + p) == 0x06054b50) {
+      end = p;
+      break;
+    }
+  }
+  if (end == std::string_view::npos) return errorStatus("corrupt .npz: no zip end-of-directory record");
+  const char* e = bytes.data() + end;
+  uint32_t entries = le16(e + 10), dirSize = le32(e + 12), dirOffset = le32(e + 16);
+  bool zip64Locator = end >= 20 && le32(bytes.data() + end - 20) == 0x07064b50;
+  if (entries == 0xffff || dirSize == 0xffffffff || dirOffset == 0xffffffff || zip64Locator)
+    return errorStatus("zip64 archives (over 65535 members or 4 GiB) are not supported");
+  if (static_cast<uint64_t>(dirOffset) + dirSize > end)
+    return errorStatus("corrupt .npz: central directory out of range");
+  std::vector<NpzMember> members;
+  std::set<std::string> names;
+  size_t q = dirOffset;
+  for (uint32_t k = 0; k < entries; ++k) {
+    if (q + kCentralSize > end || le32(bytes.data() + q) != 0x02014b50)
+      return errorStatus("corrupt .npz: bad central directory entry " + std::to_string(k));
+    const char* c = bytes.data() + q;
+    uint16_t flags = le16(c + 8), method = le16(c + 10);
+    uint32_t wantCrc = le32(c + 16);
+    uint64_t packed = le32(c + 20), size = le32(c + 24), offset = le32(c + 42);
+    size_t nameLen = le16(c + 28), extraLen = le16(c + 30), commentLen = le16(c + 32);
+    if (q + kCentralSize + nameLen + extraLen + commentLen > end)
+      return errorStatus("corrupt .npz: bad central directory entry " + std::to_string(k));
+    std::string name(c + kCentralSize, nameLen);
+    // Sizes that do not fit 32 bits are in the zip64 extra field (id 1), in this order.
+    std::string_view extra(c + kCentralSize + nameLen, extraLen);
+    while (extra.size() >= 4) {
+      uint16_t id = le16(extra.data()), len = le16(extra.data() + 2);
+      std::string_view body = extra.substr(4, len);
+      if (id == 1) {
+        for (uint64_t* field : {&size, &packed, &offset}) {
+          if (*field != 0xffffffff) continue;
+          if (body.size() < 8) return errorStatus("corrupt .npz: short zip64 field for '" + name + "'");
+          *field = le64(body.data());
+          body.remove_prefix(8);
+        }
+      }
+      extra.remove_prefix(std::min(extra.size(), size_t{4} + len));
+    }
+    q += kCentralSize + nameLen + extraLen + commentLen;
+    std::string where = "member '" + name + "': ";
+    if (flags & 1) return errorStatus(where + "encrypted members are not supported");
+    if (offset + kLocalSize > bytes.size() || le32(bytes.data() + offset) != 0x04034b50)
+      return errorStatus(where + "corrupt local header");
+    uint64_t dataStart = offset + kLocalSize + le16(bytes.data() + offset + 26) +
+                         le16(bytes.data() + offset + 28);
+    if (dataStart > bytes.size() || packed > bytes.size() - dataStart)
+      return errorStatus(where + "data out of range");
+    std::string_view raw = bytes.substr(dataStart, packed);
+    std::string inflated;
+    if (method == 0) {
+      if (packed != size) return errorStatus(where + "stored sizes disagree");
+    } else if (method == 8) {
+      // Deflate never expands more than 1032 times; a larger size is corrupt.
+      if (size > packed * 1032 + 1024) return errorStatus(where + "implausible uncompressed size");
+      auto out = inflateRaw(raw, size);
+      if (!out.ok()) return errorStatus(where + out.status().message());
+      inflated = std::move(out).value();
+      raw = inflated;
+    } else {
+      return errorStatus(where + "compression method " + std::to_string(method) +
+                         " is not supported (only stored and deflated)");
+    }
+    if (crc(raw) != wantCrc) return errorStatus(where + "CRC mismatch");
+    if (name.size() < 5 || name.substr(name.size() - 4) != ".npy")
+      return errorStatus(where + "not an .npy member");
+    name.resize(name.size() - 4);
+    if (!names.insert(name).second) return errorStatus(where + "appears twice");
+    auto array = readNpy(raw);
+    if (!array.ok()) return errorStatus(where + array.status().message());
+    members.push_back({name, std::move(array).value()});
+  }
+  return members;
+}
+
+StatusOr<std::string> writeNpz(const std::vector<std::pair<std::string, const Literal*>>& arrays,
+                               bool compress) {
+  if (arrays.size() >= 0xffff) return errorStatus("too many arrays for a zip without zip64");
+  const uint16_t kDosDate = (0 << 9) | (1 << 5) | 1;  // 1980-01-01, 00:00:00
+  std::string out, directory;
+  std::set<std::string> names;
+  for (const auto& [name, literal] : arrays) {
+    if (name.empty() || !names.insert(name).second)
+      return errorStatus("array name '" + name + "' is empty or used twice");
+    std::string member = name + ".npy";
+    HLO_ASSIGN_OR_RETURN(std::string npy, writeNpy(*literal));
+    std::string packed;
+    if (compress) {
+      if (npy.size() >= 0xffffffff) return errorStatus("array '" + name + "' is over 4 GiB");
+      HLO_ASSIGN_OR_RETURN(packed, deflateRaw(npy));
+    }
+    const std::string& data = compress ? packed : npy;
+    if (npy.size() >= 0xffffffff || out.size() + data.size() >= 0xffffffff)
+      return errorStatus("the archive would pass 4 GiB, which needs zip64 (not supported)");
+    uint32_t offset = static_cast<uint32_t>(out.size());
+    uint32_t checksum = crc(npy);
+    // Fields shared by the local header and the central directory entry.
+    std::string common;
+    put16(common, 20);  // version needed: 2.0
+    put16(common, 0);   // flags
+    put16(common, compress ? 8 : 0);
+    put16(common, 0);   // time
+    put16(common, kDosDate);
+    put32(common, checksum);
+    put32(common, static_cast<uint32_t>(data.size()));
+    put32(common, static_cast<uint32_t>(npy.size()));
+    put16(common, static_cast<uint32_t>(member.size()));
+    put16(common, 0);  // extra length
+    put32(out, 0x04034b50);
+    out += common + member + data;
+    put32(directory, 0x02014b50);
+    put16(directory, 20);  // version made by
+    directory += common;
+    put16(directory, 0);  // comment length
+    put16(directory, 0);  // disk
+    put16(directory, 0);  // internal attributes
+    put32(directory, 0);  // external attributes
+    put32(directory, offset);
+    directory += member;
+  }
+  if (out.size() + directory.size() >= 0xffffffff)
+    return errorStatus("the archive would pass 4 GiB, which needs zip64 (not supported)");
+  uint32_t dirOffset = static_cast<uint32_t>(out.size());
+  out += directory;
+  put32(out, 0x06054b50);
+  put16(out, 0);  // this disk
+  put16(out, 0);  // directory disk
+  put16(out, static_cast<uint32_t>(arrays.size()));
+  put16(out, static_cast<uint32_t>(arrays.size()));
+  put32(out, static_cast<uint32_t>(directory.size()));
+  put32(out, dirOffset);
+  put16(out, 0);  // comment length
+  return out;
+}
+
+}  // namespace hlo

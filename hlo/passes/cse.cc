@@ -1,0 +1,175 @@
+// cse: common-subexpression elimination.
+//
+// Two instructions of one computation that compute the same value from the
+// same operands are merged: users of the later one use the earlier one.
+//
+// Algorithm:
+//   1. Walk each computation in def-before-use order, so an instruction's
+//      operands have already been merged when it is visited.
+//   2. Look the instruction up in a table of earlier candidates, hashed by
+//      opcode, shape and operands (operands sorted for commutative opcodes).
+//   3. Two instructions are the same when opcode, shape (with layout),
+//      operands (in any order for a commutative binary opcode), parameter
+//      number, literal and attributes agree. Attributes are compared field by
+//      field, except metadata (ignored) and called computations, which match
+//      when identical or structurally equal (same instructions, shapes,
+//      attributes and operand wiring, compared recursively).
+//   4. If an earlier one matches, replace every use and remove the later one;
+//      otherwise add it to the table.
+//
+// Never merged: parameters, side-effecting instructions (rng, collectives,
+// infeed, side-effecting custom-calls, callers of side-effecting
+// computations), custom-calls of any kind (their targets may not be pure),
+// anything producing a token, instructions with control edges, and constants
+// whose values the text elided. Identical computations are not merged with
+// each other; dce removes those left unused.
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <unordered_map>
+
+#include "hlo/passes/pass.h"
+#include "hlo/passes/pass_util.h"
+
+namespace hlo {
+namespace {
+
+bool containsToken(const Shape& s) {
+  if (s.isToken()) return true;
+  for (const Shape& e : s.tupleElements())
+    if (containsToken(e)) return true;
+  return false;
+}
+
+class Matcher {
+ public:
+  bool sameInstruction(const Instruction& a, const Instruction& b,
+                       const std::function<bool(const Instruction*, const Instruction*)>& sameOperand) {
+    if (a.opcode() != b.opcode() || !(a.shape() == b.shape()) ||
+        a.parameterNumber() != b.parameterNumber() || a.operandCount() != b.operandCount())
+      return false;
+    if (a.hasLiteral() != b.hasLiteral()) return false;
+    if (a.hasLiteral() &&
+        (a.literal().elided() || b.literal().elided() || !(a.literal() == b.literal())))
+      return false;
+    if (!sameAttributes(a.attrs(), b.attrs())) return false;
+    if (a.operandCount() == 2 && isCommutative(a.opcode()) &&
+        sameOperand(a.operand(0), b.operand(1)) && sameOperand(a.operand(1), b.operand(0)))
+      return true;
+    for (int i = 0; i < a.operandCount(); ++i)
+      if (!sameOperand(a.operand(i), b.operand(i))) return false;
+    return true;
+  }
+
+  // Same instructions in the same order with the same wiring and root.
+  bool sameComputation(const Computation* a, const Computation* b) {
+    if (a == b) return true;
+    if (!a || !b) return false;
+    auto key = std::make_pair(a, b);
+    if (auto it = known_.find(key); it != known_.end()) return it->second;
+    known_[key] = false;  // guards against cycles in malformed input
+    bool same = a->instructionCount() == b->instructionCount() &&
+                a->executionThread() == b->executionThread() &&
+                a->parameterCount() == b->parameterCount() && a->root() && b->root() &&
+                a->root()->id() == b->root()->id();
+    for (int i = 0; same && i < a->instructionCount(); ++i) {
+      const Instruction& x = *a->instructions()[i];
+      const Instruction& y = *b->instructions()[i];
+      same = sameIds(x.controlPredecessors(), y.controlPredecessors()) &&
+             sameInstruction(x, y, [](const Instruction* p, const Instruction* q) {
+               return p->id() == q->id();
+             });
+    }
+    known_[key] = same;
+    return same;
+  }
+
+ private:
+  static bool sameIds(const std::vector<Instruction*>& a, const std::vector<Instruction*>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+      if (a[i]->id() != b[i]->id()) return false;
+    return true;
+  }
+
+  bool sameAttributes(const Attributes& a, const Attributes& b) {
+    auto skip = [](AttrKey k) { return k == AttrKey::kMetadata; };
+    auto ia = a.all().begin(), ib = b.all().begin();
+    while (true) {
+      while (ia != a.all().end() && skip(ia->first)) ++ia;
+      while (ib != b.all().end() && skip(ib->first)) ++ib;
+      if (ia == a.all().end() || ib == b.all().end())
+        return ia == a.all().end() && ib == b.all().end();
+      if (ia->first != ib->first) return false;
+      AttrKind kind = attrKind(ia->first);
+      if (kind == AttrKind::kComputation || kind == AttrKind::kComputationList) {
+        const auto& ca = ia->second.comps;
+        const auto& cb = ib->second.comps;
+        if (ca.size() != cb.size()) return false;
+        for (size_t i = 0; i < ca.size(); ++i)
+          if (!sameComputation(ca[i], cb[i])) return false;
+      } else if (!(ia->second == ib->second)) {
+        return false;
+      }
+      ++ia, ++ib;
+    }
+  }
+
+  std::map<std::pair<const Computation*, const Computation*>, bool> known_;
+};
+
+bool mayMerge(const Instruction& i, SideEffects& effects) {
+  Opcode op = i.opcode();
+  return op != Opcode::kParameter && op != Opcode::kCustomCall && !effects.of(i) &&
+         !containsToken(i.shape()) && i.controlPredecessors().empty() &&
+         i.controlSuccessors().empty() && (!i.hasLiteral() || !i.literal().elided());
+}
+
+size_t hashOf(const Instruction& i) {
+  size_t h = static_cast<size_t>(i.opcode()) * 1000003u;
+  auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
+  mix(static_cast<size_t>(i.shape().type()));
+  for (int64_t d : i.shape().dims()) mix(static_cast<size_t>(d));
+  std::vector<const Instruction*> ops(i.operands().begin(), i.operands().end());
+  if (isCommutative(i.opcode())) std::sort(ops.begin(), ops.end());
+  for (const Instruction* op : ops) mix(std::hash<const Instruction*>()(op));
+  if (const Literal* lit = knownLiteral(i))
+    for (int64_t k = 0; k < std::min<int64_t>(lit->elementCount(), 8) && lit->shape().isArray(); ++k)
+      mix(lit->bitsAt(k));
+  return h;
+}
+
+bool cseComputation(Computation& comp, SideEffects& effects, Matcher& matcher) {
+  std::unordered_map<size_t, std::vector<Instruction*>> table;
+  std::vector<Instruction*> order;
+  for (const auto& instr : comp.instructions()) order.push_back(instr.get());
+  bool changed = false;
+  auto identical = [](const Instruction* p, const Instruction* q) { return p == q; };
+  for (Instruction* instr : order) {
+    if (!mayMerge(*instr, effects)) continue;
+    std::vector<Instruction*>& bucket = table[hashOf(*instr)];
+    auto match = std::find_if(bucket.begin(), bucket.end(), [&](Instruction* earlier) {
+      return matcher.sameInstruction(*earlier, *instr, identical);
+    });
+    if (match == bucket.end()) {
+      bucket.push_back(instr);
+      continue;
+    }
+    comp.replaceAllUses(instr, *match);
+    comp.remove(instr);
+    changed = true;
+  }
+  return changed;
+}
+
+}  // namespace
+
+bool runCse(Module& module) {
+  SideEffects effects;
+  Matcher matcher;
+  bool changed = false;
+  for (const auto& comp : module.computations()) changed |= cseComputation(*comp, effects, matcher);
+  return changed;
+}
+
+}  // namespace hlo

@@ -1,0 +1,61 @@
+// Seeing what passes do: the module as a Graphviz graph, per-pass dumps to a
+// directory (`--dump-to=DIR`), and instruction counts (`--stats`).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "hlo/module.h"
+#include "hlo/status.h"
+
+namespace hlo {
+
+// The module as a Graphviz digraph: one cluster per computation, one node per
+// instruction (parameters as ellipses, the root drawn bold), an edge from
+// each operand to its user, dashed edges for control dependencies and dotted
+// edges from a caller to the root of each computation it calls.
+std::string moduleToDot(const Module& module);
+
+enum class DumpFormat { kDot, kSvg };
+
+struct DumpOptions {
+  std::string dir;          // created if missing
+  std::string passRegex;    // RE2, partial match on the pass name; empty: every pass
+  std::string moduleRegex;  // RE2, partial match on the module name; empty: every module
+  DumpFormat format = DumpFormat::kDot;
+};
+
+class Dumper {
+ public:
+  // Checks the regular expressions, creates the directory, and for svg
+  // checks that Graphviz's `dot` is on PATH.
+  static StatusOr<std::unique_ptr<Dumper>> create(DumpOptions options);
+  ~Dumper();
+
+  // Writes DIR/NNN.<pass>.hlo and DIR/NNN.<pass>.dot (and .svg, rendered by
+  // `dot -Tsvg`, for the svg format), NNN being `index` in three digits, when
+  // both filters match. The caller dumps the input as index 0, pass "input".
+  Status dump(const Module& module, int index, std::string_view pass);
+
+ private:
+  struct Filters;
+  Dumper(DumpOptions options, std::unique_ptr<Filters> filters);
+  DumpOptions options_;
+  std::unique_ptr<Filters> filters_;
+};
+
+struct ModuleStats {
+  int64_t computations = 0;
+  int64_t instructions = 0;
+  std::map<std::string, int64_t> perOpcode;  // by opcode name
+};
+
+ModuleStats moduleStats(const Module& module);
+// A table of counts before and after, one row per opcode present in either.
+std::string formatStats(std::string_view moduleName, const ModuleStats& before,
+                        const ModuleStats& after);
+
+}  // namespace hlo

@@ -1,0 +1,44 @@
+// The pass registry and the per-target pipelines: the one table of passes by
+// name, and the one place each target's pass list is written down.
+#include "hlo/passes/pass.h"
+
+namespace hlo {
+namespace {
+
+// Keep sorted by name: `hlo-opt --list-passes` prints it as is.
+const PassInfo kPasses[] = {
+    {"cse", runCse, "merge identical pure instructions (same opcode, shape, operands, attributes)"},
+    {"dce", runDce, "remove unused pure instructions and computations not reachable from ENTRY"},
+    {"inline", runInline, "inline every call instruction, then drop unreachable computations"},
+    {"simplify", runSimplify, "algebraic simplification: a table of small rewrite rules (x+0, --x, ...)"},
+    {"tuple-simplify", runTupleSimplify, "get-tuple-element of tuple, and tuple of get-tuple-elements"},
+    {"while-simplify", runWhileSimplify, "replace a while loop that runs zero times by its init value"},
+};
+
+}  // namespace
+
+std::span<const PassInfo> registeredPasses() { return kPasses; }
+
+const PassInfo* findPass(std::string_view name) {
+  for (const PassInfo& p : kPasses)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::span<const PipelineInfo> registeredPipelines() {
+  // Target-independent clean-up first; later slices add fusion, layout and
+  // buffer assignment per target.
+  static const PipelineInfo kPipelines[] = {
+      {"cpu", {"inline", "simplify", "tuple-simplify", "while-simplify", "simplify", "cse", "dce"}},
+      {"gpu", {"inline", "simplify", "tuple-simplify", "while-simplify", "simplify", "cse", "dce"}},
+  };
+  return kPipelines;
+}
+
+std::optional<std::vector<std::string>> pipelineFor(std::string_view target) {
+  for (const PipelineInfo& p : registeredPipelines())
+    if (p.target == target) return std::vector<std::string>(p.passes.begin(), p.passes.end());
+  return std::nullopt;
+}
+
+}  // namespace hlo

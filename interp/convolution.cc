@@ -1,0 +1,154 @@
+// Interpreter op: convolution, with full dimension numbers (dim_labels),
+// window (strides, padding, lhs and rhs dilation, window reversal), feature
+// groups and batch groups.
+//
+// Algorithm, for every output element (batch ob, feature oz, spatial o...):
+//   1. Feature group fg = oz / (O / feature_group_count) picks the input
+//      features fg*Ci ... fg*Ci + Ci - 1 (Ci = kernel input features); batch
+//      group bg = oz / (O / batch_group_count) picks input batch
+//      bg * (B / batch_group_count) + ob. (StableHLO's definition: split lhs
+//      and rhs into contiguous groups, convolve pairwise, concatenate.)
+//   2. For each kernel spatial position w... (row-major), the position in the
+//      padded, lhs-dilated input is p = o*stride + w*rhs_dilation - pad_low.
+//      Padding (p outside the dilated input) and lhs-dilation holes
+//      (p % lhs_dilation != 0) contribute nothing; otherwise the input
+//      coordinate is p / lhs_dilation. With window reversal the kernel is
+//      read at size-1-w.
+//   3. For each input feature of the group, accumulate input * kernel in the
+//      accumulation type of the result (interp/dense.h) and round once.
+#include <complex>
+
+#include "interp/dense.h"
+#include "interp/ops.h"
+
+namespace hlo::interp {
+namespace {
+
+struct ConvPlan {
+  ConvDims dn;
+  std::vector<WindowDim> window;
+  int64_t featureGroups = 1, batchGroups = 1;
+  int64_t inFeaturesPerGroup = 1;  // the kernel's input feature dimension
+  int64_t outFeatures = 1;
+  int64_t outBatch = 1;
+};
+
+bool isPermutation(std::vector<int64_t> v, int64_t rank) {
+  if (static_cast<int64_t>(v.size()) != rank) return false;
+  std::vector<bool> seen(rank, false);
+  for (int64_t d : v) {
+    if (d < 0 || d >= rank || seen[d]) return false;
+    seen[d] = true;
+  }
+  return true;
+}
+
+std::vector<int64_t> withTwo(std::vector<int64_t> v, int64_t a, int64_t b) {
+  v.push_back(a);
+  v.push_back(b);
+  return v;
+}
+
+StatusOr<ConvPlan> planConv(const Instruction& instr, const Shape& in, const Shape& kernel) {
+  auto bad = [&](const std::string& why) { return EvalContext::unsupported(instr, why); };
+  const AttrValue* labels = instr.attrs().find(AttrKey::kDimLabels);
+  if (!labels) return bad("missing dim_labels");
+  ConvPlan p;
+  p.dn = labels->conv;
+  if (const AttrValue* w = instr.attrs().find(AttrKey::kWindow)) p.window = w->window;
+  p.featureGroups = instr.attrs().getInt(AttrKey::kFeatureGroupCount, 1);
+  p.batchGroups = instr.attrs().getInt(AttrKey::kBatchGroupCount, 1);
+  const Shape& out = instr.shape();
+  size_t n = p.dn.inputSpatial.size();
+  int64_t rank = static_cast<int64_t>(n) + 2;
+  if (!in.isArray() || !kernel.isArray() || !out.isArray() || in.rank() != rank || kernel.rank() != rank ||
+      out.rank() != rank || p.dn.kernelSpatial.size() != n || p.dn.outputSpatial.size() != n)
+    return bad("operand ranks do not match dim_labels");
+  if (!isPermutation(withTwo(p.dn.inputSpatial, p.dn.inputBatch, p.dn.inputFeature), rank) ||
+      !isPermutation(withTwo(p.dn.kernelSpatial, p.dn.kernelInputFeature, p.dn.kernelOutputFeature), rank) ||
+      !isPermutation(withTwo(p.dn.outputSpatial, p.dn.outputBatch, p.dn.outputFeature), rank))
+    return bad("dim_labels must name every dimension once");
+  if (p.window.empty() && n > 0) p.window.resize(n);
+  if (p.window.size() != n) return bad("window has the wrong number of dimensions");
+  for (size_t i = 0; i < n; ++i) {
+    const WindowDim& w = p.window[i];
+    if (w.size != kernel.dim(static_cast<int>(p.dn.kernelSpatial[i])) || w.stride <= 0 ||
+        w.baseDilation < 1 || w.windowDilation < 1)
+      return bad("window does not match the kernel");
+  }
+  int64_t inFeatures = in.dim(static_cast<int>(p.dn.inputFeature));
+  int64_t inBatch = in.dim(static_cast<int>(p.dn.inputBatch));
+  p.inFeaturesPerGroup = kernel.dim(static_cast<int>(p.dn.kernelInputFeature));
+  p.outFeatures = kernel.dim(static_cast<int>(p.dn.kernelOutputFeature));
+  p.outBatch = out.dim(static_cast<int>(p.dn.outputBatch));
+  if (p.featureGroups < 1 || p.batchGroups < 1 || p.outFeatures % p.featureGroups != 0 ||
+      p.outFeatures % p.batchGroups != 0 || inFeatures != p.inFeaturesPerGroup * p.featureGroups ||
+      inBatch != p.outBatch * p.batchGroups || out.dim(static_cast<int>(p.dn.outputFeature)) != p.outFeatures)
+    return bad("feature and batch sizes do not fit the group counts");
+  return p;
+}
+
+template <typename T>
+StatusOr<Literal> convAs(EvalContext& ctx, const Instruction& instr, const Literal& in,
+                         const Literal& kernel, const ConvPlan& p) {
+  HLO_RETURN_IF_ERROR(ctx.checkMemory((in.elementCount() + kernel.elementCount()) * int64_t(sizeof(T)), instr));
+  std::vector<int64_t> inPerm(in.shape().rank()), kPerm(kernel.shape().rank());
+  for (size_t i = 0; i < inPerm.size(); ++i) inPerm[i] = static_cast<int64_t>(i);
+  for (size_t i = 0; i < kPerm.size(); ++i) kPerm[i] = static_cast<int64_t>(i);
+  std::vector<T> x = gatherAs<T>(in, inPerm);
+  std::vector<T> k = gatherAs<T>(kernel, kPerm);
+  std::vector<int64_t> inStrides = rowMajorStrides(in.shape().dims());
+  std::vector<int64_t> kStrides = rowMajorStrides(kernel.shape().dims());
+  const ConvDims& dn = p.dn;
+  size_t n = dn.inputSpatial.size();
+  std::vector<int64_t> windowSizes(n);
+  for (size_t i = 0; i < n; ++i) windowSizes[i] = p.window[i].size;
+  int64_t featureGroupSize = p.outFeatures / p.featureGroups;
+  int64_t batchGroupSize = p.outFeatures / p.batchGroups;
+  int64_t inBatchPerGroup = p.outBatch;
+  int64_t inFeatureStride = inStrides[dn.inputFeature];
+  int64_t kFeatureStride = kStrides[dn.kernelInputFeature];
+
+  HLO_ASSIGN_OR_RETURN(Literal out, ctx.allocate(instr.shape(), instr));
+  forEachIndex(instr.shape().dims(), [&](const std::vector<int64_t>& o, int64_t linear) {
+    int64_t oz = o[dn.outputFeature];
+    int64_t fg = oz / featureGroupSize;
+    int64_t bg = oz / batchGroupSize;
+    int64_t inBase = (bg * inBatchPerGroup + o[dn.outputBatch]) * inStrides[dn.inputBatch] +
+                     fg * p.inFeaturesPerGroup * inFeatureStride;
+    int64_t kBase = oz * kStrides[dn.kernelOutputFeature];
+    T acc{};
+    forEachIndex(windowSizes, [&](const std::vector<int64_t>& w, int64_t) {
+      int64_t inOffset = inBase, kOffset = kBase;
+      for (size_t s = 0; s < n; ++s) {
+        const WindowDim& wd = p.window[s];
+        int64_t inSize = in.shape().dim(static_cast<int>(dn.inputSpatial[s]));
+        int64_t pos = o[dn.outputSpatial[s]] * wd.stride + w[s] * wd.windowDilation - wd.padLow;
+        if (pos < 0 || pos % wd.baseDilation != 0 || pos / wd.baseDilation >= inSize) return;
+        inOffset += pos / wd.baseDilation * inStrides[dn.inputSpatial[s]];
+        kOffset += (wd.reversal ? wd.size - 1 - w[s] : w[s]) * kStrides[dn.kernelSpatial[s]];
+      }
+      for (int64_t f = 0; f < p.inFeaturesPerGroup; ++f)
+        acc += x[inOffset + f * inFeatureStride] * k[kOffset + f * kFeatureStride];
+    });
+    writeAs(out, linear, acc);
+  });
+  return out;
+}
+
+}  // namespace
+
+StatusOr<Literal> evalConvolution(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  if (ops.size() != 2) return EvalContext::unsupported(instr, "expected an input and a kernel");
+  if (instr.attrs().has(AttrKey::kSparsity) || instr.attrs().has(AttrKey::kSparsityConfig))
+    return EvalContext::unsupported(instr, "sparse kernels");
+  HLO_ASSIGN_OR_RETURN(ConvPlan p, planConv(instr, ops[0]->shape(), ops[1]->shape()));
+  switch (accKindFor(instr.shape().type())) {
+    case AccKind::kInt: return convAs<uint64_t>(ctx, instr, *ops[0], *ops[1], p);
+    case AccKind::kReal: return convAs<double>(ctx, instr, *ops[0], *ops[1], p);
+    case AccKind::kComplex: return convAs<std::complex<double>>(ctx, instr, *ops[0], *ops[1], p);
+  }
+  return EvalContext::unsupported(instr);
+}
+
+}  // namespace hlo::interp

@@ -1,0 +1,78 @@
+// Checks and readers shared by the data-movement, gather/scatter and sort ops:
+// a well-typedness check run before an op trusts its attributes to index its
+// operands, and reading integer elements as indices.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "hlo/shape_inference.h"
+#include "interp/context.h"
+
+namespace hlo::interp {
+
+// Same element types and dimensions (dynamism and layouts aside), tuples
+// element by element.
+inline bool sameTypeAndDims(const Shape& a, const Shape& b) {
+  if (a.type() != b.type() || a.dims() != b.dims() || a.tupleSize() != b.tupleSize()) return false;
+  for (int i = 0; i < a.tupleSize(); ++i)
+    if (!sameTypeAndDims(a.tupleElement(i), b.tupleElement(i))) return false;
+  return true;
+}
+
+inline bool hasUnboundedDim(const Shape& s) {
+  for (int64_t d : s.dims())
+    if (d == Shape::kUnboundedDim) return true;
+  for (const Shape& e : s.tupleElements())
+    if (hasUnboundedDim(e)) return true;
+  return false;
+}
+
+// Fails unless shape inference accepts `instr` and gives its declared shape,
+// and no shape involved has an unbounded (`?`) dimension. The module is not
+// necessarily verified before it runs, so every op here calls this first;
+// after it, attributes fit the operands (the evaluator guarantees that the
+// operand values have their instructions' shapes).
+inline Status checkWellTyped(const Instruction& instr) {
+  StatusOr<Shape> inferred = inferShapeGiven(instr, instr.shape());
+  if (!inferred.ok()) return inferred.status().withLoc(instr.loc());
+  if (!sameTypeAndDims(*inferred, instr.shape()))
+    return errorStatus(std::string(opcodeName(instr.opcode())) + " '" + instr.name() +
+                           "' is declared " + instr.shape().toString(false) +
+                           " but its operands give " + inferred->toString(false),
+                       instr.loc());
+  bool unbounded = hasUnboundedDim(instr.shape());
+  for (const Instruction* op : instr.operands()) unbounded = unbounded || hasUnboundedDim(op->shape());
+  if (unbounded) return EvalContext::unsupported(instr, "unbounded (?) dimensions have no values to run on");
+  return okStatus();
+}
+
+// Fails unless `value` has element type `want`. Shape inference lets floats of
+// different precisions mix in some ops; the interpreter does not.
+inline Status requireType(const Instruction& instr, const Literal& value, ElementType want,
+                          const std::string& what) {
+  if (value.type() == want) return okStatus();
+  return EvalContext::unsupported(instr, what + " has element type " +
+                                             std::string(elementTypeName(value.type())) + ", not " +
+                                             std::string(elementTypeName(want)));
+}
+
+// Element i of an integer array as int64; u64 values past INT64_MAX saturate
+// (every use clamps or bounds-checks indices afterwards).
+inline int64_t integerAt(const Literal& lit, int64_t i) {
+  uint64_t bits = lit.bitsAt(i);
+  int width = storageBytes(lit.type()) * 8;
+  if (isSigned(lit.type()))
+    return width == 64 ? static_cast<int64_t>(bits)
+                       : static_cast<int64_t>(bits << (64 - width)) >> (64 - width);
+  constexpr uint64_t kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  return bits > kMax ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(bits);
+}
+
+inline int64_t clampIndex(int64_t value, int64_t low, int64_t high) {
+  return value < low ? low : (value > high ? high : value);
+}
+
+}  // namespace hlo::interp

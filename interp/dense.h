@@ -1,0 +1,112 @@
+// Dense arithmetic buffers for the contraction ops (dot, ragged-dot,
+// scaled-dot, convolution): an operand is copied once into a flat vector of
+// its accumulation type, possibly with its dimensions reordered, so the inner
+// loops run over contiguous memory with no per-element dispatch.
+//
+// The accumulation type follows the result element type:
+//   integers and pred  uint64_t  (wraps modulo 2^64, then to the result width)
+//   floats             double    (rounded once to the result type)
+//   complex            std::complex<double>
+#pragma once
+
+#include <complex>
+#include <cstdint>
+#include <vector>
+
+#include "interp/element_io.h"
+#include "interp/indexing.h"
+
+namespace hlo::interp {
+
+enum class AccKind : uint8_t { kInt, kReal, kComplex };
+
+inline AccKind accKindFor(ElementType result) {
+  if (isComplex(result)) return AccKind::kComplex;
+  if (isFloat(result)) return AccKind::kReal;
+  return AccKind::kInt;
+}
+
+template <typename T>
+T readAs(const Literal& lit, int64_t i);
+template <>
+inline uint64_t readAs<uint64_t>(const Literal& lit, int64_t i) {
+  return static_cast<uint64_t>(readInt(lit, i));
+}
+template <>
+inline double readAs<double>(const Literal& lit, int64_t i) {
+  ElementType t = lit.type();
+  if (t == ElementType::kF32) return lit.data<float>()[i];
+  if (t == ElementType::kF64) return lit.data<double>()[i];
+  return lit.toDouble(i);
+}
+template <>
+inline std::complex<double> readAs<std::complex<double>>(const Literal& lit, int64_t i) {
+  return lit.toComplex(i);
+}
+
+inline void writeAs(Literal& lit, int64_t i, uint64_t v) { writeInt(lit, i, static_cast<int64_t>(v)); }
+inline void writeAs(Literal& lit, int64_t i, double v) { writeFloat(lit, i, v); }
+inline void writeAs(Literal& lit, int64_t i, std::complex<double> v) { writeComplex(lit, i, v); }
+
+// Calls f(index, offset) for every element of an array of `dims`, visiting
+// them in row-major order of the permuted dimensions dims[perm[0]],
+// dims[perm[1]], ...; `index` is in the original dimension order and
+// `offset` is the element's row-major position in the original array.
+template <typename F>
+void forEachPermuted(const std::vector<int64_t>& dims, const std::vector<int64_t>& perm, F&& f) {
+  std::vector<int64_t> strides = rowMajorStrides(dims);
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  if (count == 0) return;
+  std::vector<int64_t> index(dims.size(), 0);
+  int64_t offset = 0;
+  for (int64_t n = 0; n < count; ++n) {
+    f(static_cast<const std::vector<int64_t>&>(index), offset);
+    for (int d = static_cast<int>(perm.size()) - 1; d >= 0; --d) {
+      int64_t p = perm[d];
+      if (++index[p] < dims[p]) {
+        offset += strides[p];
+        break;
+      }
+      offset -= (dims[p] - 1) * strides[p];
+      index[p] = 0;
+    }
+  }
+}
+
+// The elements of `lit` in the order of forEachPermuted, converted to T.
+template <typename T>
+std::vector<T> gatherAs(const Literal& lit, const std::vector<int64_t>& perm) {
+  std::vector<T> out;
+  out.reserve(static_cast<size_t>(lit.elementCount()));
+  forEachPermuted(lit.shape().dims(), perm,
+                  [&](const std::vector<int64_t>&, int64_t offset) { out.push_back(readAs<T>(lit, offset)); });
+  return out;
+}
+
+// c[b][i][j] += sum over k of a[b][i][k] * b[b][k][j], for row-major
+// a: [batch, m, k], b: [batch, k, n], c: [batch, m, n]. Loop order i-k-j, so
+// the inner loop streams contiguous rows of b and c; each c[b][i][j]
+// accumulates its products in increasing k.
+template <typename T>
+void batchMatmul(const T* a, const T* b, T* c, int64_t batch, int64_t m, int64_t k, int64_t n) {
+  for (int64_t bi = 0; bi < batch; ++bi) {
+    for (int64_t i = 0; i < m; ++i) {
+      T* cRow = c + (bi * m + i) * n;
+      const T* aRow = a + (bi * m + i) * k;
+      for (int64_t kk = 0; kk < k; ++kk) {
+        T av = aRow[kk];
+        const T* bRow = b + (bi * k + kk) * n;
+        for (int64_t j = 0; j < n; ++j) cRow[j] += av * bRow[j];
+      }
+    }
+  }
+}
+
+// Writes c into a fresh literal element by element (row-major).
+template <typename T>
+void storeAll(const std::vector<T>& c, Literal& out) {
+  for (size_t i = 0; i < c.size(); ++i) writeAs(out, static_cast<int64_t>(i), c[i]);
+}
+
+}  // namespace hlo::interp

@@ -1,0 +1,404 @@
+// hlo-run: runs the ENTRY computation of an HLO module and prints its result.
+//
+// Arguments come from --input (literal text, .npy or .npz files) or, for the
+// parameters without one, from a seeded generator (interp/random_inputs.h).
+// Exit status: 0 success, 1 bad input or a failed run, 2 bad usage.
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "hlo/npy.h"
+#include "hlo/verifier.h"
+#include "interp/evaluator.h"
+#include "interp/random_inputs.h"
+#include "parser/parser.h"
+#include "tools/tool_io.h"
+
+namespace {
+
+using hlo::Literal;
+using hlo::Shape;
+
+constexpr const char* kUsage =
+    "usage: hlo-run [options] FILE.hlo   (FILE may be - for standard input)\n"
+    "  --engine=interp           what runs the module: interp (the reference interpreter;\n"
+    "                            cpu and gpu are not built yet)\n"
+    "  --input=VALUE             the next ENTRY parameter, in order: literal text\n"
+    "                            ('f32[2] {1, 2}', 's32[] 3', '(f32[] 1, pred[] true)'),\n"
+    "                            @FILE.npy, or @FILE.npz for all parameters (by parameter\n"
+    "                            name when every array is named after one, else in order)\n"
+    "  --random-seed=N           seed for the parameters given no --input (default 0):\n"
+    "                            floats uniform in [-1, 1), integers in [-8, 8], pred 50/50\n"
+    "  --print-limit=N           print at most the first N values of each larger array\n"
+    "  --output=FILE.npz|.npy    write the result arrays to a file instead of printing them\n"
+    "                            (.npz members 'result', or 'result.0', 'result.1.0'... for\n"
+    "                            tuple elements; .npy for a result with one array)\n"
+    "  --iterations=N            run N times; print min and median wall time to stderr\n"
+    "  --max-memory=BYTES        refuse runs whose live values need more (suffixes K, M, G;\n"
+    "                            default 8G)\n"
+    "  --max-while-iterations=N  stop any while loop after N iterations (default: no limit)\n"
+    "  --help                    show this help\n";
+
+int usageError(const std::string& message) {
+  std::fprintf(stderr, "hlo-run: %s\nusage: hlo-run [options] FILE.hlo   (hlo-run --help lists the options)\n",
+               message.c_str());
+  return 2;
+}
+
+// One line "where: error: message" on stderr; returns exit status 1.
+int inputError(const std::string& where, const std::string& message) {
+  std::fprintf(stderr, "%s: error: %s\n", where.c_str(), message.c_str());
+  return 1;
+}
+
+struct Flags {
+  std::string file;
+  std::string engine = "interp";
+  std::vector<std::string> inputs;
+  uint64_t seed = 0;
+  int64_t printLimit = -1;  // -1: print everything
+  std::string output;
+  int64_t iterations = 1;
+  hlo::interp::Options options;
+};
+
+std::optional<int64_t> parseCount(const std::string& text) {
+  if (text.empty() || text.size() > 18) return std::nullopt;
+  int64_t v = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+// "4096", "64K", "512M", "8G" (powers of 1024, either case).
+std::optional<int64_t> parseBytes(std::string text) {
+  int shift = 0;
+  if (!text.empty()) {
+    char last = static_cast<char>(std::toupper(static_cast<unsigned char>(text.back())));
+    if (last == 'K') shift = 10;
+    if (last == 'M') shift = 20;
+    if (last == 'G') shift = 30;
+    if (shift) text.pop_back();
+  }
+  std::optional<int64_t> v = parseCount(text);
+  if (!v || *v > (int64_t{1} << (62 - shift))) return std::nullopt;
+  return *v << shift;
+}
+
+// Parses the command line into `flags`; returns an exit status on a usage error.
+std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
+  const std::set<std::string> valued = {"engine", "input", "random-seed", "print-limit", "output",
+                                        "iterations", "max-memory", "max-while-iterations"};
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    if (arg.rfind("--", 0) != 0 || arg == "-") {
+      if (arg.size() > 1 && arg[0] == '-' && arg != "-") return usageError("unknown option '" + arg + "'");
+      if (!flags.file.empty()) return usageError("more than one input file");
+      flags.file = arg;
+      continue;
+    }
+    size_t eq = arg.find('=');
+    std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    if (!valued.count(name)) return usageError("unknown option '" + arg + "'");
+    std::string value;
+    if (eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+    } else if (i + 1 < argc) {
+      value = argv[++i];
+    } else {
+      return usageError("--" + name + " needs a value");
+    }
+    auto bad = [&](const std::string& what) {
+      return usageError("--" + name + "=" + value + ": " + what);
+    };
+    if (name == "engine") {
+      if (value == "cpu" || value == "gpu")
+        return usageError("--engine=" + value + ": the " + value +
+                          " engine is not built yet; only --engine=interp is available");
+      if (value != "interp") return bad("unknown engine (interp, cpu or gpu)");
+      flags.engine = value;
+    } else if (name == "input") {
+      flags.inputs.push_back(value);
+    } else if (name == "output") {
+      if (!value.empty() && value[0] == '@') value.erase(0, 1);
+      bool npy = value.size() > 4 && value.substr(value.size() - 4) == ".npy";
+      bool npz = value.size() > 4 && value.substr(value.size() - 4) == ".npz";
+      if (!npy && !npz) return bad("the file name must end in .npz or .npy");
+      flags.output = value;
+    } else if (name == "random-seed") {
+      // The full 64-bit range: up to 20 digits.
+      uint64_t v = 0;
+      if (value.empty() || value.size() > 20) return bad("expected a non-negative integer");
+      for (char c : value) {
+        if (c < '0' || c > '9' || v > (UINT64_MAX - 9) / 10) return bad("expected a non-negative integer");
+        v = v * 10 + static_cast<uint64_t>(c - '0');
+      }
+      flags.seed = v;
+    } else if (name == "max-memory") {
+      std::optional<int64_t> v = parseBytes(value);
+      if (!v) return bad("expected a byte count such as 4096, 64K, 512M or 8G");
+      flags.options.maxMemoryBytes = *v;
+    } else {
+      std::optional<int64_t> v = parseCount(value);
+      if (!v) return bad("expected a non-negative integer");
+      if (name == "print-limit") flags.printLimit = *v;
+      if (name == "max-while-iterations") flags.options.maxWhileIterations = *v;
+      if (name == "iterations") {
+        if (*v < 1) return bad("expected at least 1");
+        flags.iterations = *v;
+      }
+    }
+  }
+  if (flags.file.empty()) return usageError("no input file");
+  return std::nullopt;
+}
+
+// "file:line:col" of an instruction or computation, or just "file".
+std::string where(const std::string& file, hlo::SourceLoc loc) {
+  if (!loc.known()) return file;
+  return file + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
+}
+
+int arrayCount(const Shape& shape) {
+  int n = shape.isArray();
+  for (const Shape& e : shape.tupleElements()) n += arrayCount(e);
+  return n;
+}
+
+// Bytes a value of `shape` takes, saturating at kHuge for absurd shapes.
+constexpr int64_t kHuge = int64_t{1} << 62;
+int64_t valueBytes(const Shape& shape) {
+  int64_t bytes = 0;
+  for (const Shape& e : shape.tupleElements()) bytes = std::min(bytes + valueBytes(e), kHuge);
+  if (!shape.isArray()) return bytes;
+  int64_t n = hlo::storageBytes(shape.type());
+  for (int64_t d : shape.dims()) n = d > 0 && n > kHuge / d ? kHuge : n * std::max<int64_t>(d, 0);
+  return std::min(bytes + n, kHuge);
+}
+
+bool hasElidedValues(const Literal& value) {
+  if (value.elided()) return true;
+  for (const Literal& e : value.tupleElements())
+    if (hasElidedValues(e)) return true;
+  return false;
+}
+
+// The entry computation's parameters and the arguments found for them so far.
+struct Arguments {
+  const hlo::Computation* entry;
+  std::string file;  // the module, for error locations
+  std::vector<std::optional<Literal>> values;
+
+  std::string paramName(int p) const {
+    return "parameter " + std::to_string(p) + " '" + entry->parameter(p)->name() + "'";
+  }
+
+  // Checks `value` (from `what`, e.g. "--input 2") against parameter p and
+  // keeps it; returns an exit status on a mismatch.
+  std::optional<int> set(int p, hlo::NpyArray value, const std::string& what) {
+    const hlo::Instruction* param = entry->parameter(p);
+    const Shape& want = param->shape();
+    if (value.untyped) {
+      hlo::Status retyped = hlo::retypeRaw(value, want.isArray() ? want.type() : hlo::ElementType::kTuple);
+      if (!retyped.ok())
+        return inputError(where(file, param->loc()), what + " for " + paramName(p) + ": " + retyped.message());
+    }
+    Literal& got = value.value;
+    if (hasElidedValues(got))
+      return inputError(what, "the values are left out ({...}); give them all");
+    bool sameArray = want.isArray() && got.shape().isArray() && want.type() == got.type() &&
+                     want.dims() == got.shape().dims();
+    if (!got.shape().compatible(want) && !sameArray)
+      return inputError(where(file, param->loc()),
+                        what + " is " + got.shape().toString(false) + " but " + paramName(p) +
+                            " of ENTRY '" + entry->name() + "' is " + want.toString(false));
+    got.mutableShape() = want;
+    values[p] = std::move(got);
+    return std::nullopt;
+  }
+};
+
+// Reads the --input values into `args`; returns an exit status on an error.
+std::optional<int> readInputs(const std::vector<std::string>& inputs, Arguments& args) {
+  int params = args.entry->parameterCount();
+  if (static_cast<int>(inputs.size()) > params)
+    return inputError(where(args.file, args.entry->loc()),
+                      std::to_string(inputs.size()) + " --input values given but ENTRY '" +
+                          args.entry->name() + "' takes " + std::to_string(params) + " parameters");
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const std::string& text = inputs[k];
+    std::string flag = "--input " + std::to_string(k + 1);
+    if (text.empty() || text[0] != '@') {
+      auto literal = hlo::parseLiteral(text);
+      if (!literal.ok()) {
+        // The first line only: "--input 2:1:9: error: ...".
+        std::string message = hlo::formatError(literal.status(), flag, text);
+        std::fputs(message.c_str(), stderr);
+        return 1;
+      }
+      if (auto rc = args.set(static_cast<int>(k), {std::move(literal).value(), false}, flag)) return rc;
+      continue;
+    }
+    std::string path = text.substr(1);
+    std::optional<std::string> bytes = hlo::readInput(path);
+    if (!bytes) return inputError(path, "cannot read file (" + flag + ")");
+    if (hlo::looksLikeZip(*bytes)) {
+      if (inputs.size() != 1)
+        return inputError(path, "an .npz input gives every parameter; it must be the only --input");
+      auto members = hlo::readNpz(*bytes);
+      if (!members.ok()) return inputError(path, members.status().message());
+      // By name when every array is named after a parameter, else in order.
+      bool byName = !members->empty();
+      for (const hlo::NpzMember& m : *members)
+        if (!args.entry->find(m.name) || args.entry->find(m.name)->opcode() != hlo::Opcode::kParameter)
+          byName = false;
+      if (!byName && static_cast<int>(members->size()) > params)
+        return inputError(where(args.file, args.entry->loc()),
+                          path + " holds " + std::to_string(members->size()) + " arrays but ENTRY '" +
+                              args.entry->name() + "' takes " + std::to_string(params) + " parameters");
+      for (size_t i = 0; i < members->size(); ++i) {
+        hlo::NpzMember& m = (*members)[i];
+        int p = byName ? static_cast<int>(args.entry->find(m.name)->parameterNumber()) : static_cast<int>(i);
+        if (auto rc = args.set(p, std::move(m.array), path + " array '" + m.name + "'")) return rc;
+      }
+      return std::nullopt;
+    }
+    auto array = hlo::readNpy(*bytes);
+    if (!array.ok()) return inputError(path, array.status().message());
+    if (auto rc = args.set(static_cast<int>(k), std::move(array).value(), flag + " (" + path + ")")) return rc;
+  }
+  return std::nullopt;
+}
+
+// Literal text with arrays of more than `limit` elements cut to their first
+// `limit` values (row-major) and "...": `f32[1000] {0.5, -0.25, ...}`, or
+// `f32[1000] {...}` for a limit of 0. Scalars are always printed.
+void printLimited(const Literal& value, int64_t limit, std::string& out) {
+  const Shape& shape = value.shape();
+  if (shape.isTuple()) {
+    out += '(';
+    for (size_t i = 0; i < value.tupleElements().size(); ++i) {
+      if (i) out += ", ";
+      printLimited(value.tupleElements()[i], limit, out);
+    }
+    out += ')';
+    return;
+  }
+  if (!shape.isArray() || shape.isScalar() || value.elementCount() <= limit) {
+    out += value.toString();
+    return;
+  }
+  shape.print(out, /*withLayout=*/false);
+  out += " {";
+  for (int64_t i = 0; i < limit; ++i) out += value.elementToString(i) + ", ";
+  out += "...}";
+}
+
+// The arrays of a result, named for an .npz file: "result", or "result.0",
+// "result.1.0"... for tuple elements; tokens have no array.
+void collectArrays(const Literal& value, const std::string& name,
+                   std::vector<std::pair<std::string, const Literal*>>& out) {
+  if (value.shape().isTuple()) {
+    for (size_t i = 0; i < value.tupleElements().size(); ++i)
+      collectArrays(value.tupleElements()[i], name + "." + std::to_string(i), out);
+  } else if (value.shape().isArray()) {
+    out.push_back({name, &value});
+  }
+}
+
+std::string formatSeconds(double s) {
+  char buf[64];
+  if (s < 1e-3) std::snprintf(buf, sizeof buf, "%.3g us", s * 1e6);
+  else if (s < 1) std::snprintf(buf, sizeof buf, "%.3g ms", s * 1e3);
+  else std::snprintf(buf, sizeof buf, "%.3g s", s);
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Flags flags;
+  if (std::optional<int> rc = parseFlags(argc, argv, flags)) return *rc;
+  std::string shownName = flags.file == "-" ? "<stdin>" : flags.file;
+  std::optional<std::string> text = hlo::readInput(flags.file);
+  if (!text) return inputError(shownName, "cannot read file");
+  auto module = hlo::parseModule(*text);
+  if (!module.ok()) {
+    std::fputs(hlo::formatError(module.status(), shownName, *text).c_str(), stderr);
+    return 1;
+  }
+  hlo::Status verified = hlo::verify(**module);
+  if (!verified.ok()) {
+    std::fputs(hlo::formatError(verified, shownName, *text).c_str(), stderr);
+    return 1;
+  }
+  const hlo::Computation* entry = (*module)->entry();
+  Arguments args{entry, shownName, std::vector<std::optional<Literal>>(entry->parameterCount())};
+  if (std::optional<int> rc = readInputs(flags.inputs, args)) return *rc;
+
+  // The parameters left are generated, once their size is known to be allowed.
+  int64_t argBytes = 0;
+  for (int p = 0; p < entry->parameterCount(); ++p)
+    argBytes = std::min(argBytes + valueBytes(entry->parameter(p)->shape()), kHuge);
+  if (argBytes > flags.options.maxMemoryBytes)
+    return inputError(shownName, "the parameters take " + std::to_string(argBytes) +
+                                     " bytes, more than the memory limit of " +
+                                     std::to_string(flags.options.maxMemoryBytes) + " bytes (--max-memory)");
+  std::vector<Literal> values;
+  for (int p = 0; p < entry->parameterCount(); ++p) {
+    if (args.values[p]) values.push_back(std::move(*args.values[p]));
+    else values.push_back(hlo::interp::randomLiteral(entry->parameter(p)->shape(), flags.seed, p));
+  }
+
+  // A .npy output needs a result with exactly one array; know before running.
+  bool npyOutput = flags.output.size() > 4 && flags.output.substr(flags.output.size() - 4) == ".npy";
+  if (npyOutput) {
+    if (arrayCount(entry->root()->shape()) != 1)
+      return inputError(flags.output, "a .npy file holds one array, but the result is " +
+                                          entry->root()->shape().toString(false) + "; use .npz");
+  }
+
+  std::vector<double> seconds;
+  std::optional<Literal> result;
+  for (int64_t i = 0; i < flags.iterations; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    auto run = hlo::interp::evaluate(**module, values, flags.options);
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (!run.ok()) return inputError(shownName, run.status().message());
+    result = std::move(run).value();
+  }
+  if (flags.iterations > 1) {
+    std::vector<double> sorted = seconds;
+    std::sort(sorted.begin(), sorted.end());
+    // The median of an even count is the lower middle value (a time that was measured).
+    std::fprintf(stderr, "hlo-run: %lld iterations: min %s, median %s\n",
+                 static_cast<long long>(flags.iterations), formatSeconds(sorted.front()).c_str(),
+                 formatSeconds(sorted[(sorted.size() - 1) / 2]).c_str());
+  }
+
+  if (!flags.output.empty()) {
+    std::vector<std::pair<std::string, const Literal*>> arrays;
+    collectArrays(*result, "result", arrays);
+    auto bytes = npyOutput ? hlo::writeNpy(*arrays[0].second) : hlo::writeNpz(arrays);
+    if (!bytes.ok()) return inputError(flags.output, bytes.status().message());
+    if (!hlo::writeOutput(flags.output, *bytes)) return inputError(flags.output, "cannot write file");
+    return 0;
+  }
+  std::string out;
+  if (flags.printLimit < 0) out = result->toString();
+  else printLimited(*result, flags.printLimit, out);
+  out += '\n';
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
