@@ -35,8 +35,9 @@ LLVM_CONFIG := llvm-config-19
 # ---- sources ---------------------------------------------------------------
 
 CORPUS_CHECK_SRC := $(wildcard conformance/hlo-corpus-check.cc)
+INTERP_CORPUS_SRC := $(wildcard conformance/hlo-interp-corpus.cc)
 # Library sources: everything in the folder except tests, benchmarks, fuzz targets and programs.
-lib_srcs = $(filter-out %_test.cc %_bench.cc %/fuzz_parser.cc $(CORPUS_CHECK_SRC),$(wildcard $(1)))
+lib_srcs = $(filter-out %_test.cc %_bench.cc %/fuzz_parser.cc $(CORPUS_CHECK_SRC) $(INTERP_CORPUS_SRC),$(wildcard $(1)))
 obj = $(patsubst %.cc,$(BUILD)/obj/%.o,$(1))
 
 HLO_SRCS := $(call lib_srcs,hlo/*.cc hlo/passes/*.cc)
@@ -52,6 +53,7 @@ LIBS := $(call lib,conformance,$(CONFORMANCE_SRCS)) $(call lib,interp,$(INTERP_S
 TOOL_SRCS := $(wildcard tools/*.cc)
 TOOLS := $(patsubst tools/%.cc,$(BUILD)/bin/%,$(TOOL_SRCS))
 CORPUS_CHECK := $(if $(CORPUS_CHECK_SRC),$(BUILD)/bin/hlo-corpus-check)
+INTERP_CORPUS := $(if $(INTERP_CORPUS_SRC),$(BUILD)/bin/hlo-interp-corpus)
 
 TEST_SRCS := $(wildcard $(addsuffix /*_test.cc,hlo hlo/passes parser interp conformance))
 UNIT_TESTS := $(BUILD)/bin/unit-tests
@@ -60,13 +62,13 @@ BENCH_SRCS := $(wildcard bench/*_bench.cc)
 BENCHES := $(patsubst bench/%.cc,$(BUILD)/bin/%,$(BENCH_SRCS))
 
 ALL_SRCS := $(HLO_SRCS) $(PARSER_SRCS) $(INTERP_SRCS) $(CONFORMANCE_SRCS) \
-            $(TOOL_SRCS) $(CORPUS_CHECK_SRC) $(TEST_SRCS) $(BENCH_SRCS)
+            $(TOOL_SRCS) $(CORPUS_CHECK_SRC) $(INTERP_CORPUS_SRC) $(TEST_SRCS) $(BENCH_SRCS)
 DEPS_STAMP := $(BUILD)/.deps-stamp
 
 # ---- rules -----------------------------------------------------------------
 
 .PHONY: all check demo bench deps fuzz-parser clean
-all: $(LIBS) $(TOOLS) $(CORPUS_CHECK) $(UNIT_TESTS) | $(DEPS_STAMP)
+all: $(LIBS) $(TOOLS) $(CORPUS_CHECK) $(INTERP_CORPUS) $(UNIT_TESTS) | $(DEPS_STAMP)
 
 $(BUILD)/obj/%.o: %.cc | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -97,6 +99,12 @@ $(CORPUS_CHECK): $(call obj,$(CORPUS_CHECK_SRC)) $(LIBS)
 	$(call link)
 endif
 
+ifneq ($(INTERP_CORPUS),)
+$(INTERP_CORPUS): $(call obj,$(INTERP_CORPUS_SRC)) $(LIBS)
+	@mkdir -p $(@D)
+	$(call link)
+endif
+
 # gtest_main before gtest: static archives resolve left to right.
 $(UNIT_TESTS): $(call obj,$(TEST_SRCS)) $(call list,tests,$(TEST_SRCS)) $(LIBS)
 	@mkdir -p $(@D)
@@ -109,8 +117,10 @@ $(BENCHES): $(BUILD)/bin/%: $(BUILD)/obj/bench/%.o $(LIBS)
 check: all
 	HLO_BIN_DIR=$(abspath $(BUILD)/bin) scripts/check.sh $(BUILD) $(CORPUS)
 
+# x + y * z = {1, 2, 3, 4} + {1, 3, -0.5, -3} = {2, 5, 2.5, 1}, whose sum prints as f32[] 10.5.
 demo: all
-	@if [ -x $(BUILD)/bin/hlo-run ]; then set -x; $(BUILD)/bin/hlo-run testdata/examples/reduce_sum.hlo; \
+	@if [ -x $(BUILD)/bin/hlo-run ]; then set -x; $(BUILD)/bin/hlo-run testdata/examples/reduce_sum.hlo \
+	  --input='f32[4] {1, 2, 3, 4}' --input='f32[4] {0.5, 1.5, -2, 3}' --input='f32[4] {2, 2, 0.25, -1}'; \
 	elif [ -x $(BUILD)/bin/hlo-opt ]; then set -x; $(BUILD)/bin/hlo-opt testdata/examples/reduce_sum.hlo; \
 	else echo "demo: neither hlo-run nor hlo-opt is built yet"; exit 1; fi
 

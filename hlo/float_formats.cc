@@ -273,6 +273,22 @@ std::optional<uint64_t> parsePayload(std::string_view text) {
   return payload;
 }
 
+// The correctly rounded double for `body` (sign removed, syntax checked by
+// isNumberSyntax). std::from_chars is several times faster than strtod;
+// only out-of-range text, where from_chars gives no value, goes to strtod
+// for IEEE's answer (infinity, or a value rounded towards zero).
+double readDouble(std::string_view body, bool negative) {
+  bool hex = body.size() > 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X');
+  const char* begin = body.data() + (hex ? 2 : 0);
+  const char* end = body.data() + body.size();
+  double value = 0;
+  auto [ptr, ec] = std::from_chars(begin, end, value, hex ? std::chars_format::hex : std::chars_format::general);
+  if (ec == std::errc() && ptr == end) return negative ? -value : value;
+  std::string copy(body);  // strtod needs a terminated string
+  value = std::strtod(copy.c_str(), nullptr);
+  return negative ? -value : value;
+}
+
 }  // namespace
 
 bool isSmallFloat(ElementType t) { return isFloat(t) && bitWidth(t) < 32; }
@@ -335,8 +351,7 @@ std::optional<uint64_t> parseFloatBits(ElementType t, std::string_view text) {
     return (negative ? f.signBit() : 0) | f.infinityMagnitude() | *payload;
   }
   if (!isNumberSyntax(body)) return std::nullopt;
-  std::string copy(text);  // strtod needs a terminated string
-  double value = std::strtod(copy.c_str(), nullptr);
+  double value = readDouble(body, negative);
   if (std::isinf(value) || !fitsInFloatType(t, value)) return std::nullopt;
   return encode(f, value);
 }

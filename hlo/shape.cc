@@ -96,8 +96,9 @@ std::string Layout::toString() const {
     // Dimension level types come first in XLA's order.
     for (const LayoutExtra& e : extras)
       if (e.text.rfind("D(", 0) == 0) out += e.text;
+    if (!tiles.empty()) out += 'T';  // XLA writes the tiles as T(8,128)(2,1)
     for (const Tile& t : tiles) {
-      out += "T(";
+      out += '(';
       appendJoined(out, t.dims, ",", [&](int64_t d) {
         if (d == Tile::kCombinedTileDim) out += '*';
         else appendInt(out, d);

@@ -64,6 +64,8 @@ typename To::Storage convertOne(typename From::Storage stored) {
   } else if constexpr (s::isFloat<TK>) {
     if constexpr (std::is_same_v<typename To::Storage, typename To::Value>)  // f32, f64
       return static_cast<typename To::Value>(realPart<FK>(v));
+    else if constexpr (std::is_same_v<typename From::Value, float>)  // f32 or smaller: exact
+      return To::store(v);
     else
       return static_cast<typename To::Storage>(
           encodeSmallFloat(To::kType, smallFloatSource<From, To>(v)));
@@ -132,7 +134,8 @@ StatusOr<Literal> evalConvert(EvalContext& ctx, const Instruction& instr, Operan
   if (!in.shape().isArray() || !instr.shape().isArray() || in.elided() ||
       in.elementCount() != instr.shape().elementCount())
     return EvalContext::unsupported(instr, "operand " + in.shape().toString(false) +
-                                               " cannot convert to " + instr.shape().toString(false));
+                                               " cannot convert to " +
+                                               instr.shape().toString(false));
   HLO_RETURN_IF_ERROR(ctx.checkMemory(shapeBytes(instr.shape()), instr));
   Literal out = convertElements(in, instr.shape().type());
   out.mutableShape() = instr.shape();
@@ -167,7 +170,8 @@ StatusOr<Literal> evalBitcastConvert(EvalContext& ctx, const Instruction& instr,
     int64_t ratio = to / from;
     for (int64_t i = 0; i < out.elementCount(); ++i) {
       uint64_t bits = 0;
-      for (int64_t k = 0; k < ratio; ++k) bits |= elementBits(in, i * ratio + k, from) << (k * from);
+      for (int64_t k = 0; k < ratio; ++k)
+        bits |= elementBits(in, i * ratio + k, from) << (k * from);
       setElementBits(out, i, bits, to);
     }
   }
@@ -217,15 +221,17 @@ StatusOr<Literal> evalStochasticConvert(EvalContext& ctx, const Instruction& ins
   if (!isFloat(in.type()) || !isUnsigned(random.type()) || in.elided() || random.elided() ||
       random.elementCount() != in.elementCount() ||
       in.elementCount() != instr.shape().elementCount())
-    return EvalContext::unsupported(instr, "needs a float operand and unsigned random bits of its shape");
+    return EvalContext::unsupported(instr,
+                                    "needs a float operand and unsigned random bits of its shape");
   int randomBits = bitWidth(random.type());
   return visitType(to, [&](auto target) -> StatusOr<Literal> {
     using To = decltype(target);
     using K = typename To::Kind;
+    std::string onlySigned = "converts only to signed integers, not " + typeName(to);
     if constexpr (familyOf<To> != Family::kInt) {
-      return EvalContext::unsupported(instr, "converts only to signed integers, not " + typeName(to));
+      return EvalContext::unsupported(instr, onlySigned);
     } else if constexpr (!K::kSigned) {
-      return EvalContext::unsupported(instr, "converts only to signed integers, not " + typeName(to));
+      return EvalContext::unsupported(instr, onlySigned);
     } else {
       HLO_ASSIGN_OR_RETURN(Literal out, ctx.allocate(instr.shape(), instr));
       auto* y = out.data<typename To::Storage>();
@@ -246,7 +252,8 @@ StatusOr<Literal> evalMap(EvalContext& ctx, const Instruction& instr, Operands o
   std::vector<Literal> scalars;
   std::vector<const Literal*> args;
   for (const Literal* op : ops) {
-    if (!op->shape().isArray() || op->elided() || (op->elementCount() != n && !op->shape().isScalar()))
+    bool fits = op->elementCount() == n || op->shape().isScalar();
+    if (!op->shape().isArray() || op->elided() || !fits)
       return errorStatus("'" + instr.name() + "': operand " + op->shape().toString(false) +
                              " does not fit result " + instr.shape().toString(false),
                          instr.loc());

@@ -45,7 +45,8 @@ inline std::complex<double> readAs<std::complex<double>>(const Literal& lit, int
 }
 
 inline void writeAs(Literal& lit, int64_t i, uint64_t v) { writeInt(lit, i, static_cast<int64_t>(v)); }
-inline void writeAs(Literal& lit, int64_t i, double v) { writeFloat(lit, i, v); }
+// Doubles go to floats rounded, or to an integer type truncated (scaled-dot).
+inline void writeAs(Literal& lit, int64_t i, double v) { writeReal(lit, i, v); }
 inline void writeAs(Literal& lit, int64_t i, std::complex<double> v) { writeComplex(lit, i, v); }
 
 // Calls f(index, offset) for every element of an array of `dims`, visiting

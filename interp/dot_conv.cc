@@ -137,7 +137,8 @@ StatusOr<Literal> evalDot(EvalContext& ctx, const Instruction& instr, Operands o
 // multiplied by its scale — a scalar, or an array of the operand's rank whose
 // element s[i / block] scales operand element x[i], block = x.dim / s.dim per
 // dimension — then it is an ordinary dot. The products are exact in double
-// (XLA's rewrite rounds the dequantized operands to an intermediate type).
+// (XLA's rewrite rounds the dequantized operands to an intermediate type);
+// an integer result takes the sum truncated toward zero.
 
 namespace {
 
@@ -182,7 +183,7 @@ StatusOr<Literal> evalScaledDot(EvalContext& ctx, const Instruction& instr, Oper
   HLO_RETURN_IF_ERROR(checkScale(instr, ops[0]->shape(), ops[2]->shape()));
   HLO_RETURN_IF_ERROR(checkScale(instr, ops[1]->shape(), ops[3]->shape()));
   switch (accKindFor(instr.shape().type())) {
-    case AccKind::kInt: return EvalContext::unsupported(instr, "an integer result");
+    case AccKind::kInt:  // the dequantized operands are real: sum in double, truncate
     case AccKind::kReal: return scaledDotAs<double>(ctx, instr, ops, p);
     case AccKind::kComplex: return scaledDotAs<std::complex<double>>(ctx, instr, ops, p);
   }

@@ -5,6 +5,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <cstring>
 
 #include "hlo/float_formats.h"
 #include "hlo/literal.h"
@@ -73,6 +74,24 @@ inline void writeReal(Literal& lit, int64_t i, double v) {
   if (v >= 9223372036854775807.0) return writeInt(lit, i, INT64_MAX);
   if (v <= -9223372036854775808.0) return writeInt(lit, i, INT64_MIN);
   writeInt(lit, i, static_cast<int64_t>(v));
+}
+
+// Converts element `from` of `src` into element `to` of `dst`, any numeric
+// types: the same type copies the bits; otherwise integers and pred go
+// through int64, floats through double, complex through complex<double>
+// (a complex source gives its real part to a real target).
+inline void convertElement(const Literal& src, int64_t from, Literal& dst, int64_t to) {
+  ElementType s = src.type(), d = dst.type();
+  if (s == d) {
+    int n = storageBytes(s);
+    std::memcpy(dst.untypedData() + to * n, src.untypedData() + from * n, n);
+  } else if (isComplex(d)) {
+    writeComplex(dst, to, src.toComplex(from));
+  } else if (isFloat(d) || isFloat(s) || isComplex(s)) {
+    writeReal(dst, to, src.toDouble(from));
+  } else {
+    writeInt(dst, to, readInt(src, from));
+  }
 }
 
 }  // namespace hlo::interp

@@ -27,7 +27,8 @@ using Operand = const Literal*;
 std::string typeName(ElementType t) { return std::string(elementTypeName(t)); }
 
 Status typeError(const Instruction& instr) {
-  ElementType t = instr.operandCount() > 0 ? instr.operand(0)->shape().type() : instr.shape().type();
+  ElementType t =
+      instr.operandCount() > 0 ? instr.operand(0)->shape().type() : instr.shape().type();
   return EvalContext::unsupported(instr, "not defined for " + typeName(t) + " operands");
 }
 
@@ -187,7 +188,8 @@ StatusOr<Literal> compare(EvalContext& ctx, const Instruction& instr, Operands o
   std::string_view typeText = instr.attrs().getString(AttrKey::kType);
   std::optional<ComparisonType> type =
       typeText.empty() ? s::defaultComparisonType(t) : parseComparisonType(typeText);
-  if (!type) return errorStatus("'" + instr.name() + "' has an unknown comparison type", instr.loc());
+  if (!type)
+    return errorStatus("'" + instr.name() + "' has an unknown comparison type", instr.loc());
   if (instr.shape().type() != ElementType::kPred) return sizeError(instr, *ops[0]);
   std::optional<Literal> holdA, holdB;
   std::vector<Operand> operands = {asType(ops[0], t, holdA), asType(ops[1], t, holdB)};
@@ -206,11 +208,13 @@ StatusOr<Literal> compare(EvalContext& ctx, const Instruction& instr, Operands o
         bool eq = *direction == ComparisonDirection::kEq;
         if (!eq && *direction != ComparisonDirection::kNe)
           return EvalContext::unsupported(instr, "complex values compare only with EQ and NE");
-        binaryLoop<E, PredElem>(*in[0], *in[1], out, [eq](Value x, Value y) { return (x == y) == eq; });
+        binaryLoop<E, PredElem>(*in[0], *in[1], out,
+                                [eq](Value x, Value y) { return (x == y) == eq; });
         return okStatus();
       } else {
         s::withDirection(*direction, [&](auto cmp) {
-          binaryLoop<E, PredElem>(*in[0], *in[1], out, [cmp](Value x, Value y) { return cmp(x, y); });
+          binaryLoop<E, PredElem>(*in[0], *in[1], out,
+                                  [cmp](Value x, Value y) { return cmp(x, y); });
         });
         return okStatus();
       }

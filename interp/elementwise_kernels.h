@@ -5,6 +5,7 @@
 #pragma once
 
 #include <bit>
+#include <cmath>
 #include <complex>
 #include <cstdint>
 
@@ -49,7 +50,15 @@ struct SmallFloatElem {
     else
       return static_cast<float>(decodeSmallFloat(E, s));
   }
-  static S store(float v) { return static_cast<S>(encodeSmallFloat(E, v)); }
+  static S store(float v) {
+    if constexpr (E == ElementType::kBF16) {  // the same rounding, on the bits
+      uint32_t bits = std::bit_cast<uint32_t>(v);
+      if (std::isnan(v)) return static_cast<S>((bits >> 16 & 0x8000) | 0x7fc0);
+      return static_cast<S>((bits + 0x7fff + (bits >> 16 & 1)) >> 16);
+    } else {
+      return static_cast<S>(encodeSmallFloat(E, v));
+    }
+  }
 };
 
 // Token, tuple and the other non-array types: nothing can be computed.

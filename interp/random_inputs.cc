@@ -33,7 +33,8 @@ uint64_t randomFloatBits(ElementType t, Rng& rng) {
   if (t == ElementType::kF8E8M0FNU) return encodeSmallFloat(t, 0.5 + 1.5 * u);
   double v = 2 * u - 1;  // exact: [-1, 1) on a grid of 2^-52
   if (t == ElementType::kF64) return std::bit_cast<uint64_t>(v);
-  return encodeSmallFloat(t, v);  // f32 included: IEEE double-to-float rounding
+  if (t == ElementType::kF32) return std::bit_cast<uint32_t>(static_cast<float>(v));
+  return encodeSmallFloat(t, v);
 }
 
 void fill(Literal& value, Rng& rng) {

@@ -19,13 +19,6 @@
 namespace hlo::interp {
 namespace {
 
-// A scalar literal holding element i of `array`.
-Literal scalarAt(const Literal& array, int64_t i) {
-  Literal s(Shape::scalar(array.type()));
-  copyElement(array, i, s, 0);
-  return s;
-}
-
 // The result shapes of an N-input reduce or reduce-window: one per input.
 std::vector<Shape> resultShapes(const Shape& shape) {
   if (shape.isTuple()) return shape.tupleElements();
@@ -33,10 +26,15 @@ std::vector<Shape> resultShapes(const Shape& shape) {
 }
 
 // Everything a fold needs: the inputs, inits and the outputs being filled.
+// The accumulators and the values passed to to_apply have the types of its
+// parameters; when those differ from the operand or result types (a
+// mixed-precision reduce such as f32 inputs into a bf16 result), values are
+// converted on the way in and out.
 struct Fold {
   Operands inputs, inits;
   std::vector<Literal> outputs;
   const Computation* reducer = nullptr;
+  std::vector<ElementType> accTypes, valueTypes;
 };
 
 StatusOr<Fold> startFold(EvalContext& ctx, const Instruction& instr, Operands ops) {
@@ -48,16 +46,31 @@ StatusOr<Fold> startFold(EvalContext& ctx, const Instruction& instr, Operands op
   f.inputs = ops.subspan(0, n);
   f.inits = ops.subspan(n, n);
   f.reducer = instr.attrs().getComputation(AttrKey::kToApply);
-  if (!f.reducer) return EvalContext::unsupported(instr, "missing to_apply");
+  if (!f.reducer || f.reducer->parameterCount() != static_cast<int>(2 * n))
+    return EvalContext::unsupported(instr, "to_apply must take 2N parameters");
   HLO_RETURN_IF_ERROR(ctx.checkMemory(shapeBytes(instr.shape()), instr));
   for (size_t i = 0; i < n; ++i) {
+    const Instruction* acc = f.reducer->parameter(static_cast<int>(i));
+    const Instruction* value = f.reducer->parameter(static_cast<int>(n + i));
     if (!f.inputs[i]->shape().isArray() || f.inputs[i]->shape().dims() != f.inputs[0]->shape().dims() ||
-        !f.inits[i]->shape().isScalar() || f.inits[i]->type() != shapes[i].type() ||
-        f.inputs[i]->type() != shapes[i].type())
-      return EvalContext::unsupported(instr, "inputs, init values and results must agree in type and shape");
+        !f.inits[i]->shape().isScalar() || !shapes[i].isArray() || !acc || !value ||
+        !acc->shape().isScalar() || !value->shape().isScalar())
+      return EvalContext::unsupported(instr, "inputs must be arrays of one shape, inits and reducer parameters scalars");
+    f.accTypes.push_back(acc->shape().type());
+    f.valueTypes.push_back(value->shape().type());
     f.outputs.emplace_back(shapes[i]);
   }
   return f;
+}
+
+// True when no value changes type on its way through the fold.
+bool sameTypes(const Fold& f) {
+  for (size_t i = 0; i < f.inputs.size(); ++i) {
+    ElementType t = f.outputs[i].type();
+    if (f.inputs[i]->type() != t || f.inits[i]->type() != t || f.accTypes[i] != t || f.valueTypes[i] != t)
+      return false;
+  }
+  return true;
 }
 
 Literal finishFold(const Instruction& instr, Fold& f) {
@@ -72,7 +85,7 @@ Literal finishFold(const Instruction& instr, Fold& f) {
 template <typename Enumerate>
 Status runFold(EvalContext& ctx, const Instruction& instr, Fold& f, Enumerate&& forEachInput) {
   const std::vector<int64_t>& outDims = f.outputs[0].shape().dims();
-  std::optional<FastOp> fast = f.inputs.size() == 1 ? fastReducer(f.reducer) : std::nullopt;
+  std::optional<FastOp> fast = f.inputs.size() == 1 && sameTypes(f) ? fastReducer(f.reducer) : std::nullopt;
   if (fast) {
     withFastDomain(f.inputs[0]->type(), [&](auto domain) {
       const Literal& in = *f.inputs[0];
@@ -90,17 +103,20 @@ Status runFold(EvalContext& ctx, const Instruction& instr, Fold& f, Enumerate&& 
   std::vector<Literal> acc(n), x(n);
   std::vector<const Literal*> args(2 * n);
   for (size_t i = 0; i < n; ++i) {
-    x[i] = Literal(Shape::scalar(f.inputs[i]->type()));
+    x[i] = Literal(Shape::scalar(f.valueTypes[i]));
     args[i] = &acc[i];
     args[n + i] = &x[i];
   }
   Status failure;
   forEachIndex(outDims, [&](const std::vector<int64_t>& o, int64_t linear) {
     if (!failure.ok()) return;
-    for (size_t i = 0; i < n; ++i) acc[i] = scalarAt(*f.inits[i], 0);
+    for (size_t i = 0; i < n; ++i) {
+      acc[i] = Literal(Shape::scalar(f.accTypes[i]));
+      convertElement(*f.inits[i], 0, acc[i], 0);
+    }
     forEachInput(o, [&](int64_t offset) {
       if (!failure.ok()) return;
-      for (size_t i = 0; i < n; ++i) copyElement(*f.inputs[i], offset, x[i], 0);
+      for (size_t i = 0; i < n; ++i) convertElement(*f.inputs[i], offset, x[i], 0);
       StatusOr<Literal> r = ctx.call(*f.reducer, args);
       if (!r.ok()) {
         failure = r.status();
@@ -116,11 +132,11 @@ Status runFold(EvalContext& ctx, const Instruction& instr, Fold& f, Enumerate&& 
     });
     if (!failure.ok()) return;
     for (size_t i = 0; i < n; ++i) {
-      if (!acc[i].shape().isScalar() || acc[i].type() != f.outputs[i].type()) {
-        failure = EvalContext::unsupported(instr, "to_apply returned a value of the wrong type");
+      if (!acc[i].shape().isScalar()) {
+        failure = EvalContext::unsupported(instr, "to_apply must return scalars");
         return;
       }
-      copyElement(acc[i], 0, f.outputs[i], linear);
+      convertElement(acc[i], 0, f.outputs[i], linear);
     }
   });
   return failure;

@@ -2,14 +2,10 @@
 // interpreter's array loops (interp/elementwise.cc) apply these per element,
 // and constant folding is to reuse them, so the two cannot disagree.
 //
-// A value is computed in one of four kinds:
-//   PredKind            bool
-//   IntKind<S, Bits>    an integer of Bits bits held sign- or zero-extended in
-//                       S (s4 in int8_t, u2 in uint8_t); results wrap at Bits
-//   FloatKind<F>        float or double; f16, bf16, the f8 types and f4e2m1fn
-//                       compute in float and are rounded once into their type
-//                       by the caller, as XLA's evaluator does
-//   ComplexKind<F>      std::complex<float> (c64) or std::complex<double> (c128)
+// A value is computed in one of the kinds of interp/scalar_types.h: pred,
+// integers that wrap at their width, float/double (f16, bf16, the f8 types and
+// f4e2m1fn compute in float and are rounded once into their type by the
+// caller, as XLA's evaluator does) and complex.
 //
 // Each opcode is one struct: `kAccepts<K>` says which kinds it is defined
 // for, `apply<K>(...)` computes it. Integer edge cases follow XLA's
@@ -23,73 +19,13 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
-#include <type_traits>
+#include <functional>
 
 #include "hlo/attributes.h"
 #include "hlo/element_type.h"
+#include "interp/scalar_types.h"
 
 namespace hlo::interp::scalar {
-
-enum class Family : uint8_t { kNone, kPred, kInt, kFloat, kComplex };
-
-struct PredKind {
-  static constexpr Family kFamily = Family::kPred;
-  using Value = bool;
-};
-
-template <typename S, int Bits>
-struct IntKind {
-  static constexpr Family kFamily = Family::kInt;
-  using Value = S;
-  static constexpr int kBits = Bits;
-  static constexpr bool kSigned = std::is_signed_v<S>;
-  static constexpr uint64_t kMask = Bits == 64 ? ~uint64_t{0} : (uint64_t{1} << Bits) - 1;
-
-  // The low Bits of `v`, sign- or zero-extended into S.
-  static constexpr S wrap(uint64_t v) {
-    if constexpr (kSigned)
-      return static_cast<S>(static_cast<int64_t>(v << (64 - Bits)) >> (64 - Bits));
-    else
-      return static_cast<S>(v & kMask);
-  }
-  // Two's complement bits of `v`, widened (sign-extended for signed types).
-  static constexpr uint64_t wide(S v) { return static_cast<uint64_t>(v); }
-  // The Bits-bit pattern of `v`, zero-extended (s4 -1 is 0xf).
-  static constexpr uint64_t bits(S v) { return wide(v) & kMask; }
-  // `v` read as a signed Bits-bit number (u8 0x80 is -128).
-  static constexpr int64_t asSigned(S v) {
-    return static_cast<int64_t>(bits(v) << (64 - Bits)) >> (64 - Bits);
-  }
-  static constexpr bool negative(S v) {
-    if constexpr (kSigned) return v < 0;
-    else return false;
-  }
-  static constexpr S min() { return kSigned ? wrap(uint64_t{1} << (Bits - 1)) : S{0}; }
-  static constexpr S max() { return kSigned ? wrap((uint64_t{1} << (Bits - 1)) - 1) : wrap(kMask); }
-};
-
-template <typename F>
-struct FloatKind {
-  static constexpr Family kFamily = Family::kFloat;
-  using Value = F;
-};
-
-template <typename F>
-struct ComplexKind {
-  static constexpr Family kFamily = Family::kComplex;
-  using Value = std::complex<F>;
-  using Real = F;
-};
-
-template <class K> inline constexpr bool isPred = K::kFamily == Family::kPred;
-template <class K> inline constexpr bool isInt = K::kFamily == Family::kInt;
-template <class K> inline constexpr bool isFloat = K::kFamily == Family::kFloat;
-template <class K> inline constexpr bool isComplex = K::kFamily == Family::kComplex;
-template <class K> inline constexpr bool isNumber = isInt<K> || isFloat<K> || isComplex<K>;
-template <class K> inline constexpr bool isInexact = isFloat<K> || isComplex<K>;
-template <class K> inline constexpr bool isReal = isPred<K> || isInt<K> || isFloat<K>;
-
-template <class K> using V = typename K::Value;
 
 // --- Unary ----------------------------------------------------------------
 
@@ -243,7 +179,9 @@ struct Clz {
 struct PopulationCount {
   static constexpr UnaryResult kResult = UnaryResult::kSame;
   template <class K> static constexpr bool kAccepts = isInt<K>;
-  template <class K> static V<K> apply(V<K> x) { return static_cast<V<K>>(std::popcount(K::bits(x))); }
+  template <class K> static V<K> apply(V<K> x) {
+    return static_cast<V<K>>(std::popcount(K::bits(x)));
+  }
 };
 
 struct IsFinite {

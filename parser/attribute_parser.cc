@@ -349,7 +349,8 @@ StatusOr<AttrValue> parseAttrValue(Cursor& c, AttrKey key, ComputationResolver& 
       else return c.error("expected true or false for " + std::string(attrKeyName(key)));
       return v;
     case AttrKind::kString:
-      if (!c.quotedString(v.s)) return c.error("expected a quoted string for " + std::string(attrKeyName(key)));
+      if (c.peek() != '"') return c.error("expected a quoted string for " + std::string(attrKeyName(key)));
+      if (!c.quotedString(v.s)) return c.error("unterminated string");
       return v;
     case AttrKind::kIdent: {
       c.skipSpace();

@@ -1,17 +1,32 @@
 // Cursor: whitespace, comments, names, numbers, strings and locations.
 #include "parser/cursor.h"
 
+#include <array>
+#include <cstdint>
 #include <cstring>
 
 namespace hlo {
 
-bool isNameStart(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
+namespace {
 
-bool isNameChar(char c) {
-  return isNameStart(c) || (c >= '0' && c <= '9') || c == '.' || c == '-';
-}
+// Character classes as a table: names are scanned a byte at a time on
+// every line, and a lookup beats the chain of comparisons.
+enum : uint8_t { kStart = 1, kChar = 2 };
+
+constexpr std::array<uint8_t, 256> kClasses = [] {
+  std::array<uint8_t, 256> t{};
+  for (int c = 'a'; c <= 'z'; ++c) t[c] = kStart | kChar;
+  for (int c = 'A'; c <= 'Z'; ++c) t[c] = kStart | kChar;
+  t['_'] = kStart | kChar;
+  for (int c = '0'; c <= '9'; ++c) t[c] = kChar;
+  t['.'] = t['-'] = kChar;
+  return t;
+}();
+
+}  // namespace
+
+bool isNameStart(char c) { return kClasses[static_cast<uint8_t>(c)] & kStart; }
+bool isNameChar(char c) { return kClasses[static_cast<uint8_t>(c)] & kChar; }
 
 static bool isDigit(char c) { return c >= '0' && c <= '9'; }
 

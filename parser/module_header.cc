@@ -215,20 +215,24 @@ Status parseStackFrameSection(Cursor& c, Module& module) {
   c.skipSpace();
   size_t start = c.pos();
   c.name();
+  size_t end = c.pos();
   for (;;) {
     int64_t id;
     if (!c.integer(id)) break;
     if (c.peek() == '"') {
       std::string ignored;
       if (!c.quotedString(ignored)) return c.error("unterminated string");
+      end = c.pos();
       continue;
     }
     std::string_view body;
     if (c.peek() != '{' || !c.balanced(body))
       return c.error("expected a string or {...} entry in the stack-frame section");
+    end = c.pos();
   }
+  c.setPos(end);
   std::string& text = module.stackFrameText();
-  text += c.text().substr(start, c.pos() - start);
+  text += c.text().substr(start, end - start);
   text += '\n';
   return okStatus();
 }

@@ -24,6 +24,7 @@
 #include <map>
 
 #include "parser/attribute_parser.h"
+#include "parser/lookup.h"
 #include "parser/module_header.h"
 #include "parser/name_table.h"
 #include "parser/post_parse.h"
@@ -40,8 +41,9 @@ struct PendingOperand {
   Instruction* user;
   std::string_view name;     // the base name, without `#i#j`
   std::string_view gtePath;  // `%p#1#0` compact get-tuple-element: "p#1#0", else empty
-  size_t pos;
-  int declaredShape;  // index into Body::declaredShapes, or -1
+  size_t pos;                // of the name
+  int declaredShape;         // index into Body::declaredShapes, or -1
+  size_t shapePos;           // of the declared shape
 };
 
 struct PendingControl {
@@ -87,6 +89,10 @@ class ModuleParser {
   // Everything after `name =`; `nested` for an instruction written inline as
   // an operand, e.g. `broadcast(f32[] constant(0))`.
   StatusOr<Instruction*> parseRhs(Body& body, std::string name, size_t start, bool nested, int depth);
+  // At a word that may start a shape (`f32[2]`, `(f32[])`, `b(s32[4])`):
+  // reads the shape, or else leaves the word read in `word` (so the hot path
+  // scans it once) with its position in `wordPos`.
+  StatusOr<std::optional<Shape>> shapeOrWord(std::string_view& word, size_t& wordPos);
   StatusOr<int> parseOperands(Body& body, Instruction* user, int depth);
   Status parseOperand(Body& body, Instruction* user, int depth);
   Status buildAsyncWrapped(Instruction* start, Opcode wrapped, std::string_view opText, int operandCount,
@@ -163,6 +169,8 @@ Computation* ModuleParser::addGenerated(std::unique_ptr<Computation> comp) {
 Status ModuleParser::addWritten(std::unique_ptr<Computation> comp, size_t pos) {
   std::string name = comp->name();
   if (written_.count(name)) return c_.errorAt(pos, "computation '" + name + "' is already defined");
+  Computation* added = module_->add(std::move(comp));
+  written_[name] = added;
   // A generated computation holding the name gives it up: nothing in the
   // text can refer to it by that name.
   if (auto it = generated_.find(name); it != generated_.end()) {
@@ -171,7 +179,6 @@ Status ModuleParser::addWritten(std::unique_ptr<Computation> comp, size_t pos) {
     taken->setName(generatedName(name));
     generated_[taken->name()] = taken;
   }
-  written_[name] = module_->add(std::move(comp));
   return okStatus();
 }
 
@@ -255,7 +262,7 @@ Status ModuleParser::resolveOperands(Body& body) {
     }
     if (p.declaredShape >= 0)
       facts_.operandShapes.push_back({p.user, p.user->operandCount(),
-                                      std::move(body.declaredShapes[p.declaredShape]), p.pos});
+                                      std::move(body.declaredShapes[p.declaredShape]), p.shapePos});
     ordered &= operand->id() < p.user->id();
     comp->addOperand(p.user, operand);
   }
@@ -289,9 +296,10 @@ StatusOr<Instruction*> ModuleParser::compactGte(Body& body, Instruction* base, c
       return c_.errorAt(p.pos, "'" + std::string(prefix) + "' takes an element of a non-tuple: " + s.toString());
     if (index >= s.tupleSize())
       return c_.errorAt(p.pos, "tuple index " + std::to_string(index) + " is out of range for " + s.toString());
-    std::string name(prefix);
-    for (char& ch : name) ch = ch == '#' ? '_' : ch;
-    for (int i = 1; body.names.find(name); ++i) name = std::string(prefix) + "." + std::to_string(i);
+    std::string base(prefix);
+    for (char& ch : base) ch = ch == '#' ? '_' : ch;
+    std::string name = base;
+    for (int i = 1; body.names.find(name); ++i) name = base + "." + std::to_string(i);
     Instruction* gte = body.comp->add(Opcode::kGetTupleElement, name, s.tupleElement(static_cast<int>(index)),
                                       {current});
     gte->attrs().setInt(AttrKey::kIndex, index);
@@ -324,29 +332,57 @@ Status ModuleParser::parseInstruction(Body& body) {
 // An opcode, or `X-start` / `X-update` / `X-done` written for an async
 // operation wrapping X (`wrapped` = X).
 std::optional<Opcode> parseOpcodeOrAsyncSugar(std::string_view text, std::optional<Opcode>& wrapped) {
-  if (std::optional<Opcode> op = parseOpcode(text)) return op;
+  if (std::optional<Opcode> op = lookupOpcode(text)) return op;
   static constexpr std::pair<std::string_view, Opcode> kSuffixes[] = {
       {"-start", Opcode::kAsyncStart}, {"-update", Opcode::kAsyncUpdate}, {"-done", Opcode::kAsyncDone}};
   for (auto [suffix, asyncOp] : kSuffixes) {
     if (text.size() <= suffix.size() || !text.ends_with(suffix)) continue;
-    wrapped = parseOpcode(text.substr(0, text.size() - suffix.size()));
+    wrapped = lookupOpcode(text.substr(0, text.size() - suffix.size()));
     if (wrapped) return asyncOp;
   }
   return std::nullopt;
+}
+
+StatusOr<std::optional<Shape>> present(StatusOr<Shape> shape) {
+  if (!shape.ok()) return shape.status();
+  return std::optional<Shape>(std::move(shape).value());
+}
+
+StatusOr<std::optional<Shape>> ModuleParser::shapeOrWord(std::string_view& word, size_t& wordPos) {
+  c_.skipSpace();
+  size_t start = c_.pos();
+  word = {};
+  wordPos = start;
+  if (c_.rawPeek() == '(') return present(parseShapeAt(c_, /*spacedLayout=*/true));
+  bool percent = c_.rawPeek() == '%';
+  word = c_.name();
+  if (percent || word.empty()) return std::optional<Shape>();
+  if (word == "b" && c_.rawPeek() == '(') {
+    c_.setPos(start);
+    word = {};
+    return present(parseShapeAt(c_, /*spacedLayout=*/true));
+  }
+  if (c_.peek() == '[') {
+    if (std::optional<ElementType> type = lookupElementType(word)) {
+      word = {};
+      return present(parseArrayShapeAfterType(c_, *type, /*spacedLayout=*/true));
+    }
+  }
+  return std::optional<Shape>();
 }
 
 StatusOr<Instruction*> ModuleParser::parseRhs(Body& body, std::string name, size_t start, bool nested,
                                               int depth) {
   if (depth > kMaxNesting) return c_.error("instructions nested too deeply");
   currentInstruction_ = name;
-  std::optional<Shape> shape;
-  if (atShape(c_)) {
-    HLO_ASSIGN_OR_RETURN(Shape s, parseShapeAt(c_, /*spacedLayout=*/true));
-    shape = std::move(s);
+  std::string_view opText;
+  size_t opcodePos;
+  HLO_ASSIGN_OR_RETURN(std::optional<Shape> shape, shapeOrWord(opText, opcodePos));
+  if (shape) {
+    c_.skipSpace();
+    opcodePos = c_.pos();
+    opText = c_.name();
   }
-  c_.skipSpace();
-  size_t opcodePos = c_.pos();
-  std::string_view opText = c_.name();
   if (opText.empty()) return c_.error("expected an opcode");
   std::optional<Opcode> wrapped;
   std::optional<Opcode> opcode = parseOpcodeOrAsyncSugar(opText, wrapped);
@@ -419,34 +455,29 @@ StatusOr<int> ModuleParser::parseOperands(Body& body, Instruction* user, int dep
 Status ModuleParser::parseOperand(Body& body, Instruction* user, int depth) {
   c_.skipSpace();
   size_t pos = c_.pos();
-  int declared = -1;
-  if (atShape(c_)) {
-    HLO_ASSIGN_OR_RETURN(Shape s, parseShapeAt(c_, /*spacedLayout=*/true));
-    size_t afterShape = c_.pos();
-    // `shape opcode(...)`: an instruction written inline as an operand.
-    bool nestedInstr = !c_.name().empty() && c_.peek() == '(';
-    if (!nestedInstr) {
-      c_.setPos(afterShape);
-      body.declaredShapes.push_back(std::move(s));
-      declared = static_cast<int>(body.declaredShapes.size()) - 1;
-    } else {
-      c_.setPos(pos);
-      HLO_ASSIGN_OR_RETURN(Instruction * inner, parseRhs(body, "", pos, /*nested=*/true, depth + 1));
-      currentInstruction_ = user->name();
-      body.operands.push_back({user, inner->name(), {}, pos, -1});
-      return okStatus();
-    }
+  std::string_view operandName;
+  size_t namePos;
+  HLO_ASSIGN_OR_RETURN(std::optional<Shape> shape, shapeOrWord(operandName, namePos));
+  if (shape) {
+    c_.skipSpace();
+    namePos = c_.pos();
+    operandName = c_.name();
   }
-  c_.skipSpace();
-  size_t namePos = c_.pos();
-  std::string_view operandName = c_.name();
   if (operandName.empty()) return c_.error("expected an operand name");
-  if (declared < 0 && c_.peek() == '(' && parseOpcode(operandName)) {
-    c_.setPos(namePos);
-    HLO_ASSIGN_OR_RETURN(Instruction * inner, parseRhs(body, "", namePos, /*nested=*/true, depth + 1));
+  if (!shape && c_.rawPeek() == '[')
+    return c_.errorAt(namePos, "unknown element type '" + std::string(operandName) + "'");
+  // `[shape] opcode(...)`: an instruction written inline as an operand.
+  if (c_.peek() == '(' && (shape || lookupOpcode(operandName))) {
+    c_.setPos(pos);
+    HLO_ASSIGN_OR_RETURN(Instruction * inner, parseRhs(body, "", pos, /*nested=*/true, depth + 1));
     currentInstruction_ = user->name();
-    body.operands.push_back({user, inner->name(), {}, namePos, -1});
+    body.operands.push_back({user, inner->name(), {}, pos, -1, pos});
     return okStatus();
+  }
+  int declared = -1;
+  if (shape) {
+    body.declaredShapes.push_back(std::move(*shape));
+    declared = static_cast<int>(body.declaredShapes.size()) - 1;
   }
   // `%p#1#0`: the path, spelled as in the text, keys the generated elements.
   size_t pathStart = c_.pos() - operandName.size();
@@ -460,7 +491,7 @@ Status ModuleParser::parseOperand(Body& body, Instruction* user, int depth) {
   std::string_view path = c_.pos() > pathStart + operandName.size()
                               ? c_.text().substr(pathStart, c_.pos() - pathStart)
                               : std::string_view();
-  body.operands.push_back({user, operandName, path, namePos, declared});
+  body.operands.push_back({user, operandName, path, namePos, declared, pos});
   return okStatus();
 }
 

@@ -1,9 +1,12 @@
 // Parsing shapes (`f32[2,<=3]{1,0:T(8,128)}`) and literal values.
 #include "parser/shape_parser.h"
 
+#include <algorithm>
+#include <charconv>
 #include <cstring>
 
 #include "hlo/float_formats.h"
+#include "parser/lookup.h"
 
 namespace hlo {
 namespace {
@@ -87,6 +90,35 @@ StatusOr<Layout> parseLayout(Cursor& c, int rank) {
   return layout;
 }
 
+// `[2,<=3,?]{1,0,2}` after an element type.
+StatusOr<Shape> parseArrayRest(Cursor& c, ElementType type, bool spacedLayout) {
+  if (!c.consume('[')) return c.error("expected '[' after the element type");
+  Shape shape(type, {});
+  std::vector<int64_t> dims;
+  std::vector<int> dynamic;  // positions of `<=n` and `?` dimensions
+  while (!c.consume(']')) {
+    if (c.consume('?')) {
+      dynamic.push_back(static_cast<int>(dims.size()));
+      dims.push_back(Shape::kUnboundedDim);
+    } else {
+      if (c.consumeText("<=")) dynamic.push_back(static_cast<int>(dims.size()));
+      int64_t d;
+      if (!c.integer(d) || d < 0) return c.error("expected a dimension size");
+      dims.push_back(d);
+    }
+    if (!c.consume(',') && c.peek() != ']') return c.error("expected ',' or ']' in the shape");
+  }
+  shape.setDims(std::move(dims));
+  for (int i : dynamic) shape.setDim(i, shape.dim(i), /*dynamic=*/true);
+  // A layout follows directly; in instructions also after spaces
+  // (`f32[2] {0}`), where a literal's values cannot follow.
+  if (c.rawPeek() == '{' || (spacedLayout && c.peek() == '{')) {
+    HLO_ASSIGN_OR_RETURN(Layout layout, parseLayout(c, shape.rank()));
+    shape.setLayout(std::move(layout));
+  }
+  return shape;
+}
+
 StatusOr<Shape> parseShapeDepth(Cursor& c, int depth, bool spacedLayout) {
   if (depth > kMaxNesting) return c.error("shape nested too deeply");
   if (c.consume('(')) {
@@ -108,37 +140,12 @@ StatusOr<Shape> parseShapeDepth(Cursor& c, int depth, bool spacedLayout) {
     if (!c.consume(')')) return c.error("expected ')' to close the buffer shape");
     return Shape::buffer(std::move(inner));
   }
-  std::optional<ElementType> type = parseElementType(typeName);
+  std::optional<ElementType> type = lookupElementType(typeName);
   if (!type) {
     return c.errorAt(start, typeName.empty() ? "expected a shape"
                                              : "unknown element type '" + std::string(typeName) + "'");
   }
-  if (c.peek() != '[') return c.error("expected '[' after the element type");
-  c.consume('[');
-  std::vector<int64_t> dims;
-  std::vector<bool> dynamic;
-  while (!c.consume(']')) {
-    if (c.consume('?')) {
-      dims.push_back(Shape::kUnboundedDim);
-      dynamic.push_back(true);
-    } else {
-      bool isDynamic = c.consumeText("<=");
-      int64_t d;
-      if (!c.integer(d) || d < 0) return c.error("expected a dimension size");
-      dims.push_back(d);
-      dynamic.push_back(isDynamic);
-    }
-    if (!c.consume(',') && c.peek() != ']') return c.error("expected ',' or ']' in the shape");
-  }
-  Shape shape(*type, dims);
-  for (size_t i = 0; i < dims.size(); ++i) shape.setDim(static_cast<int>(i), dims[i], dynamic[i]);
-  // A layout follows directly; in instructions also after spaces
-  // (`f32[2] {0}`), where a literal's values cannot follow.
-  if (c.rawPeek() == '{' || (spacedLayout && c.peek() == '{')) {
-    HLO_ASSIGN_OR_RETURN(Layout layout, parseLayout(c, shape.rank()));
-    shape.setLayout(std::move(layout));
-  }
-  return shape;
+  return parseArrayRest(c, *type, spacedLayout);
 }
 
 // Integer range checks for storing into a type.
@@ -147,6 +154,19 @@ bool integerFits(ElementType t, bool negative, uint64_t magnitude) {
   if (isUnsigned(t)) return !negative || magnitude == 0 ? (bits == 64 || magnitude < (uint64_t{1} << bits)) : false;
   uint64_t limit = uint64_t{1} << (bits - 1);  // |min|
   return negative ? magnitude <= limit : magnitude < limit;
+}
+
+// Why parseFloatBits refused `tok` (a number token) for float type `t`.
+std::string whyNotFloat(ElementType t, std::string_view tok) {
+  std::string type(elementTypeName(t)), text(tok);
+  if (text.find("nan(") != std::string::npos)
+    return "invalid NaN payload in " + text + " for " + type;
+  std::string_view digits = tok.substr(tok[0] == '-' || tok[0] == '+');
+  if (digits == "inf" || digits == "nan") return "value " + text + " is not representable as " + type;
+  double v;
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+  if (end != digits.data() + digits.size()) return "invalid number " + text + " for " + type;
+  return "value " + text + " is out of range for " + type;
 }
 
 Status parseScalarInto(Cursor& c, Literal& lit, int64_t index) {
@@ -194,9 +214,7 @@ Status parseScalarInto(Cursor& c, Literal& lit, int64_t index) {
       std::string_view tok = c.numberToken();
       if (tok.empty()) return c.errorAt(start, "expected a number");
       std::optional<uint64_t> bits = parseFloatBits(t, tok);
-      if (!bits)
-        return c.errorAt(start, "value " + std::string(tok) + " is not representable as " +
-                                    std::string(elementTypeName(t)));
+      if (!bits) return c.errorAt(start, whyNotFloat(t, tok));
       lit.setBitsAt(index, *bits);
       return okStatus();
     }
@@ -205,10 +223,12 @@ Status parseScalarInto(Cursor& c, Literal& lit, int64_t index) {
       int n = storageBytes(part);
       uint64_t re = 0, im = 0;
       auto component = [&](uint64_t& out) -> Status {
+        c.skipSpace();
         size_t s = c.pos();
         std::string_view tok = c.numberToken();
-        std::optional<uint64_t> b = tok.empty() ? std::nullopt : parseFloatBits(part, tok);
-        if (!b) return c.errorAt(s, "expected a " + std::string(elementTypeName(part)) + " value");
+        if (tok.empty()) return c.errorAt(s, "expected a " + std::string(elementTypeName(part)) + " value");
+        std::optional<uint64_t> b = parseFloatBits(part, tok);
+        if (!b) return c.errorAt(s, whyNotFloat(part, tok));
         out = *b;
         return okStatus();
       };
@@ -273,6 +293,8 @@ Status parseArrayValues(Cursor& c, Literal& lit) {
       c.consume('}');
     } else if (ch == '\0' && c.atEnd()) {
       return c.errorAt(openedAt[level - 1], "this '{' of the literal is never closed");
+    } else if (ch == ')' || ch == ']') {
+      return c.errorAt(at, "expected ',' or '}' in the literal");
     } else {
       if (level != rank)
         return c.errorAt(at, "expected '{': the literal has fewer dimensions than its shape " +
@@ -294,11 +316,14 @@ bool atShape(Cursor& c) {
   char next = c.peek();
   c.setPos(save);
   if (n == "b" && next == '(') return true;
-  return next == '[' && parseElementType(n).has_value();
+  return next == '[' && lookupElementType(n).has_value();
 }
-
 StatusOr<Shape> parseShapeAt(Cursor& c, bool spacedLayout) {
   return parseShapeDepth(c, 0, spacedLayout);
+}
+
+StatusOr<Shape> parseArrayShapeAfterType(Cursor& c, ElementType type, bool spacedLayout) {
+  return parseArrayRest(c, type, spacedLayout);
 }
 
 StatusOr<Literal> parseLiteralValuesAt(Cursor& c, const Shape& shape) {
@@ -340,10 +365,14 @@ StatusOr<Literal> parseLiteralValuesAt(Cursor& c, const Shape& shape) {
   if (c.peek() != '{') {
     // One value for every element (`f32[2,2] constant(0)`), as XLA accepts.
     HLO_RETURN_IF_ERROR(parseScalarInto(c, lit, 0));
-    int64_t n = lit.elementCount();
-    size_t bytes = lit.byteSize() / (n ? n : 1);
-    for (int64_t i = 1; i < n; ++i)
-      std::memcpy(lit.untypedData() + i * bytes, lit.untypedData(), bytes);
+    // Copy the filled prefix onto the rest, doubling it each time.
+    uint8_t* data = lit.untypedData();
+    size_t total = lit.byteSize();
+    for (size_t filled = total / std::max<int64_t>(lit.elementCount(), 1); filled < total;) {
+      size_t chunk = std::min(filled, total - filled);
+      std::memcpy(data + filled, data, chunk);
+      filled += chunk;
+    }
     return lit;
   }
   HLO_RETURN_IF_ERROR(parseArrayValues(c, lit));

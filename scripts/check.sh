@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test suite (unit tests, lit, corpus), then prints one line "N passed, N failed[, N skipped]".
+# Runs every test suite (unit tests, lit, corpus, corpus through the interpreter), then prints one line "N passed, N failed[, N skipped]".
 # Usage: scripts/check.sh BUILD_DIR CORPUS_DIR   (from the repository root; make check calls it)
 set -uo pipefail
 
@@ -84,6 +84,27 @@ elif [ -x "$bin/hlo-corpus-check" ]; then
   fi
 else
   echo "check: $bin/hlo-corpus-check not built yet; corpus suite not run"
+fi
+
+# d) The corpus through the interpreter: "interp-corpus: N passed, N failed, N skipped" last.
+if [ ! -d "$corpus" ]; then
+  echo "corpus not found at $corpus: interpreter corpus run skipped"
+  skipped=$((skipped + 1))
+elif [ -x "$bin/hlo-interp-corpus" ]; then
+  args=(--corpus="$corpus/xla")
+  [ -f conformance/interp_expectations.txt ] && args+=(--expectations=conformance/interp_expectations.txt)
+  run interp-corpus "$bin/hlo-interp-corpus" "${args[@]}"; rc=$?
+  line=$(grep -E '^interp-corpus: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$logs/interp-corpus.log" | tail -n1)
+  if [ -z "$line" ]; then
+    echo "check: hlo-interp-corpus printed no 'interp-corpus: ...' summary (status $rc); counted as 1 failed"
+    failed=$((failed + 1))
+  else
+    read -r p f s <<<"$(sed -E 's/^interp-corpus: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/' <<<"$line")"
+    passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+    crashed hlo-interp-corpus "$rc" "$f"
+  fi
+else
+  echo "check: $bin/hlo-interp-corpus not built yet; interpreter corpus suite not run"
 fi
 
 summary="$passed passed, $failed failed"

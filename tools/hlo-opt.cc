@@ -1,5 +1,7 @@
 // hlo-opt: parse, verify, optionally run passes, and print an HLO module.
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -7,11 +9,14 @@
 #include <string>
 #include <vector>
 
+#include "conformance/compare.h"
 #include "hlo/passes/diff.h"
 #include "hlo/passes/dump.h"
 #include "hlo/passes/pass.h"
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
+#include "interp/evaluator.h"
+#include "interp/random_inputs.h"
 #include "parser/parser.h"
 #include "tools/tool_io.h"
 
@@ -38,6 +43,12 @@ constexpr const char* kUsage =
     "  --dump-module-re=RE    dump only modules whose name matches RE\n"
     "  --dump-format=FORMAT   dot (default) or svg: also render NNN.<pass>.svg with\n"
     "                         Graphviz's dot -Tsvg\n"
+    "  --bisect               evaluate the module with the interpreter before the passes\n"
+    "                         and after each one (seeded inputs), and report the first pass\n"
+    "                         that changes the result; runs the cpu pipeline unless\n"
+    "                         --passes or --pipeline says otherwise; prints a report, not\n"
+    "                         the module (exit status 1 when a pass changes the result)\n"
+    "  --random-seed=N        seed for --bisect's inputs (default 0), as in hlo-run\n"
     "  --help                 show this help\n"
     "Exit status: 0 success, 1 input or pass error, 2 usage error.\n";
 
@@ -79,13 +90,14 @@ void listPasses() {
 struct Flags {
   std::string input, output, passes, pipeline;
   bool verifyEach = false, printAfterAll = false, printChanged = false, stats = false;
-  bool dump = false;
+  bool dump = false, bisect = false;
+  uint64_t seed = 0;
   hlo::DumpOptions dumpOptions;
 };
 
 // Parses argv into flags; returns an exit status when the program should stop.
 std::optional<int> parseFlags(int argc, char** argv, Flags& f) {
-  std::string dumpFormat;
+  std::string dumpFormat, seed;
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     auto value = [&](const char* name, std::string& into) {
@@ -110,7 +122,7 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& f) {
     } else if (value("--passes", f.passes) || value("--pipeline", f.pipeline) ||
                value("--dump-pass-re", f.dumpOptions.passRegex) ||
                value("--dump-module-re", f.dumpOptions.moduleRegex) ||
-               value("--dump-format", dumpFormat)) {
+               value("--dump-format", dumpFormat) || value("--random-seed", seed)) {
     } else if (value("--dump-to", f.dumpOptions.dir)) {
       f.dump = true;
     } else if (arg == "--verify-each") {
@@ -121,6 +133,8 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& f) {
       f.printChanged = true;
     } else if (arg == "--stats") {
       f.stats = true;
+    } else if (arg == "--bisect") {
+      f.bisect = true;
     } else if (arg.size() > 1 && arg[0] == '-') {
       return usageError("unknown option '" + arg + "'");
     } else if (f.input.empty()) {
@@ -132,6 +146,11 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& f) {
   if (f.input.empty()) return usageError("no input file");
   if (!f.passes.empty() && !f.pipeline.empty())
     return usageError("--passes and --pipeline cannot be combined");
+  if (!seed.empty()) {
+    char* end = nullptr;
+    f.seed = std::strtoull(seed.c_str(), &end, 10);
+    if (*end != '\0' || seed[0] == '-') return usageError("--random-seed needs a number, not '" + seed + "'");
+  }
   if (dumpFormat == "svg") f.dumpOptions.format = hlo::DumpFormat::kSvg;
   else if (!dumpFormat.empty() && dumpFormat != "dot")
     return usageError("--dump-format must be dot or svg, not '" + dumpFormat + "'");
@@ -139,6 +158,45 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& f) {
                   !dumpFormat.empty()))
     return usageError("--dump-pass-re, --dump-module-re and --dump-format need --dump-to");
   return std::nullopt;
+}
+
+// --bisect: evaluates before the passes and after each, and names the first
+// pass whose result differs from the input's (NaN equals NaN; otherwise exact).
+int bisect(hlo::Module& module, const std::vector<std::string>& passNames, uint64_t seed) {
+  if (!module.entry()) return failure("the module has no entry computation");
+  std::vector<hlo::Literal> args = hlo::interp::randomArguments(*module.entry(), seed);
+  auto expected = hlo::interp::evaluate(module, args);
+  if (!expected.ok())
+    return failure("cannot evaluate the input module: " + expected.status().message());
+  std::string previous = hlo::printModule(module);
+  bool differs = false;
+  hlo::PipelineOptions options;
+  options.verifyEach = true;
+  options.afterPass = [&](const hlo::PassEvent& e) -> hlo::Status {
+    std::string current = hlo::printModule(e.module);
+    auto actual = hlo::interp::evaluate(e.module, args);
+    if (!actual.ok())
+      return hlo::errorStatus("after pass " + std::to_string(e.index) + " '" + std::string(e.pass) +
+                              "' the module no longer evaluates: " + actual.status().message());
+    hlo::Comparison c = hlo::compareLiterals(*actual, *expected, hlo::Tolerance{});
+    if (!c.equal) {
+      std::string label = std::to_string(e.index) + "." + std::string(e.pass);
+      std::printf("bisect: pass %d '%.*s' changes the result (seed %llu): %s\n%s", e.index,
+                  static_cast<int>(e.pass.size()), e.pass.data(),
+                  static_cast<unsigned long long>(seed), c.firstMismatch.c_str(),
+                  hlo::unifiedDiff(previous, current, "before " + label, "after " + label).c_str());
+      differs = true;
+      return hlo::errorStatus("");  // stop here
+    }
+    previous = std::move(current);
+    return hlo::okStatus();
+  };
+  hlo::Status ran = hlo::runPipeline(module, passNames, options);
+  if (differs) return 1;
+  if (!ran.ok()) return failure(ran.message());
+  std::printf("bisect: all %zu passes keep the result (seed %llu)\n", passNames.size(),
+              static_cast<unsigned long long>(seed));
+  return 0;
 }
 
 }  // namespace
@@ -172,6 +230,11 @@ int main(int argc, char** argv) {
   if (!verified.ok()) {
     std::fputs(hlo::formatError(verified, shownName, *text).c_str(), stderr);
     return 1;
+  }
+
+  if (flags.bisect) {
+    if (flags.passes.empty() && flags.pipeline.empty()) passNames = *hlo::pipelineFor("cpu");
+    return bisect(module, passNames, flags.seed);
   }
 
   std::unique_ptr<hlo::Dumper> dumper;

@@ -242,7 +242,7 @@ std::optional<int> readInputs(const std::vector<std::string>& inputs, Arguments&
     if (text.empty() || text[0] != '@') {
       auto literal = hlo::parseLiteral(text);
       if (!literal.ok()) {
-        // The first line only: "--input 2:1:9: error: ...".
+        // "--input 2:1:9: error: ...", the text and a caret under the column.
         std::string message = hlo::formatError(literal.status(), flag, text);
         std::fputs(message.c_str(), stderr);
         return 1;

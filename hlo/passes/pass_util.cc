@@ -82,9 +82,16 @@ NameUniquer::NameUniquer(const Computation& comp) {
 
 std::string NameUniquer::make(std::string_view base) {
   std::string name(base);
-  for (int n = 1; used_.count(name); ++n) name = std::string(base) + "." + std::to_string(n);
-  used_.insert(name);
-  return name;
+  if (used_.insert(name).second) return name;
+  // `add.3` taken: try `add.1`, `add.2`, ... rather than `add.3.1`.
+  size_t dot = base.find_last_of('.');
+  if (dot != std::string_view::npos && dot + 1 < base.size() &&
+      base.find_first_not_of("0123456789", dot + 1) == std::string_view::npos)
+    base = base.substr(0, dot);
+  for (int n = 1;; ++n) {
+    name = std::string(base) + "." + std::to_string(n);
+    if (used_.insert(name).second) return name;
+  }
 }
 
 Instruction* cloneInstruction(Computation& into, const Instruction& src,

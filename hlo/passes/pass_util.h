@@ -40,7 +40,8 @@ std::unordered_set<const Computation*> reachableComputations(const Module& modul
 // Removes every computation not reachable from the entry; true if any.
 bool removeUnreachableComputations(Module& module);
 
-// Fresh instruction names for one computation: `base`, else `base.1`, ...
+// Fresh instruction names for one computation: `base` if free, else the
+// first free `root.1`, `root.2`, ... where root is base less any `.N` suffix.
 class NameUniquer {
  public:
   explicit NameUniquer(const Computation& comp);
