@@ -14,7 +14,11 @@
 //   while-limit             a while loop ran past --max-while-iterations
 //   internal-error          an op produced a value of the wrong shape
 //   error                   any other run-time error
-//   timeout, crash          the process ran past --timeout, or died
+//   timeout                 the process used more than --timeout seconds of CPU
+//                           time (10 by default; CPU time, not wall time, so a
+//                           busy machine does not change outcomes), or ran 10
+//                           times as long in wall time
+//   crash                   the process died (a signal, an uncaught abort)
 //   skipped                 does not parse or verify (hlo-corpus-check's
 //                           business); counted as skipped, not run
 // Every module is expected to be ok unless the expectations file lists it:
@@ -65,11 +69,18 @@ using hlo::Instruction;
 using hlo::Opcode;
 using hlo::Shape;
 
+// Sanitizer builds run several times slower; they get more time.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr double kDefaultTimeout = 50;
+#else
+constexpr double kDefaultTimeout = 10;
+#endif
+
 struct Config {
-  double maxWork = 2e8;
+  double maxWork = 3e7;
   int64_t maxMemory = int64_t{1} << 30;
   int64_t maxWhileIterations = 10000;
-  double timeoutSeconds = 20;
+  double timeoutSeconds = kDefaultTimeout;  // CPU seconds
 };
 
 double elements(const Shape& shape) {
@@ -220,6 +231,11 @@ Running start(size_t index, const std::string& path, const Config& config) {
     struct rlimit rl = {limit, limit};
     setrlimit(RLIMIT_AS, &rl);
 #endif
+    // SIGXCPU at the soft limit (SIGKILL a second later), and no core files.
+    rlim_t cpu = static_cast<rlim_t>(std::ceil(config.timeoutSeconds));
+    struct rlimit cpuLimit = {cpu, cpu + 1}, noCore = {0, 0};
+    setrlimit(RLIMIT_CPU, &cpuLimit);
+    setrlimit(RLIMIT_CORE, &noCore);
     Outcome outcome = runModule(path, config);
     std::string line = outcome.status + "\t" + oneLine(outcome.detail) + "\n";
     for (size_t done = 0; done < line.size();) {
@@ -231,7 +247,7 @@ Running start(size_t index, const std::string& path, const Config& config) {
   }
   close(fds[1]);
   auto now = std::chrono::steady_clock::now();
-  auto deadline = now + std::chrono::milliseconds(static_cast<int64_t>(config.timeoutSeconds * 1000));
+  auto deadline = now + std::chrono::milliseconds(static_cast<int64_t>(config.timeoutSeconds * 10000));
   return {index, pid, fds[0], now, deadline, ""};
 }
 
@@ -243,7 +259,12 @@ Outcome finish(Running& r, bool timedOut, const Config& config) {
   waitpid(r.pid, &status, 0);
   if (timedOut) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "ran past %g s", config.timeoutSeconds);
+    std::snprintf(buf, sizeof buf, "ran past %g s of wall time", config.timeoutSeconds * 10);
+    return {"timeout", buf};
+  }
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "used more than %g s of CPU time", std::ceil(config.timeoutSeconds));
     return {"timeout", buf};
   }
   if (WIFSIGNALED(status))
@@ -420,7 +441,7 @@ int main(int argc, char** argv) {
   for (size_t k = 0; k < std::min<size_t>(5, slowest.size()); ++k)
     std::printf("  %6.2f s  %s (%s)\n", outcomes[slowest[k]].seconds, files[slowest[k]].c_str(),
                 outcomes[slowest[k]].status.c_str());
-  std::printf("  %.1f s with %d jobs (max work %.3g, timeout %g s, while limit %lld, memory limit %lld bytes)\n",
+  std::printf("  %.1f s with %d jobs (max work %.3g, timeout %g s of CPU, while limit %lld, memory limit %lld bytes)\n",
               seconds, jobs, config.maxWork, config.timeoutSeconds,
               static_cast<long long>(config.maxWhileIterations), static_cast<long long>(config.maxMemory));
   std::printf("interp-corpus: %d passed, %d failed, %d skipped\n", passed, failed, skipped);

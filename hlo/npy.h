@@ -1,4 +1,5 @@
-// Reading and writing NumPy's .npy arrays and .npz archives (zip files of .npy members).
+// Reading and writing NumPy's .npy arrays (hlo/npy.cc) and .npz archives,
+// zip files of .npy members (hlo/npz.cc).
 //
 // .npy: the magic "\x93NUMPY", a version (1.0, 2.0 or 3.0), the header length,
 // then a Python dict literal {'descr': ..., 'fortran_order': ..., 'shape': ...}

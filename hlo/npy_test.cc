@@ -321,7 +321,9 @@ TEST(Npz, RoundTripsStoredAndDeflated) {
   for (bool compress : {false, true}) {
     auto zip = writeNpz({{"a", &a}, {"the.b", &b}, {"c", &c}, {"big", &big}}, compress);
     ASSERT_TRUE(zip.ok());
-    if (compress) EXPECT_LT(zip->size(), 1000u);
+    if (compress) {
+      EXPECT_LT(zip->size(), 1000u);
+    }
     auto back = readNpz(*zip);
     ASSERT_TRUE(back.ok()) << back.status().message();
     ASSERT_EQ(back->size(), 4u);
@@ -393,6 +395,32 @@ TEST(Npz, RejectsBadArchivesCleanly) {
   }
   // Every truncation fails cleanly.
   for (size_t n = 0; n < good.size(); ++n) EXPECT_FALSE(readNpz(good.substr(0, n)).ok()) << n;
+}
+
+// Damaged files give errors or values, never crashes (run under the sanitizers).
+TEST(Npz, SurvivesDamage) {
+  Literal a = lit("f32[2,3] {{1, 2, 3}, {4, 5, 6}}");
+  Literal b = lit("s4[2] {-1, 7}");
+  for (bool compress : {false, true}) {
+    auto zip = writeNpz({{"a", &a}, {"b", &b}}, compress);
+    ASSERT_TRUE(zip.ok());
+    for (size_t i = 0; i < zip->size(); ++i) {
+      for (int bit : {0, 3, 7}) {
+        std::string damaged = *zip;
+        damaged[i] = static_cast<char>(damaged[i] ^ (1 << bit));
+        (void)readNpz(damaged);
+      }
+    }
+  }
+  auto npy = writeNpy(a);
+  ASSERT_TRUE(npy.ok());
+  for (size_t i = 0; i < npy->size(); ++i) {
+    for (int value : {0, 0x20, 0x39, 0x28, 0x2c, 0xff}) {  // NUL, ' ', '9', '(', ',', 0xff
+      std::string damaged = *npy;
+      damaged[i] = static_cast<char>(value);
+      (void)readNpy(damaged);
+    }
+  }
 }
 
 }  // namespace

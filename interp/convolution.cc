@@ -139,9 +139,9 @@ StatusOr<Literal> convAs(EvalContext& ctx, const Instruction& instr, const Liter
 }  // namespace
 
 StatusOr<Literal> evalConvolution(EvalContext& ctx, const Instruction& instr, Operands ops) {
-  if (ops.size() != 2) return EvalContext::unsupported(instr, "expected an input and a kernel");
   if (instr.attrs().has(AttrKey::kSparsity) || instr.attrs().has(AttrKey::kSparsityConfig))
     return EvalContext::unsupported(instr, "sparse kernels");
+  if (ops.size() != 2) return EvalContext::unsupported(instr, "expected an input and a kernel");
   HLO_ASSIGN_OR_RETURN(ConvPlan p, planConv(instr, ops[0]->shape(), ops[1]->shape()));
   switch (accKindFor(instr.shape().type())) {
     case AccKind::kInt: return convAs<uint64_t>(ctx, instr, *ops[0], *ops[1], p);

@@ -93,11 +93,11 @@ template <typename T>
 void batchMatmul(const T* a, const T* b, T* c, int64_t batch, int64_t m, int64_t k, int64_t n) {
   for (int64_t bi = 0; bi < batch; ++bi) {
     for (int64_t i = 0; i < m; ++i) {
-      T* cRow = c + (bi * m + i) * n;
+      T* __restrict cRow = c + (bi * m + i) * n;
       const T* aRow = a + (bi * m + i) * k;
       for (int64_t kk = 0; kk < k; ++kk) {
         T av = aRow[kk];
-        const T* bRow = b + (bi * k + kk) * n;
+        const T* __restrict bRow = b + (bi * k + kk) * n;
         for (int64_t j = 0; j < n; ++j) cRow[j] += av * bRow[j];
       }
     }

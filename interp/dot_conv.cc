@@ -118,6 +118,7 @@ Status checkResultCount(const Instruction& instr, int64_t expected) {
 }  // namespace
 
 StatusOr<Literal> evalDot(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  if (instr.attrs().has(AttrKey::kSparsity)) return EvalContext::unsupported(instr, "sparse operands");
   if (ops.size() != 2) return EvalContext::unsupported(instr, "expected 2 operands");
   const Literal& lhs = *ops[0];
   const Literal& rhs = *ops[1];
@@ -193,18 +194,20 @@ StatusOr<Literal> evalScaledDot(EvalContext& ctx, const Instruction& instr, Oper
 // ---- ragged-dot ------------------------------------------------------------
 //
 // ragged-dot(lhs, rhs, group_sizes) with one lhs ragged dimension. group_sizes
-// is [p..., g]: its leading dimensions p... index lhs dimensions 0, 1, ...
-// (so group sizes may differ per batch), its last dimension lists g group
-// sizes. Along the ragged dimension, group j covers the coordinates
+// is [g], or [p..., g] with one set of g sizes per index of the prefix
+// dimensions p... (JAX's ragged_dot_general): the lhs batch dimensions, then
+// the lhs dimensions of the ragged one's kind (free dimensions in increasing
+// order, or contracting dimensions in listed order) that come before it.
+// Along the ragged dimension, group j covers the coordinates
 // [sizes[0] + ... + sizes[j-1], sizes[0] + ... + sizes[j]); coordinates past
 // the last group belong to none. Three modes, by the kind of ragged dimension:
 //   free (m):        rhs has a group dimension; lhs row m uses rhs group j(m);
 //                    rows in no group give zeros. [b,m,k] x [g,b,k,n] -> [b,m,n]
 //   contracting (k): result [g, b, m, n]; group j sums only over k in group j.
 //   batch:           an ordinary dot.
-// This is XLA's RaggedDotRewriter (mask the lhs per group, then dot), except
-// that a row only ever meets its own group's rhs: masked-out zeros are never
-// multiplied by another group's inf or NaN.
+// This is XLA's RaggedDotRewriter (mask the lhs per group, then dot) and
+// JAX's reference, except that a row only ever meets its own group's rhs:
+// masked-out zeros are never multiplied by another group's inf or NaN.
 
 namespace {
 
@@ -220,17 +223,28 @@ struct RaggedPlan {
 // Fills plan.groupOf from group_sizes.
 Status assignGroups(const Instruction& instr, const Literal& lhs, const Literal& sizes, RaggedPlan& plan) {
   const Shape& gs = sizes.shape();
-  int prefix = gs.rank() - 1;
-  if (prefix > lhs.shape().rank()) return EvalContext::unsupported(instr, "group_sizes has too many dimensions");
-  for (int d = 0; d < prefix; ++d)
-    if (gs.dim(d) != lhs.shape().dim(d))
-      return EvalContext::unsupported(instr, "the leading dimensions of group_sizes must match lhs");
+  std::vector<int64_t> prefix = instr.attrs().getInts(AttrKey::kLhsBatchDims);
+  if (gs.rank() > 1) {
+    const std::vector<int64_t>& kind =
+        plan.contracting ? instr.attrs().getInts(AttrKey::kLhsContractingDims) : plan.dot.lhsFree;
+    for (int64_t d : kind) {
+      if (d == plan.raggedDim) break;
+      prefix.push_back(d);
+    }
+    if (static_cast<int64_t>(prefix.size()) != gs.rank() - 1)
+      return EvalContext::unsupported(instr, "group_sizes must be [g] or [batch..., outer dims..., g]");
+    for (size_t i = 0; i < prefix.size(); ++i)
+      if (gs.dim(static_cast<int>(i)) != lhs.shape().dim(static_cast<int>(prefix[i])))
+        return EvalContext::unsupported(instr, "group_sizes dimensions must match the lhs dimensions they index");
+  } else {
+    prefix.clear();
+  }
   int64_t g = plan.groups;
   plan.groupOf.reserve(static_cast<size_t>(lhs.elementCount()));
   std::vector<int64_t> gsStrides = rowMajorStrides(gs.dims());
   forEachPermuted(lhs.shape().dims(), plan.dot.lhsPerm, [&](const std::vector<int64_t>& index, int64_t) {
     int64_t row = 0;
-    for (int d = 0; d < prefix; ++d) row += index[d] * gsStrides[d];
+    for (size_t i = 0; i < prefix.size(); ++i) row += index[prefix[i]] * gsStrides[i];
     int64_t coord = index[plan.raggedDim];
     int64_t start = 0;
     int32_t group = -1;

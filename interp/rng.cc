@@ -18,7 +18,7 @@
 //       (w0 | w1 << 32), (w2 | w3 << 32). The 128-bit counter advances by the
 //       number of blocks.
 //   Narrower types take the low bits of the 32-bit values.
-//   The result is (new state, bits).
+//   The result is (new state, bits), or only the bits when it is an array.
 //
 // rng (distribution=rng_uniform / rng_normal) draws its bits from Philox
 // keyed by a hash of the instruction's name, counter 0: deterministic, and
@@ -140,10 +140,12 @@ StatusOr<Literal> evalRngBitGenerator(EvalContext& ctx, const Instruction& instr
   if (ops.size() != 1) return EvalContext::unsupported(instr, "expected one state operand");
   const Literal& state = *ops[0];
   const Shape& shape = instr.shape();
-  if (!shape.isTuple() || shape.tupleSize() != 2 || !shape.tupleElement(1).isArray() ||
-      !shape.tupleElement(0).compatible(state.shape()))
-    return EvalContext::unsupported(instr, "result must be (state, bits)");
-  const Shape& data = shape.tupleElement(1);
+  // The result is (new state, bits), or just the bits (XLA accepts that too).
+  bool bitsOnly = shape.isArray();
+  if (!bitsOnly && (!shape.isTuple() || shape.tupleSize() != 2 || !shape.tupleElement(1).isArray() ||
+                    !shape.tupleElement(0).compatible(state.shape())))
+    return EvalContext::unsupported(instr, "result must be (state, bits) or bits");
+  const Shape& data = bitsOnly ? shape : shape.tupleElement(1);
   int bits = valueBits(data.type());
   if (bits == 0) return EvalContext::unsupported(instr, "bits of type " + std::string(elementTypeName(data.type())));
   std::string_view algorithm = instr.attrs().getString(AttrKey::kAlgorithm);
@@ -155,8 +157,7 @@ StatusOr<Literal> evalRngBitGenerator(EvalContext& ctx, const Instruction& instr
   if (threeFry ? words != 2 : words != 2 && words != 3)
     return EvalContext::unsupported(instr, std::string("state must be u64[") + (threeFry ? "2" : "2 or 3") + "]");
   HLO_ASSIGN_OR_RETURN(Literal result, ctx.allocate(shape, instr));
-  Literal& newState = result.tupleElements()[0];
-  Literal& out = result.tupleElements()[1];
+  Literal newState(state.shape());
   uint64_t key = state.bitsAt(0);
   std::vector<uint64_t> values;
   newState.setBitsAt(0, key);
@@ -170,7 +171,9 @@ StatusOr<Literal> evalRngBitGenerator(EvalContext& ctx, const Instruction& instr
     newState.setBitsAt(1, counter.low);
     if (words == 3) newState.setBitsAt(2, counter.high);
   }
+  Literal& out = bitsOnly ? result : result.tupleElements()[1];
   for (size_t i = 0; i < values.size(); ++i) out.setBitsAt(static_cast<int64_t>(i), values[i]);
+  if (!bitsOnly) result.tupleElements()[0] = std::move(newState);
   return result;
 }
 

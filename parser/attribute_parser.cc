@@ -246,8 +246,7 @@ Status checkResultAccuracy(Cursor& c) {
   return okStatus();
 }
 
-StatusOr<AttrValue> parseVerbatim(Cursor& c) {
-  AttrValue v;
+Status parseVerbatim(Cursor& c, AttrValue& v) {
   char p = c.peek();
   if (p == '{' || p == '[' || p == '(' || p == '"') {
     std::string_view body;
@@ -260,7 +259,7 @@ StatusOr<AttrValue> parseVerbatim(Cursor& c) {
       return c.error("unbalanced brackets in attribute value");
     }
     v.s = std::string(body);
-    return v;
+    return okStatus();
   }
   // A bare word (possibly with dots, e.g. an enum name).
   size_t start = c.pos();
@@ -271,7 +270,7 @@ StatusOr<AttrValue> parseVerbatim(Cursor& c) {
   if (q == start) return c.error("expected an attribute value");
   v.s = std::string(t.substr(start, q - start));
   c.setPos(q);
-  return v;
+  return okStatus();
 }
 
 bool equalsIgnoringCase(std::string_view a, std::string_view b) {
@@ -323,35 +322,34 @@ StatusOr<Computation*> parseComputationRef(Cursor& c, ComputationResolver& r) {
 
 }  // namespace
 
-StatusOr<AttrValue> parseAttrValue(Cursor& c, AttrKey key, ComputationResolver& resolver) {
-  AttrValue v;
+Status parseAttrValue(Cursor& c, AttrKey key, ComputationResolver& resolver, AttrValue& v) {
   if (key == AttrKey::kSharding) {
     HLO_RETURN_IF_ERROR(checkedVerbatim(c, v, checkSharding));
-    return v;
+    return okStatus();
   }
   if (key == AttrKey::kResultAccuracy) {
     HLO_RETURN_IF_ERROR(checkedVerbatim(c, v, checkResultAccuracy));
-    return v;
+    return okStatus();
   }
   switch (attrKind(key)) {
     case AttrKind::kInt:
       if (!c.integer(v.i)) return c.error("expected an integer for " + std::string(attrKeyName(key)));
-      return v;
+      return okStatus();
     case AttrKind::kFloat: {
       std::string_view tok = c.numberToken();
       if (tok.empty()) return c.error("expected a number for " + std::string(attrKeyName(key)));
       v.f = std::strtod(std::string(tok).c_str(), nullptr);
-      return v;
+      return okStatus();
     }
     case AttrKind::kBool:
       if (c.consumeWord("true")) v.b = true;
       else if (c.consumeWord("false")) v.b = false;
       else return c.error("expected true or false for " + std::string(attrKeyName(key)));
-      return v;
+      return okStatus();
     case AttrKind::kString:
       if (c.peek() != '"') return c.error("expected a quoted string for " + std::string(attrKeyName(key)));
       if (!c.quotedString(v.s)) return c.error("unterminated string");
-      return v;
+      return okStatus();
     case AttrKind::kIdent: {
       c.skipSpace();
       size_t at = c.pos();
@@ -359,7 +357,7 @@ StatusOr<AttrValue> parseAttrValue(Cursor& c, AttrKey key, ComputationResolver& 
       if (n.empty()) return c.error("expected a name for " + std::string(attrKeyName(key)));
       HLO_RETURN_IF_ERROR(checkEnumName(c, key, n, at));
       v.s = std::string(n);
-      return v;
+      return okStatus();
     }
     case AttrKind::kIdentList:
       if (!c.consume('{')) return c.error("expected '{'");
@@ -371,41 +369,41 @@ StatusOr<AttrValue> parseAttrValue(Cursor& c, AttrKey key, ComputationResolver& 
         } while (c.consume(','));
         if (!c.consume('}')) return c.error("expected '}'");
       }
-      return v;
+      return okStatus();
     case AttrKind::kIntList: {
       size_t save = c.pos();
       bool nested = c.consume('{') && c.peek() == '{';
       c.setPos(save);
       HLO_RETURN_IF_ERROR(nested ? parseIntListList(c, v.intLists) : parseIntList(c, v.ints));
-      return v;
+      return okStatus();
     }
     case AttrKind::kLiteral: {
       HLO_ASSIGN_OR_RETURN(Literal lit, parseLiteralAt(c));
       v.s = lit.toString();
-      return v;
+      return okStatus();
     }
     case AttrKind::kIntListList:
       HLO_RETURN_IF_ERROR(parseIntListList(c, v.intLists));
-      return v;
+      return okStatus();
     case AttrKind::kSlice:
       HLO_RETURN_IF_ERROR(parseSlice(c, v.slices));
-      return v;
+      return okStatus();
     case AttrKind::kPadding: {
       std::vector<std::vector<int64_t>> parts;
       HLO_RETURN_IF_ERROR(parseXList(c, parts, 2, 3));
       for (auto& p : parts) v.padding.push_back({p[0], p[1], p.size() > 2 ? p[2] : 0});
-      return v;
+      return okStatus();
     }
     case AttrKind::kWindow:
       HLO_RETURN_IF_ERROR(parseWindow(c, v.window));
-      return v;
+      return okStatus();
     case AttrKind::kDimLabels:
       HLO_RETURN_IF_ERROR(parseDimLabels(c, v.conv));
-      return v;
+      return okStatus();
     case AttrKind::kComputation: {
       HLO_ASSIGN_OR_RETURN(Computation * comp, parseComputationRef(c, resolver));
       v.comps.push_back(comp);
-      return v;
+      return okStatus();
     }
     case AttrKind::kComputationList:
       if (c.peek() == '{' && isComputationList(c)) {
@@ -417,21 +415,21 @@ StatusOr<AttrValue> parseAttrValue(Cursor& c, AttrKey key, ComputationResolver& 
           } while (c.consume(','));
           if (!c.consume('}')) return c.error("expected '}' to close the computation list");
         }
-        return v;
+        return okStatus();
       }
       {
         // A single name, or `calls={ ...instructions... }` written inline.
         HLO_ASSIGN_OR_RETURN(Computation * comp, parseComputationRef(c, resolver));
         v.comps.push_back(comp);
       }
-      return v;
+      return okStatus();
     case AttrKind::kReplicaGroups:
       HLO_RETURN_IF_ERROR(parseReplicaGroups(c, v));
-      return v;
+      return okStatus();
     case AttrKind::kShape: {
       HLO_ASSIGN_OR_RETURN(Shape s, parseShapeAt(c));
       v.shapes.push_back(std::move(s));
-      return v;
+      return okStatus();
     }
     case AttrKind::kShapeList:
       if (!c.consume('{')) return c.error("expected '{' to start a list of shapes");
@@ -442,9 +440,9 @@ StatusOr<AttrValue> parseAttrValue(Cursor& c, AttrKey key, ComputationResolver& 
         } while (c.consume(','));
         if (!c.consume('}')) return c.error("expected '}' to close the list of shapes");
       }
-      return v;
+      return okStatus();
     case AttrKind::kVerbatim:
-      return parseVerbatim(c);
+      return parseVerbatim(c, v);
   }
   return c.error("unhandled attribute kind");
 }

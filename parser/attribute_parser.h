@@ -19,7 +19,8 @@ struct ComputationResolver {
   std::function<StatusOr<Computation*>()> inlineBody;
 };
 
-// Parses the value for `key` at the cursor (after the `=`).
-StatusOr<AttrValue> parseAttrValue(Cursor& cursor, AttrKey key, ComputationResolver& resolver);
+// Parses the value for `key` at the cursor (after the `=`) into `out`, which
+// starts empty (parsing in place spares moving the large AttrValue around).
+Status parseAttrValue(Cursor& cursor, AttrKey key, ComputationResolver& resolver, AttrValue& out);
 
 }  // namespace hlo

@@ -30,7 +30,7 @@ bool isNameChar(char c) { return kClasses[static_cast<uint8_t>(c)] & kChar; }
 
 static bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
-void Cursor::skipSpace() {
+void Cursor::skipSpaceSlow() {
   while (pos_ < text_.size()) {
     char c = text_[pos_];
     if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
@@ -59,15 +59,12 @@ void Cursor::skipSpace() {
   }
 }
 
-bool Cursor::consume(char c) {
-  if (peek() != c) return false;
-  ++pos_;
-  return true;
-}
 
+// Both compare the first character before the rest: most calls fail there.
 bool Cursor::consumeWord(std::string_view word) {
   skipSpace();
-  if (text_.substr(pos_, word.size()) != word) return false;
+  if (pos_ >= text_.size() || text_[pos_] != word[0] || text_.substr(pos_, word.size()) != word)
+    return false;
   size_t end = pos_ + word.size();
   if (end < text_.size() && isNameChar(text_[end])) return false;
   pos_ = end;
@@ -76,7 +73,8 @@ bool Cursor::consumeWord(std::string_view word) {
 
 bool Cursor::consumeText(std::string_view literal) {
   skipSpace();
-  if (text_.substr(pos_, literal.size()) != literal) return false;
+  if (pos_ >= text_.size() || text_[pos_] != literal[0] || text_.substr(pos_, literal.size()) != literal)
+    return false;
   pos_ += literal.size();
   return true;
 }

@@ -22,7 +22,12 @@ class Cursor {
   void setPos(size_t p) { pos_ = p; }
 
   // Skips whitespace and comments; an unterminated /* sets an error.
-  void skipSpace();
+  // Inline for the common case, a significant character already at the
+  // cursor: the parser asks this before nearly every token.
+  void skipSpace() {
+    if (pos_ < text_.size() && !mayStartSpace(text_[pos_])) return;
+    skipSpaceSlow();
+  }
   bool atEnd() {
     skipSpace();
     return pos_ >= text_.size();
@@ -36,7 +41,11 @@ class Cursor {
   char rawPeek(size_t ahead = 0) const {
     return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0';
   }
-  bool consume(char c);
+  bool consume(char c) {
+    if (peek() != c) return false;
+    ++pos_;
+    return true;
+  }
   // Consumes `word` when it is the next whole word.
   bool consumeWord(std::string_view word);
   bool consumeText(std::string_view literal);  // exact characters, after skipping
@@ -75,6 +84,11 @@ class Cursor {
   bool unterminatedComment() const { return unterminatedComment_; }
 
  private:
+  static bool mayStartSpace(char c) {
+    return c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '/';
+  }
+  void skipSpaceSlow();
+
   std::string_view text_;
   size_t pos_ = 0;
   bool unterminatedComment_ = false;

@@ -34,6 +34,12 @@ std::optional<Enum> find(const EnumTable<Enum>& table, std::string_view name) {
   return e ? std::optional<Enum>(*e) : std::nullopt;
 }
 
+constexpr int kAttrKeyCount = 0
+#define HLO_ATTR(Enum, key, kind) +1
+#include "hlo/attributes.def"
+#undef HLO_ATTR
+    ;
+
 }  // namespace
 
 std::optional<ElementType> lookupElementType(std::string_view name) {
@@ -44,6 +50,11 @@ std::optional<ElementType> lookupElementType(std::string_view name) {
 
 std::optional<Opcode> lookupOpcode(std::string_view name) {
   static const EnumTable<Opcode>* table = buildTable<Opcode>(opcodeCount(), opcodeName, parseOpcode);
+  return find(*table, name);
+}
+
+std::optional<AttrKey> lookupAttrKey(std::string_view name) {
+  static const EnumTable<AttrKey>* table = buildTable<AttrKey>(kAttrKeyCount, attrKeyName, parseAttrKey);
   return find(*table, name);
 }
 

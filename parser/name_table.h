@@ -75,7 +75,7 @@ class NameTable {
       h ^= h >> 32;
     }
     uint64_t tail = 0;
-    std::memcpy(&tail, s.data() + i, s.size() - i);
+    if (i < s.size()) std::memcpy(&tail, s.data() + i, s.size() - i);  // an empty view may have no data
     h = (h ^ tail) * 0xc4ceb9fe1a85ec53ull;
     return h ^ (h >> 29);
   }

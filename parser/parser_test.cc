@@ -282,6 +282,16 @@ ENTRY e {
   EXPECT_TRUE(find(*m, "elided")->literal().elided());
 }
 
+// A fuzzing finding: splats of millions of elements were filled one element
+// at a time. Every element must still hold the value.
+TEST(Parser, LargeSplatIsFilled) {
+  auto m = parseOk("ENTRY e {\n  ROOT c = s32[1024,1031] constant(-3)\n}");
+  ASSERT_TRUE(m);
+  const Literal& lit = find(*m, "c")->literal();
+  for (int64_t i : {int64_t{0}, int64_t{1}, int64_t{1031}, int64_t{65536}, int64_t{1024 * 1031 - 1}})
+    EXPECT_EQ(lit.bitsAt(i), 0xfffffffdu) << i;
+}
+
 TEST(Parser, DynamicDimensions) {
   auto m = expectFixedPoint(R"(
 ENTRY e {

@@ -2,6 +2,7 @@
 // shape-less instructions, and the checks that need operand shapes.
 #include "parser/post_parse.h"
 
+#include <algorithm>
 #include <string>
 #include <unordered_set>
 
@@ -31,9 +32,58 @@ std::string_view executionThread(const Instruction& i) {
                                                        : std::string_view("main");
 }
 
+// XLA's UpdateAsyncWrappedComputation: the wrapped computation's parameters
+// take `operandShapes` (parameters missing so far are added and passed to the
+// root), and the root takes `result`.
+void updateWrapped(Computation& wrapped, const std::vector<Shape>& operandShapes, const Shape* result) {
+  Instruction* root = wrapped.root();
+  bool added = false;
+  for (int i = 0; i < static_cast<int>(operandShapes.size()); ++i) {
+    if (i < wrapped.parameterCount() && wrapped.parameter(i)) {
+      wrapped.parameter(i)->setShape(operandShapes[i]);
+      continue;
+    }
+    auto owned = std::make_unique<Instruction>(Opcode::kParameter, "param." + std::to_string(i), operandShapes[i]);
+    owned->setParameterNumber(i);  // before add(), which registers parameters
+    owned->setLoc(root->loc());
+    wrapped.addOperand(root, wrapped.add(std::move(owned)));
+    added = true;
+  }
+  if (result) root->setShape(*result);
+  if (added) (void)wrapped.sortTopologically();  // the new parameters follow the root
+}
+
+// The callee of a wrapped call or fusion decides its parameters (XLA does
+// this when it builds the computation for `call-start` / `fusion-start`).
+void syncWithCallee(Computation& wrapped) {
+  const Instruction* root = wrapped.root();
+  AttrKey key = root->opcode() == Opcode::kCall ? AttrKey::kToApply : AttrKey::kCalls;
+  if (root->opcode() != Opcode::kCall && root->opcode() != Opcode::kFusion) return;
+  const Computation* callee = root->attrs().getComputation(key);
+  if (!callee || !callee->root()) return;
+  std::vector<Shape> shapes;
+  for (const Instruction* p : callee->parameters()) shapes.push_back(p ? p->shape() : Shape());
+  updateWrapped(wrapped, shapes, &callee->root()->shape());
+}
+
+// `X-update` / `X-done` sugar restates the chain's shapes, which the
+// wrapped computation follows.
+void followSugarShapes(const ParsedFacts::AsyncUse& use, Instruction& start, Computation& wrapped) {
+  const Shape& shape = use.instr->shape();
+  if (use.instr->opcode() == Opcode::kAsyncUpdate) {
+    if (shape.isTuple() && shape.tupleSize() >= 2 && shape.tupleElement(0).isTuple())
+      updateWrapped(wrapped, shape.tupleElement(0).tupleElements(), &shape.tupleElement(1));
+    return;
+  }
+  const Shape& startShape = start.shape();
+  if (startShape.isTuple() && startShape.tupleSize() >= 1 && startShape.tupleElement(0).isTuple())
+    updateWrapped(wrapped, startShape.tupleElement(0).tupleElements(), &shape);
+}
+
 // An async-update/-done takes its start's computation; what it names itself
 // (calls=, async_execution_thread=, or the X of `X-done`) must agree.
-Status linkAsyncUse(const ParsedFacts::AsyncUse& use, Cursor& c) {
+Status linkAsyncUse(const ParsedFacts::AsyncUse& use, const std::vector<Computation*>& sugarWrapped,
+                    Cursor& c) {
   Instruction* instr = use.instr;
   if (instr->operandCount() < 1)
     return c.errorAt(use.pos, "'" + instr->name() + "' needs the async state as its operand");
@@ -53,6 +103,8 @@ Status linkAsyncUse(const ParsedFacts::AsyncUse& use, Cursor& c) {
     return c.errorAt(use.pos, "Expect async_execution_thread to be " + std::string(executionThread(*start)) +
                                   ", but got " + std::string(executionThread(*instr)));
   if (wrapped && !named) instr->attrs().setComputation(AttrKey::kCalls, wrapped);
+  bool sugar = wrapped && std::find(sugarWrapped.begin(), sugarWrapped.end(), wrapped) != sugarWrapped.end();
+  if (use.wrapped && sugar && use.hasShape) followSugarShapes(use, *start, *wrapped);
   return okStatus();
 }
 
@@ -102,13 +154,8 @@ Status inferShapes(const Module& module, const std::vector<Instruction*>& needsS
 }
 
 Status checkOperandShapes(const std::vector<ParsedFacts::OperandShape>& declared, Cursor& c) {
-  for (const ParsedFacts::OperandShape& d : declared) {
-    const Instruction* operand = d.user->operand(d.index);
-    if (!compatible(d.declared, operand->shape()))
-      return c.errorAt(d.pos, "the declared operand shape " + d.declared.toString() +
-                                  " is not compatible with the shape " + operand->shape().toString() +
-                                  " of '" + operand->name() + "'");
-  }
+  for (const ParsedFacts::OperandShape& d : declared)
+    HLO_RETURN_IF_ERROR(checkDeclaredShape(d.declared, *d.user->operand(d.index), d.pos, c));
   return okStatus();
 }
 
@@ -167,8 +214,17 @@ Status checkLayoutConstraints(const Instruction& instr) {
 
 }  // namespace
 
+Status checkDeclaredShape(const Shape& declared, const Instruction& operand, size_t pos, Cursor& c) {
+  if (compatible(declared, operand.shape())) return okStatus();
+  return c.errorAt(pos, "the declared operand shape " + declared.toString() +
+                            " is not compatible with the shape " + operand.shape().toString() + " of '" +
+                            operand.name() + "'");
+}
+
 Status completeModule(Module& module, ParsedFacts& facts, Cursor& c) {
-  for (const ParsedFacts::AsyncUse& use : facts.asyncUses) HLO_RETURN_IF_ERROR(linkAsyncUse(use, c));
+  for (Computation* wrapped : facts.sugarWrapped) syncWithCallee(*wrapped);
+  for (const ParsedFacts::AsyncUse& use : facts.asyncUses)
+    HLO_RETURN_IF_ERROR(linkAsyncUse(use, facts.sugarWrapped, c));
   HLO_RETURN_IF_ERROR(inferShapes(module, facts.needsShape));
   HLO_RETURN_IF_ERROR(checkOperandShapes(facts.operandShapes, c));
   HLO_RETURN_IF_ERROR(checkSignatures(facts.signatures, c));

@@ -14,7 +14,8 @@ namespace hlo {
 // Positions are byte offsets into the text (turned into line:column only
 // for an error).
 struct ParsedFacts {
-  // `add(f32[2] %x, ...)`: the shape written before an operand's name.
+  // `add(f32[2] %x, ...)`: the shape written before an operand's name,
+  // checked here when the operand's shape is inferred (else at once).
   struct OperandShape {
     Instruction* user;
     int index;
@@ -33,16 +34,26 @@ struct ParsedFacts {
     Instruction* instr;
     std::optional<Opcode> wrapped;
     size_t pos;
+    bool hasShape;  // written with one (else it is inferred later)
   };
   std::vector<OperandShape> operandShapes;
   std::vector<Signature> signatures;
   std::vector<AsyncUse> asyncUses;
   std::vector<Instruction*> needsShape;  // written without a shape
+  // Computations built for `X-start` sugar; their parameters and root shape
+  // follow the shapes of the chain (XLA's late binding of operands).
+  std::vector<Computation*> sugarWrapped;
 };
+
+// `f32[2] %x`: the written shape must be XLA-compatible with the operand's
+// (equal up to layout and dynamism); the error points at `pos`.
+Status checkDeclaredShape(const Shape& declared, const Instruction& operand, size_t pos, Cursor& c);
 
 // Completes a parsed module (its entry must be set):
 //   1. async-update/-done get their start's computation, checked against
-//      what they name themselves;
+//      what they name themselves; computations built for `X-start` sugar take
+//      their parameters from X's callee (call, fusion) and from the shapes
+//      of later `X-update`/`X-done` (operands passed late, as XLA allows);
 //   2. instructions written without a shape get the inferred one, callees
 //      first;
 //   3. the checks XLA's parser makes once operand shapes are known: declared

@@ -15,6 +15,7 @@ constexpr int kMaxNesting = 512;
 
 StatusOr<Layout> parseLayout(Cursor& c, int rank) {
   Layout layout;
+  layout.minorToMajor.reserve(rank);
   c.consume('{');
   // minor_to_major
   while (c.peek() != ':' && c.peek() != '}') {
@@ -95,6 +96,7 @@ StatusOr<Shape> parseArrayRest(Cursor& c, ElementType type, bool spacedLayout) {
   if (!c.consume('[')) return c.error("expected '[' after the element type");
   Shape shape(type, {});
   std::vector<int64_t> dims;
+  dims.reserve(6);  // one allocation for nearly every shape
   std::vector<int> dynamic;  // positions of `<=n` and `?` dimensions
   while (!c.consume(']')) {
     if (c.consume('?')) {

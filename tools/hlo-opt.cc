@@ -30,7 +30,8 @@ constexpr const char* kUsage =
     "  --passes=A,B,...       run these passes in order (see --list-passes)\n"
     "  --pipeline=TARGET      run a target's pipeline: cpu or gpu\n"
     "  --list-passes          list the passes and pipelines, then exit\n"
-    "  --verify-each          verify the module after every pass; a failure names the pass\n"
+    "  --verify-each          verify the module after every pass, and that a pass which\n"
+    "                         reports no change left it as it was; a failure names the pass\n"
     "  --print-after-all      print the module to standard error after every pass\n"
     "  --print-changed        print a unified diff to standard error for each pass that\n"
     "                         changed the module\n"
@@ -45,7 +46,8 @@ constexpr const char* kUsage =
     "                         Graphviz's dot -Tsvg\n"
     "  --bisect               evaluate the module with the interpreter before the passes\n"
     "                         and after each one (seeded inputs), and report the first pass\n"
-    "                         that changes the result; runs the cpu pipeline unless\n"
+    "                         that changes the result (compared exactly; NaN equals NaN)\n"
+    "                         with its diff; runs the cpu pipeline unless\n"
     "                         --passes or --pipeline says otherwise; prints a report, not\n"
     "                         the module (exit status 1 when a pass changes the result)\n"
     "  --random-seed=N        seed for --bisect's inputs (default 0), as in hlo-run\n"
@@ -160,10 +162,27 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& f) {
   return std::nullopt;
 }
 
+// Bytes of the arrays in `shape`, as a double so huge shapes cannot overflow.
+double shapeBytes(const hlo::Shape& shape) {
+  if (!shape.isArray()) {
+    double sum = 0;
+    for (const hlo::Shape& e : shape.tupleElements()) sum += shapeBytes(e);
+    return sum;
+  }
+  double n = hlo::storageBytes(shape.type());
+  for (int64_t d : shape.dims()) n *= static_cast<double>(d);
+  return n;
+}
+
 // --bisect: evaluates before the passes and after each, and names the first
 // pass whose result differs from the input's (NaN equals NaN; otherwise exact).
 int bisect(hlo::Module& module, const std::vector<std::string>& passNames, uint64_t seed) {
   if (!module.entry()) return failure("the module has no entry computation");
+  double bytes = 0;
+  for (const hlo::Instruction* p : module.entry()->parameters()) bytes += p ? shapeBytes(p->shape()) : 0;
+  if (bytes > static_cast<double>(hlo::interp::Options().maxMemoryBytes))
+    return failure("cannot evaluate the input module: its parameters need " +
+                   std::to_string(bytes / (1 << 30)) + " GiB");
   std::vector<hlo::Literal> args = hlo::interp::randomArguments(*module.entry(), seed);
   auto expected = hlo::interp::evaluate(module, args);
   if (!expected.ok())
