@@ -15,7 +15,7 @@
 //   internal-error          an op produced a value of the wrong shape
 //   error                   any other run-time error
 //   timeout                 the process used more than --timeout seconds of CPU
-//                           time (10 by default; CPU time, not wall time, so a
+//                           time (40 by default; CPU time, not wall time, so a
 //                           busy machine does not change outcomes), or ran 10
 //                           times as long in wall time
 //   crash                   the process died (a signal, an uncaught abort)
@@ -31,7 +31,8 @@
 //   dot            result elements x contracted size
 //   convolution    result elements x kernel elements / output features
 //   reduce, map, scatter, all-reduce, reduce-scatter:
-//                  operand elements x (1 + instructions of the applied computation)
+//                  operand elements x (1 + instructions of the applied computation,
+//                  and of what it calls)
 //   reduce-window, select-and-scatter:
 //                  result elements x window size x the same factor
 //   sort           n log2 n x (1 + comparator instructions)
@@ -40,6 +41,14 @@
 // stop after --max-while-iterations (10000), or after fewer for a module whose
 // estimate W is large, 10 x max-work / W iterations (but at least 10), so a
 // never-ending loop with a big body ends as while-limit well before --timeout.
+//
+// Limits (defaults): --max-work=3e7 (the costliest modules under it take a few
+// seconds of CPU; the whole corpus about a minute of CPU, so well under five
+// minutes of wall time on two cores), --timeout=40 CPU seconds (200 in
+// AddressSanitizer builds), --max-memory=1G for the interpreter's live values
+// (and three times that plus 1 GiB of address space for the whole process,
+// outside AddressSanitizer builds), --max-while-iterations=10000, --jobs = the
+// number of CPUs.
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -69,11 +78,15 @@ using hlo::Instruction;
 using hlo::Opcode;
 using hlo::Shape;
 
-// Sanitizer builds run several times slower; they get more time.
+// The work cap, not the timeout, is what keeps runs short: the costliest
+// module under it takes a few seconds here. The timeout is a safety net for a
+// module the estimate gets badly wrong, loose enough that a slower machine
+// does not turn a slow "ok" into a "timeout". Sanitizer builds run several
+// times slower; they get more.
 #if defined(__SANITIZE_ADDRESS__)
-constexpr double kDefaultTimeout = 50;
+constexpr double kDefaultTimeout = 200;
 #else
-constexpr double kDefaultTimeout = 10;
+constexpr double kDefaultTimeout = 40;
 #endif
 
 struct Config {
@@ -95,11 +108,21 @@ double operandElements(const Instruction& instr) {
   return n;
 }
 
-// 1 + the instruction count of the computation an instruction applies per element.
+// Instructions of `c` and of every computation they call (fusions in a reducer).
+double deepInstructionCount(const hlo::Computation& c, int depth = 0) {
+  double n = c.instructionCount();
+  if (depth > 50) return n;
+  for (const auto& instr : c.instructions())
+    for (const hlo::Computation* callee : instr->calledComputations())
+      if (callee) n += deepInstructionCount(*callee, depth + 1);
+  return n;
+}
+
+// 1 + the instruction count of the computations an instruction applies per element.
 double appliedCost(const Instruction& instr) {
   double n = 0;
   for (hlo::AttrKey key : {hlo::AttrKey::kToApply, hlo::AttrKey::kSelect, hlo::AttrKey::kScatter})
-    if (const hlo::Computation* c = instr.attrs().getComputation(key)) n += c->instructionCount();
+    if (const hlo::Computation* c = instr.attrs().getComputation(key)) n += deepInstructionCount(*c);
   return 1 + n;
 }
 
@@ -151,7 +174,7 @@ double moduleWork(const hlo::Module& module) {
 struct Outcome {
   std::string status;
   std::string detail;
-  double seconds = 0;  // wall time of the child process
+  double cpuSeconds = 0;  // user + system time of the child process
 };
 
 std::string oneLine(std::string s) {
@@ -206,7 +229,7 @@ struct Running {
   size_t index;
   pid_t pid;
   int fd;
-  std::chrono::steady_clock::time_point started, deadline;
+  std::chrono::steady_clock::time_point deadline;
   std::string output;
 };
 
@@ -248,15 +271,11 @@ Running start(size_t index, const std::string& path, const Config& config) {
   close(fds[1]);
   auto now = std::chrono::steady_clock::now();
   auto deadline = now + std::chrono::milliseconds(static_cast<int64_t>(config.timeoutSeconds * 10000));
-  return {index, pid, fds[0], now, deadline, ""};
+  return {index, pid, fds[0], deadline, ""};
 }
 
-// Reaps a finished (or killed) child and turns what it wrote into an outcome.
-Outcome finish(Running& r, bool timedOut, const Config& config) {
-  if (timedOut) kill(r.pid, SIGKILL);
-  close(r.fd);
-  int status = 0;
-  waitpid(r.pid, &status, 0);
+// What a child's exit status and output say about its module.
+Outcome decode(const Running& r, int status, bool timedOut, const Config& config) {
   if (timedOut) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "ran past %g s of wall time", config.timeoutSeconds * 10);
@@ -275,6 +294,20 @@ Outcome finish(Running& r, bool timedOut, const Config& config) {
   std::string detail = r.output.substr(tab + 1);
   if (!detail.empty() && detail.back() == '\n') detail.pop_back();
   return {r.output.substr(0, tab), detail};
+}
+
+// Reaps a finished (or killed) child and turns what it wrote into an outcome.
+Outcome finish(Running& r, bool timedOut, const Config& config) {
+  if (timedOut) kill(r.pid, SIGKILL);
+  close(r.fd);
+  int status = 0;
+  struct rusage usage = {};
+  wait4(r.pid, &status, 0, &usage);
+  double cpu = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+               static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+  Outcome outcome = decode(r, status, timedOut, config);
+  outcome.cpuSeconds = cpu;
+  return outcome;
 }
 
 // Runs every module, `jobs` at a time; outcomes in the order of `paths`.
@@ -308,7 +341,6 @@ std::vector<Outcome> runAll(const std::vector<std::string>& paths, int jobs, con
       if (!done && now >= r.deadline) done = timedOut = true;
       if (!done) continue;
       outcomes[r.index] = finish(r, timedOut, config);
-      outcomes[r.index].seconds = std::chrono::duration<double>(now - r.started).count();
       running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
     }
   }
@@ -327,14 +359,15 @@ int usage() {
   std::fprintf(stderr,
                "usage: hlo-interp-corpus --corpus=DIR [--expectations=FILE] [--update]\n"
                "         [--filter=TEXT] [--jobs=N] [--timeout=SECONDS] [--max-work=N]\n"
-               "         [--max-memory=BYTES] [--max-while-iterations=N]\n");
+               "         [--max-memory=BYTES] [--max-while-iterations=N] [--times=FILE]\n"
+               "  --times=FILE writes each module's outcome, CPU seconds and detail (to tune --max-work)\n");
   return 2;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string corpus, expectationsPath, filter;
+  std::string corpus, expectationsPath, filter, timesPath;
   bool update = false;
   Config config;
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -351,10 +384,11 @@ int main(int argc, char** argv) {
     else if (name == "--expectations") expectationsPath = value;
     else if (arg == "--update") update = true;
     else if (name == "--filter") filter = value;
+    else if (name == "--times") timesPath = value;
     else if (name == "--jobs" && numeric && number >= 1) jobs = static_cast<int>(number);
     else if (name == "--timeout" && numeric && number > 0) config.timeoutSeconds = number;
     else if (name == "--max-work" && numeric) config.maxWork = number;
-    else if (name == "--max-memory" && numeric) config.maxMemory = static_cast<int64_t>(number);
+    else if (name == "--max-memory" && hlo::parseByteCount(value)) config.maxMemory = *hlo::parseByteCount(value);
     else if (name == "--max-while-iterations" && numeric && number >= 1) config.maxWhileIterations = static_cast<int64_t>(number);
     else return usage();
   }
@@ -427,6 +461,12 @@ int main(int argc, char** argv) {
            "# file\toutcome\tdetail\n";
     for (const std::string& e : newExpectations) out << e << "\n";
   }
+  if (!timesPath.empty()) {
+    std::ofstream out(timesPath);
+    for (size_t i = 0; i < files.size(); ++i)
+      out << files[i] << "\t" << outcomes[i].status << "\t" << outcomes[i].cpuSeconds << "\t"
+          << outcomes[i].detail << "\n";
+  }
   std::printf("interp-corpus modules: %zu (visible, no expected error)\n", files.size());
   std::printf("  outcomes:\n");
   std::vector<std::pair<int, std::string>> sorted;
@@ -436,13 +476,15 @@ int main(int argc, char** argv) {
   std::vector<size_t> slowest(files.size());
   for (size_t i = 0; i < files.size(); ++i) slowest[i] = i;
   std::sort(slowest.begin(), slowest.end(),
-            [&](size_t a, size_t b) { return outcomes[a].seconds > outcomes[b].seconds; });
-  std::printf("  slowest:\n");
+            [&](size_t a, size_t b) { return outcomes[a].cpuSeconds > outcomes[b].cpuSeconds; });
+  double cpuTotal = 0;
+  for (const Outcome& o : outcomes) cpuTotal += o.cpuSeconds;
+  std::printf("  most CPU time:\n");
   for (size_t k = 0; k < std::min<size_t>(5, slowest.size()); ++k)
-    std::printf("  %6.2f s  %s (%s)\n", outcomes[slowest[k]].seconds, files[slowest[k]].c_str(),
+    std::printf("  %6.2f s  %s (%s)\n", outcomes[slowest[k]].cpuSeconds, files[slowest[k]].c_str(),
                 outcomes[slowest[k]].status.c_str());
-  std::printf("  %.1f s with %d jobs (max work %.3g, timeout %g s of CPU, while limit %lld, memory limit %lld bytes)\n",
-              seconds, jobs, config.maxWork, config.timeoutSeconds,
+  std::printf("  %.1f s of CPU time, %.1f s of wall time with %d jobs\n  (max work %.3g, timeout %g s of CPU, while limit %lld, memory limit %lld bytes)\n",
+              cpuTotal, seconds, jobs, config.maxWork, config.timeoutSeconds,
               static_cast<long long>(config.maxWhileIterations), static_cast<long long>(config.maxMemory));
   std::printf("interp-corpus: %d passed, %d failed, %d skipped\n", passed, failed, skipped);
   return failed ? 1 : 0;

@@ -35,13 +35,50 @@ Status singleParticipant(const Instruction& instr) {
   return okStatus();
 }
 
+// With no replica groups the participants are "every device", a number the
+// module does not state; a result shaped unlike its operand (an all-gather
+// that grows, a reduce-scatter that shrinks) shows there is more than one.
+Status sameShapeAsOperand(const Instruction& instr, const Shape& operand, const Shape& result) {
+  if (operand.compatible(result)) return okStatus();
+  return EvalContext::unsupported(instr, "result " + result.toString() + " differs from operand " +
+                                             operand.toString() +
+                                             ": needs more than one participant; only one device is simulated");
+}
+
 // The operand(s) as the result: one operand as itself, several as a tuple.
+// A -start shaped (operands, results) is its own async state.
 StatusOr<Literal> passThrough(const Instruction& instr, Operands ops) {
+  bool isStart = instr.opcode() == Opcode::kAllGatherStart || instr.opcode() == Opcode::kAllReduceStart;
+  if (isStart && instr.shape().isTuple() && instr.shape().tupleSize() == 2 && !ops.empty()) {
+    Literal operands;
+    if (ops.size() == 1) {
+      operands = *ops[0];
+    } else {
+      std::vector<Shape> shapes;
+      for (const Literal* op : ops) shapes.push_back(op->shape());
+      operands = Literal(Shape::tuple(std::move(shapes)));
+      for (size_t i = 0; i < ops.size(); ++i) operands.tupleElements()[i] = *ops[i];
+    }
+    if (operands.shape().compatible(instr.shape().tupleElement(0))) {
+      HLO_RETURN_IF_ERROR(sameShapeAsOperand(instr, operands.shape(), instr.shape().tupleElement(1)));
+      Literal state(instr.shape());
+      state.tupleElements()[1] = operands;
+      state.tupleElements()[0] = std::move(operands);
+      return state;
+    }
+  }
+  if (ops.size() == 1 && !instr.shape().isTuple()) {
+    HLO_RETURN_IF_ERROR(sameShapeAsOperand(instr, ops[0]->shape(), instr.shape()));
+    return *ops[0];
+  }
   if (ops.size() == 1 && ops[0]->shape().compatible(instr.shape())) return *ops[0];
   Literal result(instr.shape());
-  if (!result.shape().isTuple()) return EvalContext::unsupported(instr, "unexpected result shape");
-  for (size_t i = 0; i < ops.size() && i < result.tupleElements().size(); ++i)
+  if (!result.shape().isTuple() || result.tupleElements().size() != ops.size())
+    return EvalContext::unsupported(instr, "unexpected result shape");
+  for (size_t i = 0; i < ops.size(); ++i) {
+    HLO_RETURN_IF_ERROR(sameShapeAsOperand(instr, ops[i]->shape(), result.tupleElements()[i].shape()));
     result.tupleElements()[i] = *ops[i];
+  }
   return result;
 }
 
@@ -54,14 +91,6 @@ StatusOr<Literal> evalAllReduce(EvalContext&, const Instruction& instr, Operands
 
 StatusOr<Literal> evalAllGather(EvalContext&, const Instruction& instr, Operands ops) {
   HLO_RETURN_IF_ERROR(singleParticipant(instr));
-  if (instr.opcode() == Opcode::kAllGatherStart && instr.shape().isTuple() &&
-      instr.shape().tupleSize() == 2 && ops.size() == 1) {
-    // all-gather-start's state is (operand, result).
-    Literal state(instr.shape());
-    state.tupleElements()[0] = *ops[0];
-    state.tupleElements()[1] = *ops[0];
-    return state;
-  }
   return passThrough(instr, ops);
 }
 

@@ -11,7 +11,7 @@ namespace {
 
 // Character classes as a table: names are scanned a byte at a time on
 // every line, and a lookup beats the chain of comparisons.
-enum : uint8_t { kStart = 1, kChar = 2 };
+enum : uint8_t { kStart = 1, kChar = 2, kBracketOrQuote = 4 };
 
 constexpr std::array<uint8_t, 256> kClasses = [] {
   std::array<uint8_t, 256> t{};
@@ -20,6 +20,7 @@ constexpr std::array<uint8_t, 256> kClasses = [] {
   t['_'] = kStart | kChar;
   for (int c = '0'; c <= '9'; ++c) t[c] = kChar;
   t['.'] = t['-'] = kChar;
+  for (char c : {'{', '}', '[', ']', '(', ')', '"'}) t[static_cast<uint8_t>(c)] = kBracketOrQuote;
   return t;
 }();
 
@@ -200,22 +201,33 @@ bool Cursor::quotedString(std::string& out, char quote) {
   return false;
 }
 
+// Carried values (metadata, backend configs) are long, so the scan jumps
+// over ordinary characters with a table and over strings with memchr.
 bool Cursor::balanced(std::string_view& out) {
   skipSpace();
   size_t start = pos_;
   size_t p = pos_;
-  std::string stack;
+  const size_t n = text_.size();
+  std::string stack;  // the closing brackets owed, innermost last
   do {
-    if (p >= text_.size()) return false;
+    while (p < n && !(kClasses[static_cast<uint8_t>(text_[p])] & kBracketOrQuote)) ++p;
+    if (p >= n) return false;
     char c = text_[p++];
     if (c == '"') {  // skip a string, honouring escapes
-      while (p < text_.size() && text_[p] != '"') p += text_[p] == '\\' ? 2 : 1;
-      if (p >= text_.size()) return false;
-      ++p;
+      for (;;) {
+        const void* q = std::memchr(text_.data() + p, '"', n - p);
+        if (!q) return false;
+        size_t quote = static_cast<const char*>(q) - text_.data();
+        size_t backslashes = 0;
+        while (quote - backslashes > p && text_[quote - backslashes - 1] == '\\') ++backslashes;
+        p = quote + 1;
+        if (backslashes % 2 == 0) break;  // not escaped
+      }
       continue;
     }
-    if (c == '{' || c == '[' || c == '(') stack += c == '{' ? '}' : c == '[' ? ']' : ')';
-    else if (c == '}' || c == ']' || c == ')') {
+    if (c == '{' || c == '[' || c == '(') {
+      stack += c == '{' ? '}' : c == '[' ? ']' : ')';
+    } else {
       if (stack.empty() || stack.back() != c) return false;
       stack.pop_back();
     }

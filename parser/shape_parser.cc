@@ -366,6 +366,13 @@ StatusOr<Literal> parseLiteralValuesAt(Cursor& c, const Shape& shape) {
   }
   if (c.peek() != '{') {
     // One value for every element (`f32[2,2] constant(0)`), as XLA accepts.
+    if (lit.elementCount() == 0) {
+      // Nowhere to store it (a fuzzing finding wrote past an empty array),
+      // but the value is still read and checked.
+      Literal scalar(Shape::scalar(shape.type()));
+      HLO_RETURN_IF_ERROR(parseScalarInto(c, scalar, 0));
+      return lit;
+    }
     HLO_RETURN_IF_ERROR(parseScalarInto(c, lit, 0));
     // Copy the filled prefix onto the rest, doubling it each time.
     uint8_t* data = lit.untypedData();

@@ -4,7 +4,6 @@
 // parameters without one, from a seeded generator (interp/random_inputs.h).
 // Exit status: 0 success, 1 bad input or a failed run, 2 bad usage.
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -67,31 +66,6 @@ struct Flags {
   hlo::interp::Options options;
 };
 
-std::optional<int64_t> parseCount(const std::string& text) {
-  if (text.empty() || text.size() > 18) return std::nullopt;
-  int64_t v = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return std::nullopt;
-    v = v * 10 + (c - '0');
-  }
-  return v;
-}
-
-// "4096", "64K", "512M", "8G" (powers of 1024, either case).
-std::optional<int64_t> parseBytes(std::string text) {
-  int shift = 0;
-  if (!text.empty()) {
-    char last = static_cast<char>(std::toupper(static_cast<unsigned char>(text.back())));
-    if (last == 'K') shift = 10;
-    if (last == 'M') shift = 20;
-    if (last == 'G') shift = 30;
-    if (shift) text.pop_back();
-  }
-  std::optional<int64_t> v = parseCount(text);
-  if (!v || *v > (int64_t{1} << (62 - shift))) return std::nullopt;
-  return *v << shift;
-}
-
 // Parses the command line into `flags`; returns an exit status on a usage error.
 std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
   const std::set<std::string> valued = {"engine", "input", "random-seed", "print-limit", "output",
@@ -146,11 +120,11 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
       }
       flags.seed = v;
     } else if (name == "max-memory") {
-      std::optional<int64_t> v = parseBytes(value);
+      std::optional<int64_t> v = hlo::parseByteCount(value);
       if (!v) return bad("expected a byte count such as 4096, 64K, 512M or 8G");
       flags.options.maxMemoryBytes = *v;
     } else {
-      std::optional<int64_t> v = parseCount(value);
+      std::optional<int64_t> v = hlo::parseCount(value);
       if (!v) return bad("expected a non-negative integer");
       if (name == "print-limit") flags.printLimit = *v;
       if (name == "max-while-iterations") flags.options.maxWhileIterations = *v;

@@ -17,10 +17,10 @@
 // and custom-call computations (only the `call` opcode is inlined); calls with
 // control edges of their own; and calls into a computation of another
 // execution thread.
+#include <unordered_map>
+
 #include "hlo/passes/pass.h"
 #include "hlo/passes/pass_util.h"
-
-#include <unordered_map>
 
 namespace hlo {
 namespace {

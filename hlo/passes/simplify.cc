@@ -20,6 +20,8 @@
 // scalar constants (folding would write out a large literal), constant
 // folding in general, dynamic shapes, and instructions with control edges.
 // A rule never replaces a value by one whose shape differs, layout included.
+// One deliberate liberty: reduce-trivial accepts an add init of either sign of
+// zero, as XLA lets a reduction apply its init any number of times.
 #include <cmath>
 #include <deque>
 #include <unordered_set>
