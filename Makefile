@@ -64,6 +64,7 @@ BENCHES := $(patsubst bench/%.cc,$(BUILD)/bin/%,$(BENCH_SRCS))
 ALL_SRCS := $(HLO_SRCS) $(PARSER_SRCS) $(INTERP_SRCS) $(CONFORMANCE_SRCS) \
             $(TOOL_SRCS) $(CORPUS_CHECK_SRC) $(INTERP_CORPUS_SRC) $(TEST_SRCS) $(BENCH_SRCS)
 DEPS_STAMP := $(BUILD)/.deps-stamp
+VENV_STAMP := $(BUILD)/venv/.installed
 
 # ---- rules -----------------------------------------------------------------
 
@@ -114,7 +115,7 @@ $(BENCHES): $(BUILD)/bin/%: $(BUILD)/obj/bench/%.o $(LIBS)
 	@mkdir -p $(@D)
 	$(call link,-lbenchmark)
 
-check: all
+check: all $(VENV_STAMP)
 	HLO_BIN_DIR=$(abspath $(BUILD)/bin) scripts/check.sh $(BUILD) $(CORPUS)
 
 # x + y * z = {1, 2, 3, 4} + {1, 3, -0.5, -3} = {2, 5, 2.5, 1}, whose sum prints as f32[] 10.5.
@@ -135,6 +136,14 @@ deps:
 $(DEPS_STAMP): scripts/install-deps.sh
 	scripts/install-deps.sh
 	@mkdir -p $(@D) && touch $@
+
+# Python packages for the tests, in a virtual environment of the build (lit
+# puts its bin/ first on PATH). Without PyPI the tests that need them are
+# reported as skipped, and the next make tries again.
+$(VENV_STAMP): scripts/python-requirements.txt | $(DEPS_STAMP)
+	@rm -f $@
+	@if python3 -m venv $(BUILD)/venv && $(BUILD)/venv/bin/pip install -q -r $<; then touch $@; \
+	else echo "make: could not install $< into $(BUILD)/venv; the tests that need them will be skipped"; fi
 
 # ---- fuzzing: clang + libFuzzer, its own build dir -------------------------
 

@@ -127,8 +127,10 @@ StatusOr<Literal> evalAsyncStart(EvalContext& ctx, const Instruction& instr, Ope
 // computation's parameters.
 StatusOr<Literal> evalAsyncUpdate(EvalContext& ctx, const Instruction& instr, Operands ops) {
   const Literal& state = *ops[0];
-  if (ops.size() == 1) return state;
   const Computation* callee = instr.attrs().getComputation(AttrKey::kCalls);
+  // An update may also restate the state's shape, e.g. with the result slot
+  // that the start left as ().
+  if (ops.size() == 1 && (!callee || state.shape().compatible(instr.shape()))) return state;
   if (!callee) return EvalContext::unsupported(instr, "operands bound by an update of an unknown wrapped computation");
   if (!state.shape().isTuple() || state.tupleElements().size() < 2)
     return EvalContext::unsupported(instr, "operand is not an async state");

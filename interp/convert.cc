@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "interp/element_io.h"
 #include "interp/elementwise_kernels.h"
 #include "interp/indexing.h"
 #include "interp/ops.h"
@@ -243,7 +244,8 @@ StatusOr<Literal> evalStochasticConvert(EvalContext& ctx, const Instruction& ins
 }
 
 // map: calls to_apply once per element on scalar literals (scalar operands
-// are broadcast). Simple and slow, by design.
+// are broadcast), converting the arguments to the types to_apply declares
+// and its result to the map's. Simple and slow, by design.
 StatusOr<Literal> evalMap(EvalContext& ctx, const Instruction& instr, Operands ops) {
   const Computation* fn = instr.attrs().getComputation(AttrKey::kToApply);
   if (!fn) return errorStatus("'" + instr.name() + "' has no to_apply", instr.loc());
@@ -257,19 +259,20 @@ StatusOr<Literal> evalMap(EvalContext& ctx, const Instruction& instr, Operands o
       return errorStatus("'" + instr.name() + "': operand " + op->shape().toString(false) +
                              " does not fit result " + instr.shape().toString(false),
                          instr.loc());
-    scalars.emplace_back(Shape::scalar(op->type()));
+    scalars.emplace_back(Shape::scalar(
+        declaredScalarType(*fn, static_cast<int>(scalars.size()), op->type())));
   }
   for (const Literal& scalar : scalars) args.push_back(&scalar);
   for (int64_t i = 0; i < n; ++i) {
     for (size_t j = 0; j < ops.size(); ++j)
-      copyElement(*ops[j], ops[j]->elementCount() == n ? i : 0, scalars[j], 0);
+      convertElement(*ops[j], ops[j]->elementCount() == n ? i : 0, scalars[j], 0);
     HLO_ASSIGN_OR_RETURN(Literal value, ctx.call(*fn, args));
-    if (!value.shape().isArray() || value.type() != out.type() || value.elementCount() != 1)
+    if (!value.shape().isArray() || value.elementCount() != 1)
       return errorStatus("'" + instr.name() + "': to_apply returned " +
                              value.shape().toString(false) + ", expected a " +
                              typeName(out.type()) + " scalar",
                          instr.loc());
-    copyElement(value, 0, out, i);
+    convertElement(value, 0, out, i);
   }
   return out;
 }

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "hlo/computation.h"
 #include "hlo/float_formats.h"
 #include "hlo/literal.h"
 
@@ -92,6 +93,16 @@ inline void convertElement(const Literal& src, int64_t from, Literal& dst, int64
   } else {
     writeInt(dst, to, readInt(src, from));
   }
+}
+
+// The element type computation `c` declares for its scalar parameter i, or
+// `fallback` where it declares none. XLA lets an applied computation work in
+// another type than the values it is applied to (a bf16 scatter with an f32
+// adder); the caller converts the arguments in and the result back.
+inline ElementType declaredScalarType(const Computation& c, int i, ElementType fallback) {
+  if (i >= c.parameterCount() || !c.parameter(i)) return fallback;
+  const Shape& s = c.parameter(i)->shape();
+  return s.isArray() && s.rank() == 0 ? s.type() : fallback;
 }
 
 }  // namespace hlo::interp

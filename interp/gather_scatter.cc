@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "interp/data_checks.h"
+#include "interp/element_io.h"
 #include "interp/indexing.h"
 #include "interp/ops.h"
 
@@ -181,8 +182,10 @@ StatusOr<Literal> evalScatter(EvalContext& ctx, const Instruction& instr, Operan
   }
   // Scalar arguments of to_apply, reused for every call: current values, then updates.
   std::vector<Literal> args;
-  for (size_t k = 0; k < n; ++k) args.emplace_back(Shape::scalar(operands[k]->type()));
-  for (size_t k = 0; k < n; ++k) args.emplace_back(Shape::scalar(updates[k]->type()));
+  for (size_t k = 0; k < n; ++k)
+    args.emplace_back(Shape::scalar(declaredScalarType(*combine, static_cast<int>(k), operands[k]->type())));
+  for (size_t k = 0; k < n; ++k)
+    args.emplace_back(Shape::scalar(declaredScalarType(*combine, static_cast<int>(n + k), updates[k]->type())));
   std::vector<const Literal*> argPointers;
   for (const Literal& arg : args) argPointers.push_back(&arg);
 
@@ -208,8 +211,8 @@ StatusOr<Literal> evalScatter(EvalContext& ctx, const Instruction& instr, Operan
         to += offset[k] * xStrides[windowOperandDims[k]];
       }
       for (size_t k = 0; k < n; ++k) {
-        copyElement(*outs[k], to, args[k], 0);
-        copyElement(*updates[k], from, args[n + k], 0);
+        convertElement(*outs[k], to, args[k], 0);
+        convertElement(*updates[k], from, args[n + k], 0);
       }
       StatusOr<Literal> combined = ctx.call(*combine, argPointers);
       if (!combined.ok()) {
@@ -223,11 +226,11 @@ StatusOr<Literal> evalScatter(EvalContext& ctx, const Instruction& instr, Operan
       }
       for (size_t k = 0; k < n; ++k) {
         const Literal& value = tuple ? combined->tupleElements()[k] : *combined;
-        if (!value.shape().isScalar() || value.type() != outs[k]->type()) {
-          failure = EvalContext::unsupported(instr, "to_apply does not return scalars of the operand types");
+        if (!value.shape().isScalar() || !value.shape().isArray()) {
+          failure = EvalContext::unsupported(instr, "to_apply does not return scalars");
           return;
         }
-        copyElement(value, 0, *outs[k], to);
+        convertElement(value, 0, *outs[k], to);
       }
     });
   });

@@ -15,8 +15,10 @@ repo_root = os.path.dirname(config.test_source_root)
 bin_dir = os.environ.get("HLO_BIN_DIR", os.path.join(repo_root, "build", "bin"))
 config.test_exec_root = os.path.join(os.path.dirname(bin_dir), "lit")
 llvm_bin = "/usr/lib/llvm-19/bin"
-config.environment["PATH"] = os.pathsep.join(
-    [bin_dir, llvm_bin, config.environment.get("PATH", "")])
+# The build's Python virtual environment (numpy, ml_dtypes), where make made one.
+venv_bin = os.path.join(os.path.dirname(bin_dir), "venv", "bin")
+path = [bin_dir, llvm_bin] + ([venv_bin] if os.path.isdir(venv_bin) else [])
+config.environment["PATH"] = os.pathsep.join(path + [os.environ.get("PATH", "")])
 for name in ("HLO_BIN_DIR", "ASAN_OPTIONS", "UBSAN_OPTIONS"):
     if name in os.environ:
         config.environment[name] = os.environ[name]
