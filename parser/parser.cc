@@ -247,6 +247,13 @@ StatusOr<Literal> parseLiteral(std::string_view text) {
   return lit;
 }
 
+StatusOr<Literal> parseLiteralValues(std::string_view text, const Shape& shape) {
+  Cursor c(text);
+  HLO_ASSIGN_OR_RETURN(Literal lit, parseLiteralValuesAt(c, shape));
+  if (!c.atEnd()) return c.error("unexpected text after the literal");
+  return lit;
+}
+
 std::string formatError(const Status& status, std::string_view fileName, std::string_view text) {
   std::string out(fileName);
   SourceLoc loc = status.loc();

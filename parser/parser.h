@@ -24,6 +24,10 @@ StatusOr<Shape> parseShape(std::string_view text);
 // `(f32[] 1, pred[] true)`.
 StatusOr<Literal> parseLiteral(std::string_view text);
 
+// The values alone, for a shape known from elsewhere: `{1, 2}` or `3` for
+// f32[2] or s32[] (what `hlo-run --input=3` means for an s32[] parameter).
+StatusOr<Literal> parseLiteralValues(std::string_view text, const Shape& shape);
+
 // `file:line:col: error: message`, then the source line and a caret.
 std::string formatError(const Status& status, std::string_view fileName,
                         std::string_view text);

@@ -28,7 +28,8 @@ constexpr const char* kUsage =
     "  --engine=interp           what runs the module: interp (the reference interpreter;\n"
     "                            cpu and gpu are not built yet)\n"
     "  --input=VALUE             the next ENTRY parameter, in order: literal text\n"
-    "                            ('f32[2] {1, 2}', 's32[] 3', '(f32[] 1, pred[] true)'),\n"
+    "                            ('f32[2] {1, 2}', 's32[] 3', '(f32[] 1, pred[] true)', or\n"
+    "                            the values alone in the parameter's shape: '{1, 2}', '3'),\n"
     "                            @FILE.npy, or @FILE.npz for all parameters (by parameter\n"
     "                            name when every array is named after one, else in order)\n"
     "  --random-seed=N           seed for the parameters given no --input (default 0):\n"
@@ -215,6 +216,11 @@ std::optional<int> readInputs(const std::vector<std::string>& inputs, Arguments&
     std::string flag = "--input " + std::to_string(k + 1);
     if (text.empty() || text[0] != '@') {
       auto literal = hlo::parseLiteral(text);
+      // Values without a shape (`3`, `{1, 2}`) take the parameter's shape.
+      if (!literal.ok() && args.entry->parameter(static_cast<int>(k))) {
+        auto values = hlo::parseLiteralValues(text, args.entry->parameter(static_cast<int>(k))->shape());
+        if (values.ok()) literal = std::move(values);
+      }
       if (!literal.ok()) {
         // "--input 2:1:9: error: ...", the text and a caret under the column.
         std::string message = hlo::formatError(literal.status(), flag, text);
