@@ -32,7 +32,8 @@
 //   convolution    result elements x kernel elements / output features
 //   reduce, map, scatter, all-reduce, reduce-scatter:
 //                  operand elements x (1 + instructions of the applied computation,
-//                  and of what it calls)
+//                  and of what it calls; 1 for a plain add/max/... reducer,
+//                  which the interpreter applies without a call)
 //   reduce-window, select-and-scatter:
 //                  result elements x window size x the same factor
 //   sort           n log2 n x (1 + comparator instructions)
@@ -68,6 +69,7 @@
 
 #include "hlo/verifier.h"
 #include "interp/evaluator.h"
+#include "interp/fast_reducer.h"
 #include "interp/random_inputs.h"
 #include "parser/parser.h"
 #include "tools/tool_io.h"
@@ -118,8 +120,12 @@ double deepInstructionCount(const hlo::Computation& c, int depth = 0) {
   return n;
 }
 
-// 1 + the instruction count of the computations an instruction applies per element.
+// 1 + the instruction count of the computations an instruction applies per
+// element; 1 for a reducer the interpreter applies directly (fast_reducer.h).
 double appliedCost(const Instruction& instr) {
+  if (hlo::interp::fastReducer(instr.attrs().getComputation(hlo::AttrKey::kToApply)) &&
+      !instr.attrs().getComputation(hlo::AttrKey::kSelect))
+    return 1;
   double n = 0;
   for (hlo::AttrKey key : {hlo::AttrKey::kToApply, hlo::AttrKey::kSelect, hlo::AttrKey::kScatter})
     if (const hlo::Computation* c = instr.attrs().getComputation(key)) n += deepInstructionCount(*c);

@@ -3,8 +3,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "hlo/computation.h"
 #include "hlo/literal.h"
@@ -42,9 +45,24 @@ class EvalContext {
   static Status unsupported(const Instruction& instr, const std::string& why = "");
 
  private:
+  // The working storage of one call, kept per call depth and reused: a
+  // reducer applied to a million elements is a million calls, and fresh
+  // vectors for each would cost more than its arithmetic.
+  struct Frame {
+    std::vector<Literal> values;         // what each instruction computed
+    std::vector<const Literal*> slots;   // where each instruction's value is
+    std::vector<int64_t> bytes;          // live bytes counted for each value
+    std::vector<int> uses;               // remaining uses of each value
+    std::vector<const Literal*> operands;
+  };
+  // How many operand slots read each instruction's value, per computation.
+  const std::vector<int>& useCounts(const Computation& computation);
+
   Options options_;
   int64_t liveBytes_ = 0;
   int depth_ = 0;
+  std::vector<std::unique_ptr<Frame>> frames_;
+  std::unordered_map<const Computation*, std::vector<int>> useCounts_;
 };
 
 // Bytes a value of `shape` occupies (tuples: the sum of their elements).

@@ -7,6 +7,7 @@
 // and strides: a slice steps by its stride, a reverse steps backwards from the
 // far end, a transpose permutes the operand's strides, a broadcast steps by
 // zero along the dimensions it adds.
+#include <algorithm>
 #include <cstring>
 
 #include "hlo/float_formats.h"
@@ -17,21 +18,81 @@
 namespace hlo::interp {
 namespace {
 
+// The one copy loop of the data-movement ops: for every index r of `dims`,
+// dst[dstOffset + r . dstStrides] = src[srcOffset + r . srcStrides]. The
+// innermost dimension runs as a plain loop of typed element copies, and the
+// outer offsets advance incrementally (an odometer), so no per-element index
+// arithmetic or byte-count dispatch remains. Strides may be negative
+// (reverse) or zero (broadcast).
+template <typename T>
+void copyStridedAs(const T* src, int64_t srcOffset, const std::vector<int64_t>& srcStrides, T* dst,
+                   int64_t dstOffset, const std::vector<int64_t>& dstStrides, const std::vector<int64_t>& dims) {
+  int rank = static_cast<int>(dims.size());
+  for (int64_t d : dims)
+    if (d == 0) return;
+  if (rank == 0) {
+    dst[dstOffset] = src[srcOffset];
+    return;
+  }
+  int64_t inner = dims[rank - 1], srcStep = srcStrides[rank - 1], dstStep = dstStrides[rank - 1];
+  std::vector<int64_t> index(rank - 1, 0);
+  int64_t from = srcOffset, to = dstOffset;
+  while (true) {
+    const T* s = src + from;
+    T* o = dst + to;
+    if (srcStep == 1 && dstStep == 1)
+      std::copy(s, s + inner, o);
+    else
+      for (int64_t i = 0; i < inner; ++i) o[i * dstStep] = s[i * srcStep];
+    int d = rank - 2;
+    for (; d >= 0; --d) {
+      from += srcStrides[d];
+      to += dstStrides[d];
+      if (++index[d] < dims[d]) break;
+      from -= srcStrides[d] * dims[d];
+      to -= dstStrides[d] * dims[d];
+      index[d] = 0;
+    }
+    if (d < 0) return;
+  }
+}
+
+struct Bytes16 {
+  uint64_t lo, hi;
+};
+
+void copyStrided(const Literal& src, int64_t srcOffset, const std::vector<int64_t>& srcStrides, Literal& dst,
+                 int64_t dstOffset, const std::vector<int64_t>& dstStrides, const std::vector<int64_t>& dims) {
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    copyStridedAs(reinterpret_cast<const T*>(src.untypedData()), srcOffset, srcStrides,
+                  reinterpret_cast<T*>(dst.untypedData()), dstOffset, dstStrides, dims);
+  };
+  switch (storageBytes(src.type())) {
+    case 1: return run(uint8_t{});
+    case 2: return run(uint16_t{});
+    case 4: return run(uint32_t{});
+    case 8: return run(uint64_t{});
+    case 16: return run(Bytes16{});
+    default:  // no other storage sizes exist; kept correct regardless
+      forEachIndex(dims, [&](const std::vector<int64_t>& r, int64_t) {
+        copyElement(src, srcOffset + linearIndex(srcStrides, r), dst, dstOffset + linearIndex(dstStrides, r));
+      });
+  }
+}
+
 // Fills every element of `dst` (row-major) from src[offset + sum(r[d] * srcStrides[d])].
 void stridedCopy(const Literal& src, int64_t offset, const std::vector<int64_t>& srcStrides,
                  Literal& dst) {
-  forEachIndex(dst.shape().dims(), [&](const std::vector<int64_t>& r, int64_t linear) {
-    copyElement(src, offset + linearIndex(srcStrides, r), dst, linear);
-  });
+  const std::vector<int64_t>& dims = dst.shape().dims();
+  copyStrided(src, offset, srcStrides, dst, 0, rowMajorStrides(dims), dims);
 }
 
 // Writes every element of `src` into `dst` at dst index = src index + origin.
 void copyInto(const Literal& src, const std::vector<int64_t>& origin, Literal& dst) {
   std::vector<int64_t> dstStrides = rowMajorStrides(dst.shape().dims());
-  int64_t base = linearIndex(dstStrides, origin);
-  forEachIndex(src.shape().dims(), [&](const std::vector<int64_t>& index, int64_t linear) {
-    copyElement(src, linear, dst, base + linearIndex(dstStrides, index));
-  });
+  const std::vector<int64_t>& dims = src.shape().dims();
+  copyStrided(src, 0, rowMajorStrides(dims), dst, linearIndex(dstStrides, origin), dstStrides, dims);
 }
 
 // The start indices of dynamic-slice and dynamic-update-slice: operands from
@@ -129,6 +190,10 @@ StatusOr<Literal> evalBitcast(EvalContext& ctx, const Instruction& instr, Operan
     return EvalContext::unsupported(instr, "unbounded (?) dimensions have no values to run on");
   bool tiled = (from.layout() && !from.layout()->tiles.empty()) ||
                (to.layout() && !to.layout()->tiles.empty());
+  // Tiling pads dimensions, so a tiled bitcast may read padding; only one
+  // between identical shapes and layouts (the same bytes, read the same way)
+  // has defined values.
+  if (tiled && from == to) return x;
   if (tiled) return EvalContext::unsupported(instr, "tiled layouts");
   if (from.elementCount() != to.elementCount())
     return EvalContext::unsupported(instr, "element counts differ (" + from.toString(false) +

@@ -204,42 +204,73 @@ StatusOr<Literal> EvalContext::call(const Computation& computation, Operands arg
     return errorStatus("calls nested deeper than " + std::to_string(kMaxCallDepth), computation.loc());
   ++depth_;
   const auto& instrs = computation.instructions();
-  std::vector<Literal> values(instrs.size());
-  std::vector<int64_t> bytes(instrs.size(), 0);
+  // values[i] holds what instruction i computed; slots[i] points at its value:
+  // into `values`, or straight at the caller's argument for a parameter, so
+  // arguments are read in place rather than copied.
+  if (static_cast<int>(frames_.size()) < depth_) frames_.push_back(std::make_unique<Frame>());
+  Frame& frame = *frames_[depth_ - 1];
+  std::vector<Literal>& values = frame.values;
+  std::vector<const Literal*>& slots = frame.slots;
+  std::vector<int64_t>& bytes = frame.bytes;
+  std::vector<int>& uses = frame.uses;
+  std::vector<const Literal*>& operands = frame.operands;
+  values.clear();
+  values.resize(instrs.size());
+  slots.assign(instrs.size(), nullptr);
+  bytes.assign(instrs.size(), 0);
   // Remaining uses per value, so dead values are freed as soon as possible.
-  std::vector<int> uses(instrs.size(), 0);
-  for (const auto& instr : instrs)
-    for (const Instruction* op : instr->operands()) ++uses[op->id()];
+  const std::vector<int>& counts = useCounts(computation);
+  uses.assign(counts.begin(), counts.end());
   Status failure;
+  auto shapeMismatch = [](const Instruction& instr, const Shape& produced) {
+    return errorStatus("internal error: " + std::string(opcodeName(instr.opcode())) + " '" + instr.name() +
+                           "' produced " + produced.toString(false) + " but its shape is " +
+                           instr.shape().toString(false),
+                       instr.loc());
+  };
+  auto fits = [](const Shape& produced, const Shape& declared) {
+    return produced.compatible(declared) ||
+           (produced.isArray() && declared.isArray() && produced.type() == declared.type() &&
+            produced.dims() == declared.dims());
+  };
   for (const auto& instr : instrs) {
-    std::vector<const Literal*> operands;
-    operands.reserve(instr->operandCount());
-    for (const Instruction* op : instr->operands()) operands.push_back(&values[op->id()]);
+    int id = instr->id();
+    if (instr->opcode() == Opcode::kParameter) {
+      int64_t n = instr->parameterNumber();
+      if (n < 0 || n >= static_cast<int64_t>(args.size())) {
+        failure = errorStatus("parameter " + std::to_string(n) + " has no argument", instr->loc());
+        break;
+      }
+      if (!fits(args[n]->shape(), instr->shape())) {
+        failure = shapeMismatch(*instr, args[n]->shape());
+        break;
+      }
+      slots[id] = args[n];
+      continue;
+    }
+    operands.clear();
+    for (const Instruction* op : instr->operands()) operands.push_back(slots[op->id()]);
     int64_t need = shapeBytes(instr->shape());
     Status memory = checkMemory(need, *instr);
     if (!memory.ok()) {
       failure = memory;
       break;
     }
-    StatusOr<Literal> result = dispatch(*this, *instr, operands, args);
+    StatusOr<Literal> result = dispatch(*this, *instr, Operands(operands.data(), operands.size()), args);
     if (!result.ok()) {
       failure = result.status().withLoc(instr->loc());
       break;
     }
-    if (!result->shape().compatible(instr->shape()) &&
-        !(result->shape().isArray() && instr->shape().isArray() &&
-          result->shape().type() == instr->shape().type() && result->shape().dims() == instr->shape().dims())) {
-      failure = errorStatus("internal error: " + std::string(opcodeName(instr->opcode())) + " '" +
-                                instr->name() + "' produced " + result->shape().toString(false) +
-                                " but its shape is " + instr->shape().toString(false),
-                            instr->loc());
+    if (!fits(result->shape(), instr->shape())) {
+      failure = shapeMismatch(*instr, result->shape());
       break;
     }
-    values[instr->id()] = std::move(result).value();
-    bytes[instr->id()] = need;
+    values[id] = std::move(result).value();
+    slots[id] = &values[id];
+    bytes[id] = need;
     addLive(need);
     for (const Instruction* op : instr->operands()) {
-      if (--uses[op->id()] == 0 && op != computation.root()) {
+      if (--uses[op->id()] == 0 && op != computation.root() && op->opcode() != Opcode::kParameter) {
         values[op->id()] = Literal();
         removeLive(bytes[op->id()]);
         bytes[op->id()] = 0;
@@ -248,8 +279,35 @@ StatusOr<Literal> EvalContext::call(const Computation& computation, Operands arg
   }
   for (int64_t b : bytes) removeLive(b);
   --depth_;
+  Literal result;
+  if (failure.ok()) {
+    const Instruction* root = computation.root();
+    result = root->opcode() == Opcode::kParameter ? *slots[root->id()] : std::move(values[root->id()]);
+  }
+  values.clear();  // frees what is left; the frame keeps only its capacity
   if (!failure.ok()) return failure;
-  return std::move(values[computation.root()->id()]);
+  return result;
+}
+
+const std::vector<int>& EvalContext::useCounts(const Computation& computation) {
+  auto [it, inserted] = useCounts_.try_emplace(&computation);
+  if (inserted) {
+    it->second.assign(computation.instructions().size(), 0);
+    for (const auto& instr : computation.instructions())
+      for (const Instruction* op : instr->operands()) ++it->second[op->id()];
+  }
+  return it->second;
+}
+
+StatusOr<Literal> evaluateInstruction(const Instruction& instr, Operands operands,
+                                      const Options& options) {
+  if (static_cast<int>(operands.size()) != instr.operandCount())
+    return errorStatus("'" + instr.name() + "' has " + std::to_string(instr.operandCount()) +
+                           " operands but " + std::to_string(operands.size()) + " values were given",
+                       instr.loc());
+  EvalContext ctx(options);
+  HLO_RETURN_IF_ERROR(ctx.checkMemory(shapeBytes(instr.shape()), instr));
+  return dispatch(ctx, instr, operands, /*params=*/{});
 }
 
 StatusOr<Literal> evaluate(const Module& module, std::span<const Literal> args, const Options& options) {

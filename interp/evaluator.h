@@ -25,4 +25,16 @@ struct Options {
 StatusOr<Literal> evaluate(const Module& module, std::span<const Literal> args,
                            const Options& options = {});
 
+// Evaluates one instruction on the values of its operands (in operand order),
+// exactly as evaluate() would inside its computation; a parameter has no value
+// here. Constant folding uses it (interp/fold_evaluator.cc).
+StatusOr<Literal> evaluateInstruction(const Instruction& instr,
+                                      std::span<const Literal* const> operands,
+                                      const Options& options = {});
+
+// Makes the `fold` pass (hlo/passes/fold.h) compute with evaluateInstruction.
+// Call once at startup, before any pass runs; until then `fold` does nothing.
+// Defined in interp/fold_evaluator.cc.
+void installConstantFolding();
+
 }  // namespace hlo::interp

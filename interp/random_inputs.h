@@ -35,6 +35,10 @@ uint64_t splitMix64(uint64_t& state);
 // A value of `shape` drawn from the stream (seed, stream).
 Literal randomLiteral(const Shape& shape, uint64_t seed, uint64_t stream);
 
+// bf16 (bits) nearest-even of a double in (-1, 1) that is 0 or at least
+// 2^-52 in magnitude; exposed for its test against encodeSmallFloat.
+uint16_t bf16FromUnitDouble(double v);
+
 // One value per parameter of `computation`: parameter p from stream p.
 std::vector<Literal> randomArguments(const Computation& computation, uint64_t seed);
 

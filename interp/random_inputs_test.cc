@@ -7,6 +7,7 @@
 #include <cmath>
 #include <set>
 
+#include "hlo/float_formats.h"
 #include "parser/parser.h"
 
 namespace hlo::interp {
@@ -20,6 +21,22 @@ TEST(RandomInputs, SplitMix64MatchesTheReferenceSequence) {
   EXPECT_EQ(splitMix64(state), 0xe220a8397b1dcdafULL);
   EXPECT_EQ(splitMix64(state), 0x6e789e6aa1b965f4ULL);
   EXPECT_EQ(splitMix64(state), 0x06c45d188009454fULL);
+}
+
+TEST(RandomInputs, FastBf16RoundingAgreesWithTheGeneralEncoder) {
+  // Doubles on the generator's grid (2u - 1, u with 53 random bits), plus
+  // hand-picked ties. bf16's step in [0.5, 1) is 2^-8: 0.5 + 2^-9 lies halfway
+  // between 0.5 (0x3f00) and 0.5 + 2^-8 (0x3f01) and goes to the even one;
+  // 0.5 + 3 * 2^-9 lies halfway between 0x3f01 and 0x3f02 and goes up.
+  uint64_t state = 7;
+  for (int i = 0; i < 1000000; ++i) {
+    double v = 2 * (static_cast<double>(splitMix64(state) >> 11) * 0x1p-53) - 1;
+    ASSERT_EQ(bf16FromUnitDouble(v), encodeSmallFloat(T::kBF16, v)) << v;
+  }
+  EXPECT_EQ(bf16FromUnitDouble(0.5 * (1 + 0x1p-8)), 0x3f00);        // 0.5 exactly
+  EXPECT_EQ(bf16FromUnitDouble(0.5 * (1 + 3 * 0x1p-8)), 0x3f02);    // up to even
+  EXPECT_EQ(bf16FromUnitDouble(-0.5 * (1 + 0x1p-8 + 0x1p-40)), 0xbf01);  // above the tie
+  EXPECT_EQ(bf16FromUnitDouble(0.0), 0);
 }
 
 TEST(RandomInputs, SameSeedAndStreamGiveTheSameValues) {
