@@ -10,7 +10,7 @@ Literal::Literal(const Shape& shape) : shape_(shape) {
     for (const Shape& e : shape.tupleElements()) elements_.emplace_back(e);
     return;
   }
-  if (shape.isArray()) bytes_.assign(shape.elementCount() * storageBytes(shape.type()), 0);
+  if (shape.isArray()) bytes_.assignZeros(shape.elementCount() * storageBytes(shape.type()));
 }
 
 Literal Literal::elidedArray(const Shape& shape) {

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "hlo/byte_buffer.h"
+
 #include "hlo/shape.h"
 
 namespace hlo {
@@ -69,7 +71,7 @@ class Literal {
 
  private:
   Shape shape_;
-  std::vector<uint8_t> bytes_;
+  ByteBuffer bytes_;
   std::vector<Literal> elements_;
   bool elided_ = false;
 };
