@@ -36,8 +36,9 @@ LLVM_CONFIG := llvm-config-19
 
 CORPUS_CHECK_SRC := $(wildcard conformance/hlo-corpus-check.cc)
 INTERP_CORPUS_SRC := $(wildcard conformance/hlo-interp-corpus.cc)
+PASS_CORPUS_SRC := $(wildcard conformance/hlo-pass-corpus.cc)
 # Library sources: everything in the folder except tests, benchmarks, fuzz targets and programs.
-lib_srcs = $(filter-out %_test.cc %_bench.cc %/fuzz_parser.cc $(CORPUS_CHECK_SRC) $(INTERP_CORPUS_SRC),$(wildcard $(1)))
+lib_srcs = $(filter-out %_test.cc %_bench.cc %/fuzz_parser.cc $(CORPUS_CHECK_SRC) $(INTERP_CORPUS_SRC) $(PASS_CORPUS_SRC),$(wildcard $(1)))
 obj = $(patsubst %.cc,$(BUILD)/obj/%.o,$(1))
 
 HLO_SRCS := $(call lib_srcs,hlo/*.cc hlo/passes/*.cc)
@@ -54,6 +55,7 @@ TOOL_SRCS := $(wildcard tools/*.cc)
 TOOLS := $(patsubst tools/%.cc,$(BUILD)/bin/%,$(TOOL_SRCS))
 CORPUS_CHECK := $(if $(CORPUS_CHECK_SRC),$(BUILD)/bin/hlo-corpus-check)
 INTERP_CORPUS := $(if $(INTERP_CORPUS_SRC),$(BUILD)/bin/hlo-interp-corpus)
+PASS_CORPUS := $(if $(PASS_CORPUS_SRC),$(BUILD)/bin/hlo-pass-corpus)
 
 TEST_SRCS := $(wildcard $(addsuffix /*_test.cc,hlo hlo/passes parser interp conformance))
 UNIT_TESTS := $(BUILD)/bin/unit-tests
@@ -62,14 +64,14 @@ BENCH_SRCS := $(wildcard bench/*_bench.cc)
 BENCHES := $(patsubst bench/%.cc,$(BUILD)/bin/%,$(BENCH_SRCS))
 
 ALL_SRCS := $(HLO_SRCS) $(PARSER_SRCS) $(INTERP_SRCS) $(CONFORMANCE_SRCS) \
-            $(TOOL_SRCS) $(CORPUS_CHECK_SRC) $(INTERP_CORPUS_SRC) $(TEST_SRCS) $(BENCH_SRCS)
+            $(TOOL_SRCS) $(CORPUS_CHECK_SRC) $(INTERP_CORPUS_SRC) $(PASS_CORPUS_SRC) $(TEST_SRCS) $(BENCH_SRCS)
 DEPS_STAMP := $(BUILD)/.deps-stamp
 VENV_STAMP := $(BUILD)/venv/.installed
 
 # ---- rules -----------------------------------------------------------------
 
 .PHONY: all check demo bench deps fuzz-parser clean
-all: $(LIBS) $(TOOLS) $(CORPUS_CHECK) $(INTERP_CORPUS) $(UNIT_TESTS) | $(DEPS_STAMP)
+all: $(LIBS) $(TOOLS) $(CORPUS_CHECK) $(INTERP_CORPUS) $(PASS_CORPUS) $(UNIT_TESTS) | $(DEPS_STAMP)
 
 $(BUILD)/obj/%.o: %.cc | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -102,6 +104,12 @@ endif
 
 ifneq ($(INTERP_CORPUS),)
 $(INTERP_CORPUS): $(call obj,$(INTERP_CORPUS_SRC)) $(LIBS)
+	@mkdir -p $(@D)
+	$(call link)
+endif
+
+ifneq ($(PASS_CORPUS),)
+$(PASS_CORPUS): $(call obj,$(PASS_CORPUS_SRC)) $(LIBS)
 	@mkdir -p $(@D)
 	$(call link)
 endif

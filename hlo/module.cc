@@ -15,6 +15,14 @@ Computation* Module::addComputation(std::string name) {
   return add(std::make_unique<Computation>(std::move(name)));
 }
 
+Computation* Module::addComputationBefore(std::string name, const Computation* before) {
+  auto computation = std::make_unique<Computation>(std::move(name));
+  computation->setParent(this);
+  auto at = std::find_if(computations_.begin(), computations_.end(),
+                         [&](const auto& c) { return c.get() == before; });
+  return computations_.insert(at, std::move(computation))->get();
+}
+
 Computation* Module::find(std::string_view name) const {
   for (const auto& c : computations_)
     if (c->name() == name) return c.get();

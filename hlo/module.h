@@ -26,6 +26,10 @@ class Module {
   const std::vector<std::unique_ptr<Computation>>& computations() const { return computations_; }
   Computation* add(std::unique_ptr<Computation> computation);
   Computation* addComputation(std::string name);
+  // A new computation placed just before `before` in the module's order, as
+  // XLA prints callees before their callers (a new fused computation goes in
+  // front of the computation that calls it).
+  Computation* addComputationBefore(std::string name, const Computation* before);
   Computation* find(std::string_view name) const;
   // Removes a computation nothing calls.
   void remove(Computation* computation);

@@ -198,6 +198,11 @@ void printAttrValue(AttrKey key, const AttrValue& v, std::string& out) {
       out += v.comps.empty() || !v.comps[0] ? "" : v.comps[0]->name();
       return;
     case AttrKind::kComputationList:
+      // XLA writes one called computation as `calls=%f`, several in braces.
+      if (key == AttrKey::kCalls && v.comps.size() == 1 && v.comps[0]) {
+        out += '%' + v.comps[0]->name();
+        return;
+      }
       out += '{';
       for (size_t i = 0; i < v.comps.size(); ++i) {
         if (i) out += ", ";

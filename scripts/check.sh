@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test suite (unit tests, lit, corpus, corpus through the interpreter), then prints one line "N passed, N failed[, N skipped]".
+# Runs every test suite (unit tests, lit, corpus, corpus through the interpreter, passes over the corpus), then prints one line "N passed, N failed[, N skipped]".
 # Usage: scripts/check.sh BUILD_DIR CORPUS_DIR   (from the repository root; make check calls it)
 set -uo pipefail
 
@@ -105,6 +105,28 @@ elif [ -x "$bin/hlo-interp-corpus" ]; then
   fi
 else
   echo "check: $bin/hlo-interp-corpus not built yet; interpreter corpus suite not run"
+fi
+
+# e) Every pass, and the cpu pipeline, over the corpus: the interpreter's result
+#    must not change. Prints "pass-corpus: N passed, N failed, N skipped" last.
+if [ ! -d "$corpus" ]; then
+  echo "corpus not found at $corpus: pass corpus run skipped"
+  skipped=$((skipped + 1))
+elif [ -x "$bin/hlo-pass-corpus" ]; then
+  args=(--corpus="$corpus/xla")
+  [ -f conformance/pass_expectations.txt ] && args+=(--expectations=conformance/pass_expectations.txt)
+  run pass-corpus "$bin/hlo-pass-corpus" "${args[@]}"; rc=$?
+  line=$(grep -E '^pass-corpus: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$logs/pass-corpus.log" | tail -n1)
+  if [ -z "$line" ]; then
+    echo "check: hlo-pass-corpus printed no 'pass-corpus: ...' summary (status $rc); counted as 1 failed"
+    failed=$((failed + 1))
+  else
+    read -r p f s <<<"$(sed -E 's/^pass-corpus: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/' <<<"$line")"
+    passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+    crashed hlo-pass-corpus "$rc" "$f"
+  fi
+else
+  echo "check: $bin/hlo-pass-corpus not built yet; pass corpus suite not run"
 fi
 
 summary="$passed passed, $failed failed"

@@ -221,6 +221,7 @@ int bisect(hlo::Module& module, const std::vector<std::string>& passNames, uint6
 }  // namespace
 
 int main(int argc, char** argv) {
+  hlo::interp::installConstantFolding();  // `fold` evaluates with the interpreter
   Flags flags;
   if (std::optional<int> exit = parseFlags(argc, argv, flags)) return *exit;
 

@@ -70,5 +70,7 @@ bool runSimplify(Module& module);       // simplify.cc
 bool runInline(Module& module);         // inline.cc
 bool runTupleSimplify(Module& module);  // tuple_simplify.cc
 bool runWhileSimplify(Module& module);  // while_simplify.cc
+bool runFusion(Module& module);         // fusion.cc
+bool runFold(Module& module);           // fold.cc
 
 }  // namespace hlo

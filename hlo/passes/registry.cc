@@ -9,6 +9,8 @@ namespace {
 const PassInfo kPasses[] = {
     {"cse", runCse, "merge identical pure instructions (same opcode, shape, operands, attributes)"},
     {"dce", runDce, "remove unused pure instructions and computations not reachable from ENTRY"},
+    {"fold", runFold, "constant folding: evaluate pure instructions of constants (results up to 1024 elements)"},
+    {"fusion", runFusion, "producer-consumer loop and input fusion, then sibling multi-output fusion"},
     {"inline", runInline, "inline every call instruction, then drop unreachable computations"},
     {"simplify", runSimplify, "algebraic simplification: a table of small rewrite rules (x+0, --x, ...)"},
     {"tuple-simplify", runTupleSimplify, "get-tuple-element of tuple, and tuple of get-tuple-elements"},
@@ -26,11 +28,11 @@ const PassInfo* findPass(std::string_view name) {
 }
 
 std::span<const PipelineInfo> registeredPipelines() {
-  // Target-independent clean-up first; later slices add fusion, layout and
-  // buffer assignment per target.
+  // Target-independent clean-up first, then fusion and the dce that drops
+  // what fusion absorbed; layout and buffer assignment are to come.
   static const PipelineInfo kPipelines[] = {
-      {"cpu", {"inline", "simplify", "tuple-simplify", "while-simplify", "simplify", "cse", "dce"}},
-      {"gpu", {"inline", "simplify", "tuple-simplify", "while-simplify", "simplify", "cse", "dce"}},
+      {"cpu", {"inline", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce", "fusion", "dce"}},
+      {"gpu", {"inline", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce", "fusion", "dce"}},
   };
   return kPipelines;
 }
