@@ -127,7 +127,18 @@ void Literal::printValues(std::string& out) const {
   std::vector<int64_t> index(rank, 0);
   int64_t n = elementCount();
   if (n == 0) {
-    out += "{}";
+    // Braces down to the first empty dimension: f32[2,0] is {{}, {}}, which
+    // is what the parser reads back (and f32[0,2] is {}).
+    auto printEmpty = [&](auto& self, int d) -> void {
+      out += '{';
+      if (dims[d] != 0)
+        for (int64_t k = 0; k < dims[d]; ++k) {
+          if (k) out += ", ";
+          self(self, d + 1);
+        }
+      out += '}';
+    };
+    printEmpty(printEmpty, 0);
     return;
   }
   for (int64_t i = 0; i < n; ++i) {
