@@ -87,14 +87,14 @@ std::string_view Cursor::peekName() {
   return n;
 }
 
-std::string_view Cursor::name() {
+std::string_view Cursor::name(bool digitFirst) {
   skipSpace();
   size_t p = pos_;
   bool percent = p < text_.size() && text_[p] == '%';
   if (percent) ++p;
   if (p >= text_.size()) return {};
   char c = text_[p];
-  if (!isNameStart(c) && !(percent && isDigit(c))) return {};
+  if (!isNameStart(c) && !((percent || digitFirst) && isDigit(c))) return {};
   size_t start = p;
   while (p < text_.size() && isNameChar(text_[p])) {
     // A name never swallows the arrow of `->`.

@@ -50,9 +50,10 @@ class Cursor {
   bool consumeWord(std::string_view word);
   bool consumeText(std::string_view literal);  // exact characters, after skipping
 
-  // A name: [A-Za-z_][A-Za-z0-9_.-]*, or with a leading `%` also digits first.
-  // Returns empty if none (the leading % is not part of the result).
-  std::string_view name();
+  // A name: [A-Za-z_][A-Za-z0-9_.-]*, or with a leading `%` also digits first
+  // (and without one where `digitFirst` says so: a signature lists `%2v: f32[]`
+  // as `2v: f32[]`). Returns empty if none (the leading % is not part of it).
+  std::string_view name(bool digitFirst = false);
   // Like name() but does not move.
   std::string_view peekName();
   // A signed decimal or 0x-hex integer; false (cursor unmoved) if none.

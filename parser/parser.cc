@@ -49,7 +49,7 @@ Status ModuleParser::parseSignature(ParsedFacts::Signature& sig) {
   c_.consume('(');
   if (!c_.consume(')')) {
     do {
-      std::string_view pname = c_.name();
+      std::string_view pname = c_.name(/*digitFirst=*/true);
       if (pname.empty()) return c_.error("expected 'name: shape' in the computation signature");
       c_.consume(':');  // older dumps write `name shape`
       HLO_ASSIGN_OR_RETURN(Shape ignored, parseShapeAt(c_));
