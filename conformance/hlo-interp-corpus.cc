@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "conformance/child_runner.h"
+#include "conformance/corpus_flags.h"
 #include "conformance/expectations.h"
 #include "conformance/work_estimate.h"
 #include "hlo/verifier.h"
@@ -62,19 +63,7 @@ namespace {
 
 using hlo::conformance::Outcome;
 
-// The work cap, not the timeout, is what keeps runs short: the costliest
-// module under it takes a few seconds here. The timeout is a safety net for a
-// module the estimate gets badly wrong, loose enough that a slower machine
-// does not turn a slow "ok" into a "timeout". Sanitizer builds run several
-// times slower; they get more.
-constexpr double kDefaultTimeout = hlo::conformance::kAddressSanitizer ? 200 : 40;
-
-struct Config {
-  double maxWork = 2e8;
-  int64_t maxMemory = int64_t{1} << 30;
-  int64_t maxWhileIterations = 10000;
-  double timeoutSeconds = kDefaultTimeout;  // CPU seconds
-};
+using Config = hlo::conformance::CorpusFlags;
 
 // The category of a run-time error message.
 std::string errorCategory(const std::string& message) {
@@ -123,39 +112,15 @@ int usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string corpus, expectationsPath, filter, timesPath;
-  bool update = false;
   Config config;
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  int jobs = cpus > 0 ? static_cast<int>(cpus) : 1;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    size_t eq = arg.find('=');
-    std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
-    std::string name = arg.substr(0, eq);
-    char* end = nullptr;
-    double number = value.empty() ? -1 : std::strtod(value.c_str(), &end);
-    bool numeric = end && *end == '\0' && number >= 0;
-    if (name == "--corpus") corpus = value;
-    else if (name == "--expectations") expectationsPath = value;
-    else if (arg == "--update") update = true;
-    else if (name == "--filter") filter = value;
-    else if (name == "--times") timesPath = value;
-    else if (name == "--jobs" && numeric && number >= 1) jobs = static_cast<int>(number);
-    else if (name == "--timeout" && numeric && number > 0) config.timeoutSeconds = number;
-    else if (name == "--max-work" && numeric) config.maxWork = number;
-    else if (name == "--max-memory" && hlo::parseByteCount(value)) config.maxMemory = *hlo::parseByteCount(value);
-    else if (name == "--max-while-iterations" && numeric && number >= 1) config.maxWhileIterations = static_cast<int64_t>(number);
-    else return usage();
-  }
-  if (update && !filter.empty()) {
-    std::fprintf(stderr, "hlo-interp-corpus: --update rewrites every module's line; it cannot take --filter\n");
-    return 2;
-  }
-  std::optional<hlo::conformance::CorpusModules> modules = hlo::conformance::readCorpusModules(corpus, filter);
+  config.maxWork = 2e8;
+  if (std::optional<int> rc = hlo::conformance::parseCorpusFlags(argc, argv, "hlo-interp-corpus", usage, config)) return *rc;
+  const std::string& expectationsPath = config.expectationsPath;
+  int jobs = config.jobs;
+  std::optional<hlo::conformance::CorpusModules> modules = hlo::conformance::readCorpusModules(config.corpus, config.filter);
   if (!modules) {
     std::printf("corpus not found at %s: interpreter corpus run skipped\n"
-                "interp-corpus: 0 passed, 0 failed, 1 skipped\n", corpus.c_str());
+                "interp-corpus: 0 passed, 0 failed, 1 skipped\n", config.corpus.c_str());
     return 0;
   }
   auto expected = hlo::conformance::readExpectations(expectationsPath);
@@ -173,7 +138,7 @@ int main(int argc, char** argv) {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - startTime).count();
 
   hlo::conformance::Tally tally = hlo::conformance::checkOutcomes(files, outcomes, expected, {"skipped"});
-  if (update && !expectationsPath.empty())
+  if (config.update && !expectationsPath.empty())
     hlo::conformance::writeExpectations(
         expectationsPath,
         "# Corpus modules whose interpreter outcome is not ok (see conformance/hlo-interp-corpus.cc).\n"
@@ -181,7 +146,7 @@ int main(int argc, char** argv) {
         "--expectations=conformance/interp_expectations.txt --update\n"
         "# file\toutcome\tdetail\n",
         tally.expectationLines);
-  if (!timesPath.empty()) hlo::conformance::writeTimes(timesPath, files, outcomes);
+  if (!config.timesPath.empty()) hlo::conformance::writeTimes(config.timesPath, files, outcomes);
   std::printf("interp-corpus modules: %zu (visible, no expected error)\n", files.size());
   double cpuTotal = hlo::conformance::printOutcomeSummary(tally, files, outcomes);
   std::printf("  %.1f s of CPU time, %.1f s of wall time with %d jobs\n  (max work %.3g, timeout %g s of CPU, while limit %lld, memory limit %lld bytes)\n",

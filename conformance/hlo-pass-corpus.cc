@@ -62,6 +62,7 @@
 #include <vector>
 
 #include "conformance/child_runner.h"
+#include "conformance/corpus_flags.h"
 #include "conformance/compare.h"
 #include "conformance/expectations.h"
 #include "conformance/work_estimate.h"
@@ -77,18 +78,12 @@ namespace {
 using hlo::conformance::Outcome;
 using hlo::conformance::reportProgress;
 
-constexpr double kDefaultTimeout = hlo::conformance::kAddressSanitizer ? 200 : 40;
 constexpr const char kPipeline[] = "cpu";
 constexpr const char kRewrittenBy[] = "; rewritten by: ";
 // The most instructions of a module not evaluated whose passes are verified.
 constexpr double kMaxVerifiedInstructions = 10000;
 
-struct Config {
-  double maxWork = 3e6;
-  int64_t maxMemory = int64_t{1} << 30;
-  int64_t maxWhileIterations = 10000;
-  double timeoutSeconds = kDefaultTimeout;  // CPU seconds
-};
+using Config = hlo::conformance::CorpusFlags;
 
 // The input's arguments and result, which every pass must keep.
 struct Reference {
@@ -293,39 +288,15 @@ int usage() {
 
 int main(int argc, char** argv) {
   hlo::interp::installConstantFolding();  // `fold` evaluates with the interpreter
-  std::string corpus, expectationsPath, filter, timesPath;
-  bool update = false;
   Config config;
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  int jobs = cpus > 0 ? static_cast<int>(cpus) : 1;
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    size_t eq = arg.find('=');
-    std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
-    std::string name = arg.substr(0, eq);
-    char* end = nullptr;
-    double number = value.empty() ? -1 : std::strtod(value.c_str(), &end);
-    bool numeric = end && *end == '\0' && number >= 0;
-    if (name == "--corpus") corpus = value;
-    else if (name == "--expectations") expectationsPath = value;
-    else if (arg == "--update") update = true;
-    else if (name == "--filter") filter = value;
-    else if (name == "--times") timesPath = value;
-    else if (name == "--jobs" && numeric && number >= 1) jobs = static_cast<int>(number);
-    else if (name == "--timeout" && numeric && number > 0) config.timeoutSeconds = number;
-    else if (name == "--max-work" && numeric) config.maxWork = number;
-    else if (name == "--max-memory" && hlo::parseByteCount(value)) config.maxMemory = *hlo::parseByteCount(value);
-    else if (name == "--max-while-iterations" && numeric && number >= 1) config.maxWhileIterations = static_cast<int64_t>(number);
-    else return usage();
-  }
-  if (update && !filter.empty()) {
-    std::fprintf(stderr, "hlo-pass-corpus: --update rewrites every module's line; it cannot take --filter\n");
-    return 2;
-  }
-  std::optional<hlo::conformance::CorpusModules> modules = hlo::conformance::readCorpusModules(corpus, filter);
+  config.maxWork = 3e6;
+  if (std::optional<int> rc = hlo::conformance::parseCorpusFlags(argc, argv, "hlo-pass-corpus", usage, config)) return *rc;
+  const std::string& expectationsPath = config.expectationsPath;
+  int jobs = config.jobs;
+  std::optional<hlo::conformance::CorpusModules> modules = hlo::conformance::readCorpusModules(config.corpus, config.filter);
   if (!modules) {
     std::printf("corpus not found at %s: pass corpus run skipped\n"
-                "pass-corpus: 0 passed, 0 failed, 1 skipped\n", corpus.c_str());
+                "pass-corpus: 0 passed, 0 failed, 1 skipped\n", config.corpus.c_str());
     return 0;
   }
   auto expected = hlo::conformance::readExpectations(expectationsPath);
@@ -344,7 +315,7 @@ int main(int argc, char** argv) {
 
   hlo::conformance::Tally tally =
       hlo::conformance::checkOutcomes(files, outcomes, expected, {"skipped", "too-large", "not-evaluated"});
-  if (update && !expectationsPath.empty())
+  if (config.update && !expectationsPath.empty())
     hlo::conformance::writeExpectations(
         expectationsPath,
         "# Corpus modules on which a pass or the cpu pipeline does not keep the interpreter's\n"
@@ -354,7 +325,7 @@ int main(int argc, char** argv) {
         "--expectations=conformance/pass_expectations.txt --update\n"
         "# file\toutcome\tdetail\n",
         tally.expectationLines);
-  if (!timesPath.empty()) hlo::conformance::writeTimes(timesPath, files, outcomes);
+  if (!config.timesPath.empty()) hlo::conformance::writeTimes(config.timesPath, files, outcomes);
 
   std::printf("pass-corpus modules: %zu (visible, no expected error)\n", files.size());
   std::string passList;
