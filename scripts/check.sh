@@ -86,48 +86,38 @@ else
   echo "check: $bin/hlo-corpus-check not built yet; corpus suite not run"
 fi
 
-# d) The corpus through the interpreter: "interp-corpus: N passed, N failed, N skipped" last.
-if [ ! -d "$corpus" ]; then
-  echo "corpus not found at $corpus: interpreter corpus run skipped"
-  skipped=$((skipped + 1))
-elif [ -x "$bin/hlo-interp-corpus" ]; then
-  args=(--corpus="$corpus/xla")
-  [ -f conformance/interp_expectations.txt ] && args+=(--expectations=conformance/interp_expectations.txt)
-  run interp-corpus "$bin/hlo-interp-corpus" "${args[@]}"; rc=$?
-  line=$(grep -E '^interp-corpus: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$logs/interp-corpus.log" | tail -n1)
-  if [ -z "$line" ]; then
-    echo "check: hlo-interp-corpus printed no 'interp-corpus: ...' summary (status $rc); counted as 1 failed"
-    failed=$((failed + 1))
-  else
-    read -r p f s <<<"$(sed -E 's/^interp-corpus: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/' <<<"$line")"
-    passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-    crashed hlo-interp-corpus "$rc" "$f"
+# A corpus program run in child processes: SUITE PROGRAM EXPECTATIONS WHAT.
+# It prints "SUITE: N passed, N failed, N skipped" last; that line is added in.
+corpus_suite() {
+  local suite=$1 program=$2 expectations=$3 what=$4
+  if [ ! -d "$corpus" ]; then
+    echo "corpus not found at $corpus: $what run skipped"
+    skipped=$((skipped + 1))
+    return
   fi
-else
-  echo "check: $bin/hlo-interp-corpus not built yet; interpreter corpus suite not run"
-fi
+  if [ ! -x "$bin/$program" ]; then
+    echo "check: $bin/$program not built yet; $what suite not run"
+    return
+  fi
+  local args=(--corpus="$corpus/xla") rc line p f s
+  [ -f "$expectations" ] && args+=(--expectations="$expectations")
+  run "$suite" "$bin/$program" "${args[@]}"; rc=$?
+  line=$(grep -E "^$suite: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped\$" "$logs/$suite.log" | tail -n1)
+  if [ -z "$line" ]; then
+    echo "check: $program printed no '$suite: ...' summary (status $rc); counted as 1 failed"
+    failed=$((failed + 1))
+    return
+  fi
+  read -r p f s <<<"$(sed -E "s/^$suite: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped\$/\1 \2 \3/" <<<"$line")"
+  passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+  crashed "$program" "$rc" "$f"
+}
 
-# e) Every pass, and the cpu pipeline, over the corpus: the interpreter's result
-#    must not change. Prints "pass-corpus: N passed, N failed, N skipped" last.
-if [ ! -d "$corpus" ]; then
-  echo "corpus not found at $corpus: pass corpus run skipped"
-  skipped=$((skipped + 1))
-elif [ -x "$bin/hlo-pass-corpus" ]; then
-  args=(--corpus="$corpus/xla")
-  [ -f conformance/pass_expectations.txt ] && args+=(--expectations=conformance/pass_expectations.txt)
-  run pass-corpus "$bin/hlo-pass-corpus" "${args[@]}"; rc=$?
-  line=$(grep -E '^pass-corpus: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$logs/pass-corpus.log" | tail -n1)
-  if [ -z "$line" ]; then
-    echo "check: hlo-pass-corpus printed no 'pass-corpus: ...' summary (status $rc); counted as 1 failed"
-    failed=$((failed + 1))
-  else
-    read -r p f s <<<"$(sed -E 's/^pass-corpus: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/' <<<"$line")"
-    passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-    crashed hlo-pass-corpus "$rc" "$f"
-  fi
-else
-  echo "check: $bin/hlo-pass-corpus not built yet; pass corpus suite not run"
-fi
+# d) The corpus through the interpreter.
+corpus_suite interp-corpus hlo-interp-corpus conformance/interp_expectations.txt "interpreter corpus"
+# e) Every pass, and the cpu pipeline, over the corpus: the interpreter's
+#    result must not change.
+corpus_suite pass-corpus hlo-pass-corpus conformance/pass_expectations.txt "pass corpus"
 
 summary="$passed passed, $failed failed"
 [ "$skipped" -gt 0 ] && summary+=", $skipped skipped"
