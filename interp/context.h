@@ -12,6 +12,7 @@
 #include "hlo/computation.h"
 #include "hlo/literal.h"
 #include "interp/evaluator.h"
+#include "interp/scalar_program.h"
 
 namespace hlo::interp {
 
@@ -28,6 +29,12 @@ class EvalContext {
   // Convenience for scalar computations such as reduce's to_apply.
   StatusOr<Literal> call(const Computation& computation, std::initializer_list<const Literal*> args) {
     return call(computation, Operands(args.begin(), args.size()));
+  }
+
+  // The compiled form of a computation over scalars, or nullptr (see
+  // interp/scalar_program.h); ops that call one per element use it directly.
+  const ScalarProgram* scalarProgram(const Computation& computation) {
+    return scalarPrograms_.get(computation);
   }
 
   // A zero-filled literal of `shape`, refused with a clear error when it would
@@ -59,6 +66,9 @@ class EvalContext {
   const std::vector<int>& useCounts(const Computation& computation);
 
   Options options_;
+  // Computations over scalars run as compiled step lists (the per-element
+  // comparators, reducers and combiners); the rest instruction by instruction.
+  ScalarProgramCache scalarPrograms_;
   int64_t liveBytes_ = 0;
   int depth_ = 0;
   std::vector<std::unique_ptr<Frame>> frames_;

@@ -110,7 +110,29 @@ std::optional<std::pair<int, int>> ieeeLayout(ElementType t) {
   return std::nullopt;
 }
 
+// One stored element of From at `in` into To at `out`, as convertElements.
+template <class From, class To>
+void convertStored(const void* in, void* out) {
+  typename From::Storage x;
+  std::memcpy(&x, in, sizeof x);
+  typename To::Storage y = convertOne<From, To>(x);
+  std::memcpy(out, &y, sizeof y);
+}
+
 }  // namespace
+
+ElementConverter elementConverter(ElementType from, ElementType to) {
+  ElementConverter result = nullptr;
+  visitType(from, [&](auto f) {
+    using From = decltype(f);
+    visitType(to, [&](auto t) {
+      using To = decltype(t);
+      if constexpr (familyOf<From> != Family::kNone && familyOf<To> != Family::kNone)
+        result = &convertStored<From, To>;
+    });
+  });
+  return result;
+}
 
 Literal convertElements(const Literal& in, ElementType to) {
   Shape shape = in.shape();

@@ -4,7 +4,7 @@
 //   1. Operands whose float type differs from the working type (HLO allows
 //      mixed float precision) are converted to it first.
 //   2. The element type is dispatched once (visitType) and the opcode once
-//      (the switch in evalElementwise), selecting one typed loop that applies
+//      (interp/elementwise_ops.h), selecting one typed loop that applies
 //      the scalar semantics of interp/scalar_ops.h to every element.
 // Storage and types are checked before a loop runs, so a module that skipped
 // the verifier gets an error rather than a read past the end of an array.
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "interp/elementwise_kernels.h"
+#include "interp/elementwise_ops.h"
 #include "interp/ops.h"
 #include "interp/scalar_ops.h"
 
@@ -300,89 +301,19 @@ StatusOr<Literal> makeComplex(EvalContext& ctx, const Instruction& instr, Operan
 }  // namespace
 
 StatusOr<Literal> evalElementwise(EvalContext& ctx, const Instruction& instr, Operands ops) {
-  using O = Opcode;
-  switch (instr.opcode()) {
-    case O::kAbs: return unary<s::Abs>(ctx, instr, ops);
-    case O::kAcos: return unary<s::Acos>(ctx, instr, ops);
-    case O::kAcosh: return unary<s::Acosh>(ctx, instr, ops);
-    case O::kAsin: return unary<s::Asin>(ctx, instr, ops);
-    case O::kAsinh: return unary<s::Asinh>(ctx, instr, ops);
-    case O::kAtan: return unary<s::Atan>(ctx, instr, ops);
-    case O::kAtanh: return unary<s::Atanh>(ctx, instr, ops);
-    case O::kCbrt: return unary<s::Cbrt>(ctx, instr, ops);
-    case O::kCeil: return unary<s::Ceil>(ctx, instr, ops);
-    case O::kClz: return unary<s::Clz>(ctx, instr, ops);
-    case O::kCos: return unary<s::Cos>(ctx, instr, ops);
-    case O::kCosh: return unary<s::Cosh>(ctx, instr, ops);
-    case O::kErf: return unary<s::Erf>(ctx, instr, ops);
-    case O::kExp: return unary<s::Exp>(ctx, instr, ops);
-    case O::kExpm1: return unary<s::Expm1>(ctx, instr, ops);
-    case O::kFloor: return unary<s::Floor>(ctx, instr, ops);
-    case O::kImag: return unary<s::Imag>(ctx, instr, ops);
-    case O::kIsFinite: return unary<s::IsFinite>(ctx, instr, ops);
-    case O::kLog: return unary<s::Log>(ctx, instr, ops);
-    case O::kLog1p: return unary<s::Log1p>(ctx, instr, ops);
-    case O::kLogistic: return unary<s::Logistic>(ctx, instr, ops);
-    case O::kNegate: return unary<s::Negate>(ctx, instr, ops);
-    case O::kNot: return unary<s::Not>(ctx, instr, ops);
-    case O::kPopulationCount: return unary<s::PopulationCount>(ctx, instr, ops);
-    case O::kReal: return unary<s::Real>(ctx, instr, ops);
-    case O::kRoundNearestAfz: return unary<s::RoundNearestAfz>(ctx, instr, ops);
-    case O::kRoundNearestEven: return unary<s::RoundNearestEven>(ctx, instr, ops);
-    case O::kRsqrt: return unary<s::Rsqrt>(ctx, instr, ops);
-    case O::kSign: return unary<s::Sign>(ctx, instr, ops);
-    case O::kSin: return unary<s::Sin>(ctx, instr, ops);
-    case O::kSinh: return unary<s::Sinh>(ctx, instr, ops);
-    case O::kSqrt: return unary<s::Sqrt>(ctx, instr, ops);
-    case O::kTan: return unary<s::Tan>(ctx, instr, ops);
-    case O::kTanh: return unary<s::Tanh>(ctx, instr, ops);
-
-    case O::kAdd: return binary<s::Add>(ctx, instr, ops);
-    case O::kAnd: return binary<s::And>(ctx, instr, ops);
-    case O::kAtan2: return binary<s::Atan2>(ctx, instr, ops);
-    case O::kDivide: return binary<s::Divide>(ctx, instr, ops);
-    case O::kMaximum: return binary<s::Maximum>(ctx, instr, ops);
-    case O::kMinimum: return binary<s::Minimum>(ctx, instr, ops);
-    case O::kMulhi: return binary<s::Mulhi>(ctx, instr, ops);
-    case O::kMultiply: return binary<s::Multiply>(ctx, instr, ops);
-    case O::kOr: return binary<s::Or>(ctx, instr, ops);
-    case O::kPower: return binary<s::Power>(ctx, instr, ops);
-    case O::kRemainder: return binary<s::Remainder>(ctx, instr, ops);
-    case O::kShiftLeft: return binary<s::ShiftLeft>(ctx, instr, ops);
-    case O::kShiftRightArithmetic: return binary<s::ShiftRightArithmetic>(ctx, instr, ops);
-    case O::kShiftRightLogical: return binary<s::ShiftRightLogical>(ctx, instr, ops);
-    case O::kSubtract: return binary<s::Subtract>(ctx, instr, ops);
-    case O::kXor: return binary<s::Xor>(ctx, instr, ops);
-
-    case O::kCompare: return compare(ctx, instr, ops);
-    case O::kSelect: return select(ctx, instr, ops);
-    case O::kClamp: return clamp(ctx, instr, ops);
-    case O::kComplex: return makeComplex(ctx, instr, ops);
-
-    // Not computed here (conversions and map are in interp/convert.cc).
-    case O::kAddDependency: case O::kAfterAll: case O::kAllGather: case O::kAllGatherDone:
-    case O::kAllGatherStart: case O::kAllReduce: case O::kAllReduceDone: case O::kAllReduceStart:
-    case O::kAllToAll: case O::kAsyncDone: case O::kAsyncStart: case O::kAsyncUpdate:
-    case O::kBatchNormGrad: case O::kBatchNormInference: case O::kBatchNormTraining:
-    case O::kBitcast: case O::kBitcastConvert: case O::kBroadcast: case O::kCall:
-    case O::kCholesky: case O::kCollectiveBroadcast: case O::kCollectivePermute:
-    case O::kCollectivePermuteDone: case O::kCollectivePermuteStart: case O::kCollectiveReduce:
-    case O::kConcatenate: case O::kConditional: case O::kConstant: case O::kConvert:
-    case O::kConvolution: case O::kCopy: case O::kCopyDone: case O::kCopyStart:
-    case O::kCustomCall: case O::kDomain: case O::kDot: case O::kDynamicReshape:
-    case O::kDynamicSlice: case O::kDynamicUpdateSlice: case O::kFft: case O::kFusion:
-    case O::kGather: case O::kGetDimensionSize: case O::kGetTupleElement: case O::kInfeed:
-    case O::kIota: case O::kMap: case O::kOptimizationBarrier: case O::kOutfeed: case O::kPad:
-    case O::kParameter: case O::kPartitionId: case O::kRaggedAllToAll: case O::kRaggedDot:
-    case O::kRecv: case O::kRecvDone: case O::kReduce: case O::kReducePrecision:
-    case O::kReduceScatter: case O::kReduceWindow: case O::kReplicaId: case O::kReshape:
-    case O::kReverse: case O::kRng: case O::kRngBitGenerator: case O::kRngGetAndUpdateState:
-    case O::kScaledDot: case O::kScan: case O::kScatter: case O::kSelectAndScatter:
-    case O::kSend: case O::kSendDone: case O::kSetDimensionSize: case O::kShuffle:
-    case O::kSlice: case O::kSort: case O::kStochasticConvert: case O::kTopK:
-    case O::kTranspose: case O::kTriangularSolve: case O::kTuple: case O::kWhile:
-      break;
-  }
+  std::optional<StatusOr<Literal>> result;
+  if (visitUnaryOp(instr.opcode(), [&](auto op) {
+        result = unary<typename decltype(op)::type>(ctx, instr, ops);
+      }))
+    return std::move(*result);
+  if (visitBinaryOp(instr.opcode(), [&](auto op) {
+        result = binary<typename decltype(op)::type>(ctx, instr, ops);
+      }))
+    return std::move(*result);
+  if (instr.opcode() == Opcode::kCompare) return compare(ctx, instr, ops);
+  if (instr.opcode() == Opcode::kSelect) return select(ctx, instr, ops);
+  if (instr.opcode() == Opcode::kClamp) return clamp(ctx, instr, ops);
+  if (instr.opcode() == Opcode::kComplex) return makeComplex(ctx, instr, ops);
   return EvalContext::unsupported(instr, "not an elementwise operation");
 }
 

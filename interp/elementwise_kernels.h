@@ -174,4 +174,9 @@ void ternaryLoop(const Literal& a, const Literal& b, const Literal& c, Literal& 
 // XLA's convert semantics; the result has `in`'s dimensions.
 Literal convertElements(const Literal& in, ElementType to);
 
+// Converts one stored element of type `from` (at `in`) into type `to` (at
+// `out`), exactly as convertElements does; nullptr unless both are numeric.
+using ElementConverter = void (*)(const void* in, void* out);
+ElementConverter elementConverter(ElementType from, ElementType to);
+
 }  // namespace hlo::interp

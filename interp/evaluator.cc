@@ -200,6 +200,8 @@ StatusOr<Literal> EvalContext::call(const Computation& computation, Operands arg
     return errorStatus("computation '" + computation.name() + "' takes " +
                        std::to_string(computation.parameterCount()) + " arguments but got " +
                        std::to_string(args.size()), computation.loc());
+  if (const ScalarProgram* program = scalarPrograms_.get(computation))
+    if (std::optional<Literal> result = program->run(args)) return std::move(*result);
   if (depth_ >= kMaxCallDepth)
     return errorStatus("calls nested deeper than " + std::to_string(kMaxCallDepth), computation.loc());
   ++depth_;

@@ -100,6 +100,24 @@ Status runFold(EvalContext& ctx, const Instruction& instr, Fold& f, Enumerate&& 
     return okStatus();
   }
   size_t n = f.inputs.size();
+  // A reducer compiled to a scalar program folds in its own registers: the
+  // accumulators are its first n parameters.
+  std::vector<ElementType> accTypes(f.accTypes.begin(), f.accTypes.end());
+  std::vector<ElementType> argTypes = accTypes;
+  argTypes.insert(argTypes.end(), accTypes.begin(), accTypes.end());
+  const ScalarProgram* program = sameTypes(f) ? ctx.scalarProgram(*f.reducer) : nullptr;
+  if (program && program->takes(argTypes, accTypes)) {
+    forEachIndex(outDims, [&](const std::vector<int64_t>& o, int64_t linear) {
+      for (size_t i = 0; i < n; ++i) program->setArgument(static_cast<int>(i), *f.inits[i], 0);
+      forEachInput(o, [&](int64_t offset) {
+        for (size_t i = 0; i < n; ++i) program->setArgument(static_cast<int>(n + i), *f.inputs[i], offset);
+        program->runInPlace();
+        program->resultsToArguments(static_cast<int>(n));
+      });
+      for (size_t i = 0; i < n; ++i) program->getArgument(static_cast<int>(i), f.outputs[i], linear);
+    });
+    return okStatus();
+  }
   std::vector<Literal> acc(n), x(n);
   std::vector<const Literal*> args(2 * n);
   for (size_t i = 0; i < n; ++i) {

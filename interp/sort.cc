@@ -76,7 +76,21 @@ StatusOr<Literal> evalSort(EvalContext& ctx, const Instruction& instr, Operands 
   }
   std::vector<const Literal*> argPointers;
   for (const Literal& arg : args) argPointers.push_back(&arg);
+  // A comparator compiled to a scalar program runs on the elements in place.
+  std::vector<ElementType> argTypes;
+  for (const Literal* op : ops) argTypes.insert(argTypes.end(), 2, op->type());
+  const ElementType predType[] = {ElementType::kPred};
+  const ScalarProgram* program = ctx.scalarProgram(*comparator);
+  if (program && !program->takes(argTypes, predType)) program = nullptr;
   auto before = [&](int64_t lhs, int64_t rhs) -> StatusOr<bool> {
+    if (program) {
+      for (size_t k = 0; k < n; ++k) {
+        program->setArgument(static_cast<int>(2 * k), *ops[k], lhs);
+        program->setArgument(static_cast<int>(2 * k + 1), *ops[k], rhs);
+      }
+      program->runInPlace();
+      return program->resultIsTrue();
+    }
     for (size_t k = 0; k < n; ++k) {
       copyElement(*ops[k], lhs, args[2 * k], 0);
       copyElement(*ops[k], rhs, args[2 * k + 1], 0);
