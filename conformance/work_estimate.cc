@@ -101,7 +101,7 @@ interp::Options corpusEvaluationOptions(double work, double maxWork, int64_t max
                                         int64_t maxWhileIterations) {
   interp::Options options;
   options.maxMemoryBytes = maxMemory;
-  double whileLimit = std::max(10.0, 10 * maxWork / std::max(work, 1.0));
+  double whileLimit = std::max(10.0, 10 * std::min(maxWork, kLoopWorkScale) / std::max(work, 1.0));
   options.maxWhileIterations =
       std::min(maxWhileIterations, static_cast<int64_t>(std::min(whileLimit, 1e15)));
   return options;

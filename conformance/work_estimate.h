@@ -39,9 +39,12 @@ bool argumentsOverMemory(const Computation& entry, int64_t maxMemory);
 
 // Interpreter options for a module of estimated work `work`: live values
 // capped at `maxMemory` bytes, and while loops stopped after
-// maxWhileIterations, or after fewer for a costly module, 10 x maxWork / work
-// iterations (but at least 10), so that a never-ending loop with a big body
-// ends as a while-limit error well before the CPU-time limit.
+// maxWhileIterations, or after fewer for a costly module,
+// 10 x min(maxWork, kLoopWorkScale) / work iterations (but at least 10), so
+// that a never-ending loop with a big body ends as a while-limit error well
+// before the CPU-time limit. A larger maxWork admits bigger modules, not
+// longer loops.
+inline constexpr double kLoopWorkScale = 2e8;
 interp::Options corpusEvaluationOptions(double work, double maxWork, int64_t maxMemory,
                                         int64_t maxWhileIterations);
 
