@@ -12,6 +12,7 @@
 //   and / or: integers and pred only.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <optional>
@@ -94,9 +95,27 @@ struct F64Domain {
 struct SmallFloatDomain {
   using T = double;
   ElementType type;
-  T load(const Literal& l, int64_t i) const { return l.toDouble(i); }
+  T load(const Literal& l, int64_t i) const { return decodeSmallFloat(type, l.bitsAt(i)); }
   T round(T v) const { return decodeSmallFloat(type, encodeSmallFloat(type, v)); }
   void store(Literal& l, int64_t i, T v) const { l.setBitsAt(i, encodeSmallFloat(type, v)); }
+};
+// bf16, the common case, on its bits: a bf16 is the top half of an f32, and
+// a value that f32 holds exactly rounds to bf16 by the bit rule of
+// SmallFloatElem (elementwise_kernels.h), which equals encodeSmallFloat's
+// rounding there; other values (NaN, or sums f32 cannot hold) take the
+// general rounding.
+struct BF16Domain {
+  using T = double;
+  static double fromBits(uint16_t b) { return std::bit_cast<float>(static_cast<uint32_t>(b) << 16); }
+  static uint16_t toBits(double v) {
+    auto f = static_cast<float>(v);
+    if (static_cast<double>(f) != v) return static_cast<uint16_t>(encodeSmallFloat(ElementType::kBF16, v));
+    uint32_t bits = std::bit_cast<uint32_t>(f);
+    return static_cast<uint16_t>((bits + 0x7fff + (bits >> 16 & 1)) >> 16);
+  }
+  T load(const Literal& l, int64_t i) const { return fromBits(l.data<uint16_t>()[i]); }
+  T round(T v) const { return fromBits(toBits(v)); }
+  void store(Literal& l, int64_t i, T v) const { l.data<uint16_t>()[i] = toBits(v); }
 };
 // Signed integers sign-extended to int64, wrapped to the type each step.
 struct SignedDomain {
@@ -124,6 +143,7 @@ template <typename F>
 auto withFastDomain(ElementType t, F&& f) {
   if (t == ElementType::kF32) return f(F32Domain{});
   if (t == ElementType::kF64) return f(F64Domain{});
+  if (t == ElementType::kBF16) return f(BF16Domain{});
   if (isFloat(t)) return f(SmallFloatDomain{t});
   if (isSigned(t)) return f(SignedDomain{bitWidth(t)});
   return f(UnsignedDomain{bitWidth(t)});

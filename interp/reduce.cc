@@ -13,6 +13,7 @@
 //      parameters (interp/fast_reducer.h), step 2 applies it directly: same
 //      order, same per-step rounding, no computation call per element.
 #include <algorithm>
+#include <numeric>
 
 #include "interp/fast_reducer.h"
 #include "interp/indexing.h"
@@ -261,33 +262,30 @@ StatusOr<Literal> evalReduceWindow(EvalContext& ctx, const Instruction& instr, O
   HLO_ASSIGN_OR_RETURN(std::vector<WindowDim> window, windowOf(instr, inDims.size()));
   if (f.outputs[0].shape().rank() != static_cast<int>(inDims.size()))
     return EvalContext::unsupported(instr, "result rank differs from the operand's");
-  std::vector<int64_t> sizes = windowSizes(window);
-  bool undilatedBase = std::all_of(window.begin(), window.end(),
-                                   [](const WindowDim& wd) { return wd.baseDilation == 1; });
   size_t rank = inDims.size();
   std::vector<int64_t> boxDims(rank), boxStrides(rank);
   HLO_RETURN_IF_ERROR(runFold(ctx, instr, f, [&](const std::vector<int64_t>& o, auto&& visit) {
-    if (undilatedBase) {
-      // Without base dilation the window positions that land inside the
-      // input form a box: per dimension, w from the first with pos >= 0 to
-      // the last with pos < size, where pos = o*stride + w*dilation - padLow.
-      int64_t base = 0;
-      for (size_t d = 0; d < rank; ++d) {
-        const WindowDim& wd = window[d];
-        int64_t start = o[d] * wd.stride - wd.padLow, step = wd.windowDilation;
-        int64_t first = start >= 0 ? 0 : (-start + step - 1) / step;
-        int64_t last = inDims[d] - 1 - start < 0 ? -1 : std::min(wd.size - 1, (inDims[d] - 1 - start) / step);
-        boxDims[d] = std::max<int64_t>(0, last - first + 1);
-        boxStrides[d] = step * inStrides[d];
-        base += (start + first * step) * inStrides[d];
-      }
-      forEachOffset(boxDims, boxStrides, base, visit);
-      return;
+    // The window positions w that land on an input element form a box: per
+    // dimension, pos = o*stride + w*dilation - padLow must be >= 0, a
+    // multiple of the base dilation, and below size * base dilation; those w
+    // step evenly from the first one. Walked row-major, as forEachIndex over
+    // the whole window with windowSource would, skipping the rest.
+    int64_t base = 0;
+    for (size_t d = 0; d < rank; ++d) {
+      const WindowDim& wd = window[d];
+      int64_t start = o[d] * wd.stride - wd.padLow, step = wd.windowDilation, b = wd.baseDilation;
+      int64_t first = start >= 0 ? 0 : (-start + step - 1) / step;
+      int64_t k = 0;
+      while (k < b && first + k < wd.size && (start + (first + k) * step) % b != 0) ++k;
+      first += k;
+      int64_t room = (inDims[d] - 1) * b - start;  // pos <= room + start
+      int64_t last = room < 0 ? -1 : std::min(wd.size - 1, room / step);
+      int64_t every = b / std::gcd(step, b);
+      boxDims[d] = k == b || first > last ? 0 : (last - first) / every + 1;
+      boxStrides[d] = every * step / b * inStrides[d];
+      base += (start + first * step) / b * inStrides[d];
     }
-    forEachIndex(sizes, [&](const std::vector<int64_t>& w, int64_t) {
-      int64_t offset;
-      if (windowSource(window, inDims, inStrides, o, w, offset)) visit(offset);
-    });
+    forEachOffset(boxDims, boxStrides, base, visit);
   }));
   return finishFold(instr, f);
 }
