@@ -86,10 +86,12 @@ void convertStep(const Step& st, Reg* r) { st.convert(r[st.in[0]].bytes, r[st.ou
 
 void copyStep(const Step& st, Reg* r) { r[st.out] = r[st.in[0]]; }
 
+// Operands from the registers st.args lists; results (one, or one per tuple
+// element) into st.out, st.out + 1, ...
 void callStep(const Step& st, Reg* r) {
-  for (int i = 0; i < st.callArgs; ++i) st.callee->parameterRegister(i) = r[st.in[i]];
+  for (int i = 0; i < st.callArgs; ++i) st.callee->parameterRegister(i) = r[st.args[i]];
   st.callee->runInPlace();
-  r[st.out] = st.callee->rootRegister();
+  for (int k = 0; k < st.callResults; ++k) r[st.out + k] = st.callee->resultRegister(k);
 }
 
 // The elementwise ops E computes in directly: every numeric type (small
@@ -131,7 +133,7 @@ class ScalarProgramBuilder {
     if (!root) return nullptr;
     for (const auto& instr : instrs) {
       if (instr.get() == root && root->opcode() == Opcode::kTuple) continue;
-      if (!instr->shape().isScalar() || !add(*instr)) return nullptr;
+      if (!add(*instr)) return nullptr;
     }
     if (root->opcode() == Opcode::kTuple) {
       program_->tupleRoot_ = true;
@@ -139,6 +141,12 @@ class ScalarProgramBuilder {
         if (!e->shape().isScalar() || registerOf_[e->id()] < 0) return nullptr;
         program_->roots_.push_back(registerOf_[e->id()]);
         program_->rootTypes_.push_back(e->shape().type());
+      }
+    } else if (root->shape().isTuple()) {  // a call returning a tuple
+      program_->tupleRoot_ = true;
+      for (size_t k = 0; k < root->shape().tupleElements().size(); ++k) {
+        program_->roots_.push_back(registerOf_[root->id()] + static_cast<int>(k));
+        program_->rootTypes_.push_back(root->shape().tupleElements()[k].type());
       }
     } else {
       program_->roots_ = {registerOf_[root->id()]};
@@ -149,12 +157,28 @@ class ScalarProgramBuilder {
     program_->resultShape_ = root->shape();
     program_->registers_.resize(registerCount_);
     for (auto& [reg, bytes] : constants_) program_->registers_[reg] = bytes;
+    for (Step& step : program_->steps_)  // the list has stopped growing
+      if (step.fn == &callStep) step.args = program_->callOperands_.data() + step.argsBegin;
     return std::move(program_);
   }
 
  private:
-  // Adds the step of `instr` (a scalar); false when it has none.
+  // Adds the step of `instr`; false when it has none. Values are scalars,
+  // except the tuple of scalars a call may return, held in consecutive
+  // registers and read through get-tuple-element.
   bool add(const Instruction& instr) {
+    if (instr.opcode() == Opcode::kGetTupleElement) {
+      const Instruction* tuple = instr.operand(0);
+      int64_t index = instr.attrs().getInt(AttrKey::kIndex);
+      if (!tuple->shape().isTuple() || registerOf_[tuple->id()] < 0 || !instr.shape().isScalar() ||
+          index < 0 || index >= static_cast<int64_t>(tuple->shape().tupleElements().size()))
+        return false;
+      registerOf_[instr.id()] = registerOf_[tuple->id()] + static_cast<int>(index);
+      return true;
+    }
+    bool tupleCall = instr.shape().isTuple() &&
+                     (instr.opcode() == Opcode::kCall || instr.opcode() == Opcode::kFusion);
+    if (!instr.shape().isScalar() && !tupleCall) return false;
     ElementType t = instr.shape().type();
     std::vector<int> in;
     std::vector<ElementType> inTypes;
@@ -208,12 +232,16 @@ class ScalarProgramBuilder {
     } else if (opcode == Opcode::kBitcastConvert && in.size() == 1 && sameStorage(inTypes[0], t)) {
       step.fn = &copyStep;
       ok = true;
-    } else if ((opcode == Opcode::kCall || opcode == Opcode::kFusion) && in.size() <= 3) {
+    } else if (opcode == Opcode::kCall || opcode == Opcode::kFusion) {
       ok = call(step, instr, inTypes);
+      step.argsBegin = static_cast<int>(program_->callOperands_.size());
+      program_->callOperands_.insert(program_->callOperands_.end(), in.begin(), in.end());
+      in.clear();
     }
-    if (!ok) return false;
+    if (!ok || in.size() > 3) return false;
     for (size_t k = 0; k < in.size(); ++k) step.in[k] = in[k];
     step.out = newRegister(instr);
+    if (opcode == Opcode::kCall || opcode == Opcode::kFusion) registerCount_ += step.callResults - 1;
     program_->steps_.push_back(step);
     return true;
   }
@@ -305,18 +333,27 @@ class ScalarProgramBuilder {
   }
 
   // A call or fusion whose computation is itself a program over exactly
-  // these scalar types, returning one scalar.
+  // these scalar types, returning what the instruction's shape says.
   bool call(Step& step, const Instruction& instr, const std::vector<ElementType>& inTypes) {
     const Computation* callee = instr.attrs().getComputation(AttrKey::kToApply);
     if (!callee) callee = instr.attrs().getComputation(AttrKey::kCalls);
     if (!callee || callee->parameterCount() != static_cast<int>(inTypes.size())) return false;
     const ScalarProgram* program = cache_.get(*callee);
-    if (!program || program->tupleRoot_ || program->rootTypes_[0] != instr.shape().type() ||
-        program->parameterTypes_ != inTypes)
-      return false;
+    if (!program || program->parameterTypes_ != inTypes) return false;
+    std::vector<ElementType> resultTypes;
+    if (instr.shape().isTuple()) {
+      for (const Shape& e : instr.shape().tupleElements()) {
+        if (!e.isScalar()) return false;
+        resultTypes.push_back(e.type());
+      }
+    } else {
+      resultTypes.push_back(instr.shape().type());
+    }
+    if (program->tupleRoot_ != instr.shape().isTuple() || program->rootTypes_ != resultTypes) return false;
     step.fn = &callStep;
     step.callee = program;
     step.callArgs = static_cast<int>(inTypes.size());
+    step.callResults = static_cast<int>(resultTypes.size());
     return true;
   }
 

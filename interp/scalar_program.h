@@ -9,8 +9,10 @@
 // as the array loops of interp/elementwise.cc — on raw element storage:
 //
 //   1. compile: every instruction must be a scalar parameter, constant,
-//      elementwise op, compare, select, clamp, convert, copy, or a call/fusion
-//      of another such computation; the root may be a tuple of scalars. Each
+//      elementwise op, compare, select, clamp, convert, bitcast-convert of one
+//      width, copy, or a call/fusion of another such computation (which may
+//      return a tuple of scalars, read by get-tuple-element); the root may be
+//      a tuple of scalars. Each
 //      instruction becomes one step: a function pointer instantiated for its
 //      opcode and element types, and the registers it reads and writes.
 //      Anything else (a mixed-precision operand, an array, an op not listed)
@@ -55,7 +57,10 @@ class ScalarProgram {
     int imm;                                  // compare TOTALORDER: the bit width
     void (*convert)(const void*, void*);      // convert: the element converter
     const ScalarProgram* callee;              // call and fusion: the called program
-    int callArgs;                             // call and fusion: operands, in `in` (at most 3)
+    int callArgs;                             // call and fusion: operand count,
+    int argsBegin;                            //   their registers from callOperands_[argsBegin]
+    const int* args;                          //   (set once the list is complete)
+    int callResults;                          //   results, in out, out + 1, ...
   };
 
   // The result of running on `args`, or nullopt when an argument is not the
@@ -101,7 +106,7 @@ class ScalarProgram {
   // the root's register(s).
   void runInPlace() const;
   ScalarRegister& parameterRegister(int i) const { return registers_[parameters_[i]]; }
-  const ScalarRegister& rootRegister() const { return registers_[roots_[0]]; }
+  const ScalarRegister& resultRegister(int k) const { return registers_[roots_[k]]; }
 
  private:
   friend class ScalarProgramCache;
@@ -109,6 +114,7 @@ class ScalarProgram {
 
   std::vector<Step> steps_;
   std::vector<int> parameters_;          // register of each parameter
+  std::vector<int> callOperands_;        // operand registers of the call steps
   std::vector<ElementType> parameterTypes_;
   std::vector<int> roots_;               // register of the root, or of each tuple element
   std::vector<ElementType> rootTypes_;

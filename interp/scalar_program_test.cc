@@ -229,6 +229,51 @@ ENTRY cmp {
   EXPECT_FALSE(lt("2", "2"));
 }
 
+// The argmax reducer as fusion passes write it: a call of a computation
+// returning a tuple, with four operands; answers worked out by hand.
+TEST(ScalarProgramTest, TupleCallWithFourOperands) {
+  StatusOr<std::unique_ptr<Module>> m = parseModule(R"(
+HloModule m
+fused {
+  v0 = f32[] parameter(0)
+  v1 = f32[] parameter(1)
+  ge = pred[] compare(v0, v1), direction=GE
+  v = f32[] select(ge, v0, v1)
+  eq = pred[] compare(v0, v1), direction=EQ
+  i0 = s32[] parameter(2)
+  i1 = s32[] parameter(3)
+  low = s32[] minimum(i0, i1)
+  pick = s32[] select(ge, i0, i1)
+  i = s32[] select(eq, low, pick)
+  ROOT t = (f32[], s32[]) tuple(v, i)
+}
+ENTRY argmax {
+  a = f32[] parameter(0)
+  ai = s32[] parameter(1)
+  b = f32[] parameter(2)
+  bi = s32[] parameter(3)
+  f = (f32[], s32[]) fusion(a, b, ai, bi), kind=kLoop, calls=fused
+  v = f32[] get-tuple-element(f), index=0
+  i = s32[] get-tuple-element(f), index=1
+  ROOT r = (s32[], f32[]) tuple(i, v)
+})");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  ScalarProgramCache cache;
+  const ScalarProgram* program = cache.get(*(*m)->entry());
+  ASSERT_NE(program, nullptr);
+  auto argmax = [&](const char* a, int ai, const char* b, int bi) {
+    Literal x = *parseLiteral(std::string("f32[] ") + a), y = *parseLiteral(std::string("f32[] ") + b);
+    Literal xi = *parseLiteral("s32[] " + std::to_string(ai)), yi = *parseLiteral("s32[] " + std::to_string(bi));
+    const Literal* args[] = {&x, &xi, &y, &yi};
+    std::optional<Literal> r = program->run(args);
+    return std::pair<int64_t, double>(static_cast<int32_t>(r->tupleElements()[0].bitsAt(0)),
+                                      r->tupleElements()[1].toDouble(0));
+  };
+  EXPECT_EQ(argmax("1", 4, "3", 7), (std::pair<int64_t, double>(7, 3)));
+  EXPECT_EQ(argmax("5", 4, "3", 7), (std::pair<int64_t, double>(4, 5)));
+  EXPECT_EQ(argmax("2", 9, "2", 3), (std::pair<int64_t, double>(3, 2)));  // ties: the lower index
+}
+
 TEST(ScalarProgramTest, NotCompiled) {
   auto compiles = [](const std::string& text) {
     StatusOr<std::unique_ptr<Module>> m = parseModule(text);
