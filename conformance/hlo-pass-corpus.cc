@@ -44,6 +44,11 @@
 // hlo-interp-corpus); --update rewrites the file with every outcome that is
 // neither ok nor skipped. To look at one: `hlo-opt --bisect --passes=<pass>`.
 //
+// --stats measures instead of checking: instructions, fusions, the kernels'
+// memory traffic and buffer bytes over the corpus, before and after the cpu
+// pipeline (conformance/pass_corpus_stats.h); nothing is evaluated and no
+// expectations are read.
+//
 // Limits (defaults): --max-work=3e6, a tenth of hlo-interp-corpus's, as each
 // module is evaluated about ten times; the other limits as hlo-interp-corpus:
 // --timeout=40 CPU seconds (200 in AddressSanitizer builds),
@@ -65,6 +70,7 @@
 #include "conformance/corpus_flags.h"
 #include "conformance/compare.h"
 #include "conformance/expectations.h"
+#include "conformance/pass_corpus_stats.h"
 #include "conformance/work_estimate.h"
 #include "hlo/passes/pass.h"
 #include "hlo/verifier.h"
@@ -280,7 +286,10 @@ int usage() {
                "usage: hlo-pass-corpus --corpus=DIR [--expectations=FILE] [--update]\n"
                "         [--filter=TEXT] [--jobs=N] [--timeout=SECONDS] [--max-work=N]\n"
                "         [--max-memory=BYTES] [--max-while-iterations=N] [--times=FILE]\n"
-               "  --times=FILE writes each module's outcome, CPU seconds and detail (to tune --max-work)\n");
+               "         [--stats]\n"
+               "  --times=FILE writes each module's outcome, CPU seconds and detail (to tune --max-work)\n"
+               "  --stats reports what the cpu pipeline does to the corpus (instructions, fusions,\n"
+               "          memory traffic, buffer bytes) instead of checking results\n");
   return 2;
 }
 
@@ -290,7 +299,16 @@ int main(int argc, char** argv) {
   hlo::interp::installConstantFolding();  // `fold` evaluates with the interpreter
   Config config;
   config.maxWork = 3e6;
-  if (std::optional<int> rc = hlo::conformance::parseCorpusFlags(argc, argv, "hlo-pass-corpus", usage, config)) return *rc;
+  // --stats is this program's own; the shared parser reads the rest.
+  bool stats = false;
+  std::vector<char*> args;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0 && std::string_view(argv[i]) == "--stats") stats = true;
+    else args.push_back(argv[i]);
+  }
+  if (std::optional<int> rc = hlo::conformance::parseCorpusFlags(static_cast<int>(args.size()), args.data(),
+                                                                 "hlo-pass-corpus", usage, config))
+    return *rc;
   const std::string& expectationsPath = config.expectationsPath;
   int jobs = config.jobs;
   std::optional<hlo::conformance::CorpusModules> modules = hlo::conformance::readCorpusModules(config.corpus, config.filter);
@@ -309,6 +327,15 @@ int main(int argc, char** argv) {
   // A backstop for allocations the interpreter does not account for.
   limits.addressSpaceBytes = config.maxMemory * 3 + (int64_t{1} << 30);
   auto startTime = std::chrono::steady_clock::now();
+  if (stats) {
+    std::vector<Outcome> measured = hlo::conformance::runInChildren(
+        paths, jobs, limits, [&](const std::string& path) { return hlo::conformance::measurePipeline(path, kPipeline); });
+    hlo::conformance::printPipelineStats(measured, kPipeline);
+    if (!config.timesPath.empty()) hlo::conformance::writeTimes(config.timesPath, files, measured);
+    std::printf("  %.1f s of wall time with %d jobs\n",
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - startTime).count(), jobs);
+    return 0;
+  }
   std::vector<Outcome> outcomes = hlo::conformance::runInChildren(
       paths, jobs, limits, [&](const std::string& path) { return checkModule(path, config); });
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - startTime).count();

@@ -2,7 +2,6 @@
 #include "hlo/computation.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 namespace hlo {
 
@@ -65,56 +64,83 @@ void Computation::replaceAllUses(Instruction* from, Instruction* to) {
 }
 
 void Computation::remove(Instruction* instruction) {
+  detach(instruction);
+  removeDetached();
+}
+
+void Computation::detach(Instruction* instruction) {
   for (Instruction* op : instruction->operands_) eraseOne(op->users_, instruction);
   for (Instruction* p : instruction->controlPredecessors_)
     eraseOne(p->controlSuccessors_, instruction);
   for (Instruction* s : instruction->controlSuccessors_)
     eraseOne(s->controlPredecessors_, instruction);
+  instruction->operands_.clear();
+  instruction->controlPredecessors_.clear();
+  instruction->controlSuccessors_.clear();
   if (instruction->opcode() == Opcode::kParameter) eraseOne(parameters_, instruction);
   if (root_ == instruction) root_ = nullptr;
-  std::erase_if(instructions_, [&](const auto& p) { return p.get() == instruction; });
+  detached_.push_back(instruction);
+}
+
+void Computation::removeDetached() {
+  if (detached_.empty()) return;
+  // Ids are positions in the list (renumber keeps them so).
+  std::vector<char> gone(instructions_.size());
+  for (Instruction* i : detached_) gone[i->id_] = 1;
+  detached_.clear();
+  std::erase_if(instructions_, [&](const auto& p) { return gone[p->id_] != 0; });
   renumber();
 }
 
 Status Computation::sortTopologically() {
-  // Iterative depth-first post-order; state 1 = on the stack, 2 = placed.
-  std::unordered_map<Instruction*, int> state;
-  std::vector<std::unique_ptr<Instruction>> sorted;
-  std::unordered_map<Instruction*, std::unique_ptr<Instruction>*> owner;
-  for (auto& p : instructions_) owner[p.get()] = &p;
+  removeDetached();
+  // Iterative depth-first post-order over ids (positions in the list);
+  // state 1 = on the stack, 2 = placed.
+  size_t n = instructions_.size();
+  std::vector<char> state(n);
+  std::vector<Instruction*> order;  // the list is permuted only on success
+  order.reserve(n);
+  auto ours = [&](const Instruction* i) {
+    return i->parent_ == this && i->id_ >= 0 && static_cast<size_t>(i->id_) < n &&
+           instructions_[i->id_].get() == i;
+  };
   std::vector<std::pair<Instruction*, size_t>> stack;
   auto deps = [](Instruction* i, size_t k) -> Instruction* {
-    size_t n = i->operands_.size();
-    if (k < n) return i->operands_[k];
-    k -= n;
+    size_t count = i->operands_.size();
+    if (k < count) return i->operands_[k];
+    k -= count;
     return k < i->controlPredecessors_.size() ? i->controlPredecessors_[k] : nullptr;
   };
   std::vector<Instruction*> inOrder;
   for (auto& p : instructions_) inOrder.push_back(p.get());
   for (Instruction* start : inOrder) {
-    if (state[start] == 2) continue;
+    if (state[start->id_] == 2) continue;
     stack.push_back({start, 0});
-    state[start] = 1;
+    state[start->id_] = 1;
     while (!stack.empty()) {
       auto& [node, next] = stack.back();
       Instruction* dep = deps(node, next);
       if (dep) {
         ++next;
-        int& s = state[dep];
+        if (!ours(dep)) continue;
+        char& s = state[dep->id_];
         if (s == 1)
           return errorStatus("instruction '" + dep->name() + "' depends on itself (cycle)",
                              dep->loc());
-        if (s == 0 && owner.count(dep)) {
+        if (s == 0) {
           s = 1;
           stack.push_back({dep, 0});
         }
         continue;
       }
-      state[node] = 2;
-      sorted.push_back(std::move(*owner[node]));
+      state[node->id_] = 2;
+      order.push_back(node);
       stack.pop_back();
     }
   }
+  std::vector<std::unique_ptr<Instruction>> sorted;
+  sorted.reserve(n);
+  for (Instruction* i : order) sorted.push_back(std::move(instructions_[i->id_]));
   instructions_ = std::move(sorted);
   renumber();
   return okStatus();

@@ -46,8 +46,16 @@ class Computation {
   void replaceAllUses(Instruction* from, Instruction* to);
   // Removes an instruction that has no users; drops its operand and control edges.
   void remove(Instruction* instruction);
+  // remove() in two halves, for passes that remove many instructions (one
+  // pass over the list each is quadratic): detach() drops the edges of an
+  // instruction that has no users, at once, but leaves it in the list with
+  // its id; removeDetached() then removes every detached instruction in one
+  // pass. Until then instructions() still lists them.
+  void detach(Instruction* instruction);
+  void removeDetached();
   // Reorders instructions so every operand and control predecessor comes
-  // first; fails on a cycle, naming an instruction on it.
+  // first; fails on a cycle, naming an instruction on it. Removes detached
+  // instructions first.
   Status sortTopologically();
 
   Instruction* find(std::string_view name) const;
@@ -72,6 +80,7 @@ class Computation {
 
   std::string name_;
   std::vector<std::unique_ptr<Instruction>> instructions_;
+  std::vector<Instruction*> detached_;  // see detach()
   std::vector<Instruction*> parameters_;
   Instruction* root_ = nullptr;
   Module* parent_ = nullptr;

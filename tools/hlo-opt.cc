@@ -10,9 +10,11 @@
 #include <vector>
 
 #include "conformance/compare.h"
+#include "hlo/passes/buffer_assignment.h"
 #include "hlo/passes/diff.h"
 #include "hlo/passes/dump.h"
 #include "hlo/passes/pass.h"
+#include "hlo/passes/stats.h"
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
 #include "interp/evaluator.h"
@@ -27,7 +29,9 @@ constexpr const char* kUsage =
     "Parses and verifies FILE, runs the passes asked for, and prints the module\n"
     "to standard output. Diagnostics (--print-*, --stats) go to standard error.\n"
     "  -o FILE                write the module to FILE instead of standard output\n"
-    "  --passes=A,B,...       run these passes in order (see --list-passes)\n"
+    "  --passes=A,B,...       run these passes in order (see --list-passes); the analysis\n"
+    "                         buffer-assignment changes nothing and prints its report\n"
+    "                         (where every buffer lives) to standard error\n"
     "  --pipeline=TARGET      run a target's pipeline: cpu or gpu\n"
     "  --list-passes          list the passes and pipelines, then exit\n"
     "  --verify-each          verify the module after every pass, and that a pass which\n"
@@ -35,8 +39,11 @@ constexpr const char* kUsage =
     "  --print-after-all      print the module to standard error after every pass\n"
     "  --print-changed        print a unified diff to standard error for each pass that\n"
     "                         changed the module\n"
-    "  --stats                print computation and per-opcode instruction counts, before\n"
-    "                         and after the passes, to standard error\n"
+    "  --stats                print, before and after the passes, to standard error: counts\n"
+    "                         of computations and of instructions per opcode, fusions by\n"
+    "                         size, the bytes the kernels read and write (the model is in\n"
+    "                         hlo/passes/stats.h) and the buffer bytes of one execution\n"
+    "                         (peak live and arena with reuse, total without)\n"
     "  --dump-to=DIR          write the module after every pass to DIR as NNN.<pass>.hlo and\n"
     "                         NNN.<pass>.dot (Graphviz); 000.input is the parsed input\n"
     "  --dump-pass-re=RE      dump only passes whose name matches RE (RE2, partial match;\n"
@@ -79,13 +86,13 @@ std::vector<std::string> splitCommas(const std::string& s) {
 void listPasses() {
   std::printf("passes:\n");
   for (const hlo::PassInfo& p : hlo::registeredPasses())
-    std::printf("  %-16s %.*s\n", std::string(p.name).c_str(), static_cast<int>(p.help.size()),
+    std::printf("  %-18s %.*s\n", std::string(p.name).c_str(), static_cast<int>(p.help.size()),
                 p.help.data());
   std::printf("pipelines (--pipeline=):\n");
   for (const hlo::PipelineInfo& p : hlo::registeredPipelines()) {
     std::string passes;
     for (std::string_view name : p.passes) passes += (passes.empty() ? "" : ",") + std::string(name);
-    std::printf("  %-16s %s\n", std::string(p.target).c_str(), passes.c_str());
+    std::printf("  %-18s %s\n", std::string(p.target).c_str(), passes.c_str());
   }
 }
 
@@ -284,6 +291,11 @@ int main(int argc, char** argv) {
       std::string label = std::to_string(e.index) + "." + pass;
       std::fputs(hlo::unifiedDiff(previous, current, "before " + label, "after " + label).c_str(),
                  stderr);
+    }
+    if (e.pass == "buffer-assignment") {
+      auto buffers = hlo::assignBuffers(e.module);
+      if (!buffers.ok()) return hlo::errorStatus("buffer-assignment: " + buffers.status().message());
+      std::fputs(hlo::formatBufferAssignment(*buffers).c_str(), stderr);
     }
     if (dumper) HLO_RETURN_IF_ERROR(dumper->dump(e.module, e.index, e.pass));
     if (keepText) previous = std::move(current);

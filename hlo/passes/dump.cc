@@ -1,4 +1,4 @@
-// Graphviz output, per-pass dumps and instruction counts.
+// Graphviz output and per-pass dumps.
 #include "hlo/passes/dump.h"
 
 #include <re2/re2.h>
@@ -46,52 +46,97 @@ std::string nodeLabel(const Instruction& i) {
 
 }  // namespace
 
-std::string moduleToDot(const Module& module) {
-  std::unordered_map<const Instruction*, std::string> id;
-  std::unordered_map<const Computation*, int> cluster;
-  for (size_t c = 0; c < module.computations().size(); ++c) {
-    const Computation& comp = *module.computations()[c];
-    cluster[&comp] = static_cast<int>(c);
-    for (const auto& instr : comp.instructions())
-      id[instr.get()] = "c" + std::to_string(c) + "_" + std::to_string(instr->id());
-  }
-  std::string out = "digraph " + dotQuote(module.name()) + " {\n";
-  out += "  compound=true;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n";
-  std::string edges;
-  for (const auto& comp : module.computations()) {
-    bool entry = comp.get() == module.entry();
-    out += "  subgraph cluster_" + std::to_string(cluster[comp.get()]) + " {\n";
-    out += "    label=" + dotQuote((entry ? "ENTRY %" : "%") + comp->name()) + ";\n";
-    out += "    style=rounded;\n";
-    for (const auto& instr : comp->instructions()) {
-      const Instruction& i = *instr;
-      out += "    " + id[&i] + " [label=" + dotQuote(nodeLabel(i));
-      if (i.opcode() == Opcode::kParameter) out += ", shape=ellipse, style=filled, fillcolor=lightblue";
-      if (i.opcode() == Opcode::kConstant) out += ", style=filled, fillcolor=lightgrey";
-      if (comp->root() == &i) out += ", penwidth=3";
-      out += "];\n";
-      for (int k = 0; k < i.operandCount(); ++k) {
-        edges += "  " + id[i.operand(k)] + " -> " + id[&i];
-        if (i.operandCount() > 1) edges += " [label=\"" + std::to_string(k) + "\"]";
-        edges += ";\n";
-      }
-      for (const Instruction* pred : i.controlPredecessors())
-        edges += "  " + id[pred] + " -> " + id[&i] + " [style=dashed, color=red];\n";
-      for (const auto& [key, value] : i.attrs().all()) {
-        AttrKind kind = attrKind(key);
-        if (kind != AttrKind::kComputation && kind != AttrKind::kComputationList) continue;
-        for (const Computation* callee : value.comps) {
-          if (!callee || !callee->root() || !cluster.count(callee)) continue;
-          edges += "  " + id[&i] + " -> " + id[callee->root()] + " [style=dotted, lhead=cluster_" +
-                   std::to_string(cluster[callee]) + ", label=" + dotQuote(attrKeyName(key)) +
-                   "];\n";
+namespace {
+
+// Writes the graph: clusters by computation, edges gathered for the end.
+class DotWriter {
+ public:
+  explicit DotWriter(const Module& module) : module_(module) {
+    std::unordered_map<const Computation*, int> callers;
+    for (size_t c = 0; c < module.computations().size(); ++c) {
+      const Computation& comp = *module.computations()[c];
+      cluster_[&comp] = static_cast<int>(c);
+      for (const auto& instr : comp.instructions()) {
+        id_[instr.get()] = "c" + std::to_string(c) + "_" + std::to_string(instr->id());
+        for (const Computation* callee : instr->calledComputations()) {
+          ++callers[callee];
+          if (instr->opcode() == Opcode::kFusion) fusionOf_[callee] = instr.get();
         }
       }
     }
-    out += "  }\n";
+    // Drawn inside its caller only when one fusion, and nothing else, calls it.
+    for (auto it = fusionOf_.begin(); it != fusionOf_.end();)
+      it = callers[it->first] == 1 ? std::next(it) : fusionOf_.erase(it);
   }
-  return out + edges + "}\n";
-}
+
+  std::string write() {
+    std::string out = "digraph " + dotQuote(module_.name()) + " {\n";
+    out += "  compound=true;\n  node [shape=box, fontname=\"monospace\", fontsize=10];\n";
+    for (const auto& comp : module_.computations())
+      if (!fusionOf_.count(comp.get())) writeCluster(*comp, "  ", out);
+    return out + edges_ + "}\n";
+  }
+
+ private:
+  void writeCluster(const Computation& comp, const std::string& indent, std::string& out) {
+    std::string label = (&comp == module_.entry() ? "ENTRY %" : "%") + comp.name();
+    out += indent + "subgraph cluster_" + std::to_string(cluster_[&comp]) + " {\n";
+    if (const Instruction* fusion = fusionOf_.count(&comp) ? fusionOf_[&comp] : nullptr) {
+      std::string kind(fusion->attrs().has(AttrKey::kKind) ? fusion->attrs().getString(AttrKey::kKind) : "");
+      out += indent + "  label=" + dotQuote("fusion %" + fusion->name() + (kind.empty() ? "" : " " + kind) + ": " + label) + ";\n";
+      out += indent + "  style=\"rounded,filled\";\n" + indent + "  fillcolor=lightyellow;\n";
+    } else {
+      out += indent + "  label=" + dotQuote(label) + ";\n";
+      out += indent + "  style=rounded;\n";
+    }
+    for (const auto& instr : comp.instructions()) {
+      const Instruction& i = *instr;
+      out += indent + "  " + id_[&i] + " [label=" + dotQuote(nodeLabel(i));
+      if (i.opcode() == Opcode::kParameter) out += ", shape=ellipse, style=filled, fillcolor=lightblue";
+      if (i.opcode() == Opcode::kConstant) out += ", style=filled, fillcolor=lightgrey";
+      if (i.opcode() == Opcode::kFusion) out += ", style=filled, fillcolor=lightyellow";
+      if (comp.root() == &i) out += ", penwidth=3";
+      out += "];\n";
+      writeEdges(i);
+    }
+    // The fused computations of this one's fusions, inside its cluster.
+    for (const auto& instr : comp.instructions())
+      if (instr->opcode() == Opcode::kFusion)
+        for (const Computation* callee : instr->calledComputations())
+          if (fusionOf_.count(callee) && fusionOf_[callee] == instr.get())
+            writeCluster(*callee, indent + "  ", out);
+    out += indent + "}\n";
+  }
+
+  void writeEdges(const Instruction& i) {
+    for (int k = 0; k < i.operandCount(); ++k) {
+      edges_ += "  " + id_[i.operand(k)] + " -> " + id_[&i];
+      if (i.operandCount() > 1) edges_ += " [label=\"" + std::to_string(k) + "\"]";
+      edges_ += ";\n";
+    }
+    for (const Instruction* pred : i.controlPredecessors())
+      edges_ += "  " + id_[pred] + " -> " + id_[&i] + " [style=dashed, color=red];\n";
+    for (const auto& [key, value] : i.attrs().all()) {
+      AttrKind kind = attrKind(key);
+      if (kind != AttrKind::kComputation && kind != AttrKind::kComputationList) continue;
+      for (const Computation* callee : value.comps) {
+        if (!callee || !callee->root() || !cluster_.count(callee)) continue;
+        edges_ += "  " + id_[&i] + " -> " + id_[callee->root()] + " [style=dotted, lhead=cluster_" +
+                  std::to_string(cluster_[callee]) + ", label=" + dotQuote(attrKeyName(key)) + "];\n";
+      }
+    }
+  }
+
+  const Module& module_;
+  std::unordered_map<const Instruction*, std::string> id_;
+  std::unordered_map<const Computation*, int> cluster_;
+  std::unordered_map<const Computation*, const Instruction*> fusionOf_;
+  std::string edges_;
+};
+
+}  // namespace
+
+std::string moduleToDot(const Module& module) { return DotWriter(module).write(); }
 
 // ---- dumps ------------------------------------------------------------------
 
@@ -172,40 +217,6 @@ Status Dumper::dump(const Module& module, int index, std::string_view pass) {
   if (options_.format == DumpFormat::kSvg)
     HLO_RETURN_IF_ERROR(renderSvg(base.string() + ".dot", base.string() + ".svg"));
   return okStatus();
-}
-
-// ---- stats ------------------------------------------------------------------
-
-ModuleStats moduleStats(const Module& module) {
-  ModuleStats stats;
-  for (const auto& comp : module.computations()) {
-    ++stats.computations;
-    for (const auto& instr : comp->instructions()) {
-      ++stats.instructions;
-      ++stats.perOpcode[std::string(opcodeName(instr->opcode()))];
-    }
-  }
-  return stats;
-}
-
-std::string formatStats(std::string_view moduleName, const ModuleStats& before,
-                        const ModuleStats& after) {
-  char line[128];
-  std::string out = "stats for module '" + std::string(moduleName) + "':\n";
-  std::snprintf(line, sizeof line, "  %-28s %8s %8s\n", "", "before", "after");
-  out += line;
-  auto row = [&](const std::string& name, int64_t b, int64_t a) {
-    std::snprintf(line, sizeof line, "  %-28s %8lld %8lld\n", name.c_str(),
-                  static_cast<long long>(b), static_cast<long long>(a));
-    out += line;
-  };
-  row("computations", before.computations, after.computations);
-  row("instructions", before.instructions, after.instructions);
-  std::map<std::string, std::pair<int64_t, int64_t>> rows;
-  for (const auto& [name, n] : before.perOpcode) rows[name].first = n;
-  for (const auto& [name, n] : after.perOpcode) rows[name].second = n;
-  for (const auto& [name, counts] : rows) row("  " + name, counts.first, counts.second);
-  return out;
 }
 
 }  // namespace hlo

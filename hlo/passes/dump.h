@@ -1,9 +1,8 @@
 // Seeing what passes do: the module as a Graphviz graph, per-pass dumps to a
-// directory (`--dump-to=DIR`), and instruction counts (`--stats`).
+// directory (`--dump-to=DIR`). Counts (`--stats`) are in stats.h.
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -14,9 +13,11 @@
 namespace hlo {
 
 // The module as a Graphviz digraph: one cluster per computation, one node per
-// instruction (parameters as ellipses, the root drawn bold), an edge from
-// each operand to its user, dashed edges for control dependencies and dotted
-// edges from a caller to the root of each computation it calls.
+// instruction (parameters as filled ellipses, the root drawn bold and labelled
+// ROOT), an edge from each operand to its user, dashed edges for control
+// dependencies and dotted edges from a caller to the root of each computation
+// it calls. A fused computation that one fusion calls is drawn as a cluster
+// inside its caller's, labelled with the fusion's name and kind.
 std::string moduleToDot(const Module& module);
 
 enum class DumpFormat { kDot, kSvg };
@@ -46,16 +47,5 @@ class Dumper {
   DumpOptions options_;
   std::unique_ptr<Filters> filters_;
 };
-
-struct ModuleStats {
-  int64_t computations = 0;
-  int64_t instructions = 0;
-  std::map<std::string, int64_t> perOpcode;  // by opcode name
-};
-
-ModuleStats moduleStats(const Module& module);
-// A table of counts before and after, one row per opcode present in either.
-std::string formatStats(std::string_view moduleName, const ModuleStats& before,
-                        const ModuleStats& after);
 
 }  // namespace hlo

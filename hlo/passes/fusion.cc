@@ -91,6 +91,7 @@ class Fuser {
       }
     if (changed_) (void)comp_.sortTopologically();  // place the appended fusions
     mergeSiblings();
+    comp_.removeDetached();
     return changed_;
   }
 
@@ -208,7 +209,7 @@ class Fuser {
     alive_.erase(i);
     ours_.erase(i);
     multi_.erase(i);
-    comp_.remove(i);
+    comp_.detach(i);  // removed from the list at the next sort, all at once
   }
 
   // Step 4.

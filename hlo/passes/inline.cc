@@ -58,7 +58,7 @@ void inlineCall(Computation& caller, Instruction* call, NameUniquer& names) {
     copyOf[instr.get()] = copy;
   }
   caller.replaceAllUses(call, copyOf.at(callee.root()));
-  caller.remove(call);
+  caller.detach(call);  // removed with the others of its round, in one pass
 }
 
 bool inlineCalls(Computation& caller) {
@@ -70,6 +70,7 @@ bool inlineCalls(Computation& caller) {
       if (inlinable(*instr)) calls.push_back(instr.get());
     if (calls.empty()) break;
     for (Instruction* call : calls) inlineCall(caller, call, names);
+    caller.removeDetached();
     changed = true;
   }
   if (changed) {

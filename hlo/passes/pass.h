@@ -72,5 +72,8 @@ bool runTupleSimplify(Module& module);  // tuple_simplify.cc
 bool runWhileSimplify(Module& module);  // while_simplify.cc
 bool runFusion(Module& module);         // fusion.cc
 bool runFold(Module& module);           // fold.cc
+// An analysis, not a rewrite: computes assignBuffers() (buffer_assignment.h)
+// and returns false; hlo-opt prints the report when it runs.
+bool runBufferAssignment(Module& module);  // buffer_assignment.cc
 
 }  // namespace hlo

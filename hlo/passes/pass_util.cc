@@ -1,6 +1,8 @@
 // Helpers shared by the passes.
 #include "hlo/passes/pass_util.h"
 
+#include <algorithm>
+
 namespace hlo {
 
 bool SideEffects::of(const Instruction& instr) {
@@ -88,9 +90,15 @@ std::string NameUniquer::make(std::string_view base) {
   if (dot != std::string_view::npos && dot + 1 < base.size() &&
       base.find_first_not_of("0123456789", dot + 1) == std::string_view::npos)
     base = base.substr(0, dot);
-  for (int n = 1;; ++n) {
+  // Every suffix below next_[base] is taken, so the search starts there
+  // (copying one name many times would otherwise probe 1, 2, ... each time).
+  int& next = next_[std::string(base)];
+  for (int n = std::max(next, 1);; ++n) {
     name = std::string(base) + "." + std::to_string(n);
-    if (used_.insert(name).second) return name;
+    if (used_.insert(name).second) {
+      next = n + 1;
+      return name;
+    }
   }
 }
 

@@ -49,6 +49,7 @@ class NameUniquer {
 
  private:
   std::unordered_set<std::string> used_;
+  std::unordered_map<std::string, int> next_;  // the first suffix worth trying per base
 };
 
 // Appends a copy of `src` (opcode, shape, attributes, literal, parameter

@@ -1,0 +1,96 @@
+// Buffer assignment: where every array value of a module lives while it runs
+// — a byte range of one arena allocated per execution, or memory the caller
+// owns (parameters) or the program carries (constants) — found by liveness
+// over a sequential schedule with reuse of freed ranges. The algorithm and
+// what it leaves alone are in buffer_assignment.cc.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "hlo/module.h"
+#include "hlo/status.h"
+
+namespace hlo {
+
+// Every arena range starts at a multiple of this many bytes (a cache line,
+// and the widest vector load), and sizes are rounded up to it.
+inline constexpr int64_t kBufferAlignment = 64;
+
+// Where the memory of a value is.
+enum class BufferKind {
+  kArena,      // [offset, offset + allocatedSize) of the arena
+  kParameter,  // the caller's argument `parameter`, at `parameterIndex`
+  kConstant,   // the constant's own data, read-only
+};
+
+// One array leaf of one instruction's result.
+struct BufferSlot {
+  const Instruction* instruction = nullptr;
+  ShapeIndex index;  // the array leaf within the instruction's shape ({} for an array)
+  BufferKind kind = BufferKind::kArena;
+  int64_t offset = 0;         // kArena: from the start of the computation's arena
+  int64_t bytes = 0;          // the value's own size
+  int64_t allocatedSize = 0;  // kArena: bytes rounded up to kBufferAlignment
+  int64_t parameter = -1;     // kParameter
+  ShapeIndex parameterIndex;  // kParameter
+  // The value that owns the memory: this slot's own (instruction, index)
+  // unless it shares a buffer (tuple, get-tuple-element, bitcast, in-place
+  // dynamic-update-slice, an output aliased with a parameter).
+  const Instruction* owner = nullptr;
+  ShapeIndex ownerIndex;
+  // Schedule steps over which the buffer is live (its first write to its last
+  // read; the end of the schedule for what the computation returns).
+  int64_t firstStep = 0, lastStep = 0;
+};
+
+// The range reserved for the computations a while, conditional or call runs:
+// each callee's arena starts at `offset` (they never run at the same time).
+struct ScratchSlot {
+  const Instruction* instruction = nullptr;
+  int64_t offset = 0, size = 0;
+};
+
+// The assignment of one computation. Offsets are relative to its own arena.
+struct ComputationBuffers {
+  const Computation* computation = nullptr;
+  std::vector<const Instruction*> schedule;  // step i runs schedule[i]
+  std::vector<BufferSlot> slots;             // by step, then leaf order
+  std::vector<ScratchSlot> scratch;
+  int64_t arenaBytes = 0;    // the arena's size, nested scratch included
+  int64_t peakBytes = 0;     // the most bytes live at one step, nested included
+  int64_t noReuseBytes = 0;  // the arena's size if freed ranges were never reused
+
+  // The slot of an array leaf of `instr`, or nullptr (not an array leaf, or
+  // not of this computation).
+  const BufferSlot* find(const Instruction& instr, const ShapeIndex& index = {}) const;
+
+ private:
+  friend class BufferAssigner;
+  std::unordered_map<const Instruction*, size_t> firstSlot_;
+};
+
+struct BufferAssignment {
+  // The entry's first, then each computation a while, conditional or call
+  // runs (once each, however many callers), callees after their callers.
+  std::vector<ComputationBuffers> computations;
+
+  const ComputationBuffers& entry() const { return computations.front(); }
+  // The assignment of `comp`, or nullptr.
+  const ComputationBuffers* of(const Computation& comp) const;
+  // The entry's figures: what one execution needs.
+  int64_t arenaBytes() const { return entry().arenaBytes; }
+  int64_t peakBytes() const { return entry().peakBytes; }
+  int64_t noReuseBytes() const { return entry().noReuseBytes; }
+};
+
+// Assigns buffers for the module's entry and what it runs. Fails on a module
+// without an entry, or whose instructions are not in def-before-use order.
+StatusOr<BufferAssignment> assignBuffers(const Module& module);
+
+// A readable report: the totals, then per computation one line per slot.
+std::string formatBufferAssignment(const BufferAssignment& assignment);
+
+}  // namespace hlo
