@@ -26,25 +26,33 @@ ifneq ($(SANITIZE),)
 endif
 LDLIBS_COMMON := -lre2 -lz -lpthread
 
-# LLVM is not linked yet. jit/ and backends/ will compile with
-# $(shell $(LLVM_CONFIG) --cxxflags) and link the shared library
-# $(shell $(LLVM_CONFIG) --libs) (that is -lLLVM-19); hlo/, parser/ and
-# interp/ never see LLVM flags.
+# LLVM 19: only the objects of jit/ and backends/cpu/ compile with its flags
+# (less the ones that clash with ours: -std, warnings, and -fno-exceptions,
+# since hlo/ headers throw std::bad_alloc; its headers as system headers, so
+# our warnings stay about our code), and only the programs that run the JIT
+# link the shared library -lLLVM-19; hlo/, parser/ and interp/ never see
+# LLVM flags.
 LLVM_CONFIG := llvm-config-19
+LLVM_CXXFLAGS := $(patsubst -I%,-isystem %,$(filter-out -std=% -fno-exceptions -W% -O% -g%,$(shell $(LLVM_CONFIG) --cxxflags)))
+LLVM_LDLIBS := $(shell $(LLVM_CONFIG) --ldflags) $(shell $(LLVM_CONFIG) --libs)
 
 # ---- sources ---------------------------------------------------------------
 
 CORPUS_CHECK_SRC := $(wildcard conformance/hlo-corpus-check.cc)
 INTERP_CORPUS_SRC := $(wildcard conformance/hlo-interp-corpus.cc)
 PASS_CORPUS_SRC := $(wildcard conformance/hlo-pass-corpus.cc)
+XLA_CORPUS_SRC := $(wildcard conformance/hlo-xla-corpus.cc)
+JIT_CORPUS_SRC := $(wildcard conformance/hlo-jit-corpus.cc)
 # Library sources: everything in the folder except tests, benchmarks, fuzz targets and programs.
-lib_srcs = $(filter-out %_test.cc %_bench.cc %/fuzz_parser.cc $(CORPUS_CHECK_SRC) $(INTERP_CORPUS_SRC) $(PASS_CORPUS_SRC),$(wildcard $(1)))
+lib_srcs = $(filter-out %_test.cc %_bench.cc %/fuzz_parser.cc $(CORPUS_CHECK_SRC) $(INTERP_CORPUS_SRC) $(PASS_CORPUS_SRC) $(XLA_CORPUS_SRC) $(JIT_CORPUS_SRC),$(wildcard $(1)))
 obj = $(patsubst %.cc,$(BUILD)/obj/%.o,$(1))
 
 HLO_SRCS := $(call lib_srcs,hlo/*.cc hlo/passes/*.cc)
 PARSER_SRCS := $(call lib_srcs,parser/*.cc)
 INTERP_SRCS := $(call lib_srcs,interp/*.cc)
 CONFORMANCE_SRCS := $(call lib_srcs,conformance/*.cc)
+JIT_SRCS := $(call lib_srcs,jit/*.cc)
+CPU_SRCS := $(call lib_srcs,backends/cpu/*.cc)
 
 # Link order: users before what they use. A folder with no sources has no library.
 lib = $(if $(2),$(BUILD)/lib/lib$(1).a)
@@ -56,22 +64,28 @@ TOOLS := $(patsubst tools/%.cc,$(BUILD)/bin/%,$(TOOL_SRCS))
 CORPUS_CHECK := $(if $(CORPUS_CHECK_SRC),$(BUILD)/bin/hlo-corpus-check)
 INTERP_CORPUS := $(if $(INTERP_CORPUS_SRC),$(BUILD)/bin/hlo-interp-corpus)
 PASS_CORPUS := $(if $(PASS_CORPUS_SRC),$(BUILD)/bin/hlo-pass-corpus)
+XLA_CORPUS := $(if $(XLA_CORPUS_SRC),$(BUILD)/bin/hlo-xla-corpus)
+JIT_CORPUS := $(if $(JIT_CORPUS_SRC),$(BUILD)/bin/hlo-jit-corpus)
+# The JIT's libraries; jit/ and backends/cpu/ call each other (the driver in
+# jit/ picks the backend, the backend uses jit/'s elemental emitter).
+JIT_LIBS := $(call lib,jit,$(JIT_SRCS)) $(call lib,backend_cpu,$(CPU_SRCS))
 
-TEST_SRCS := $(wildcard $(addsuffix /*_test.cc,hlo hlo/passes parser interp conformance))
+TEST_SRCS := $(wildcard $(addsuffix /*_test.cc,hlo hlo/passes parser interp conformance jit backends/cpu))
 UNIT_TESTS := $(BUILD)/bin/unit-tests
 
 BENCH_SRCS := $(wildcard bench/*_bench.cc)
 BENCHES := $(patsubst bench/%.cc,$(BUILD)/bin/%,$(BENCH_SRCS))
 
 ALL_SRCS := $(HLO_SRCS) $(PARSER_SRCS) $(INTERP_SRCS) $(CONFORMANCE_SRCS) \
-            $(TOOL_SRCS) $(CORPUS_CHECK_SRC) $(INTERP_CORPUS_SRC) $(PASS_CORPUS_SRC) $(TEST_SRCS) $(BENCH_SRCS)
+            $(TOOL_SRCS) $(CORPUS_CHECK_SRC) $(INTERP_CORPUS_SRC) $(PASS_CORPUS_SRC) $(XLA_CORPUS_SRC) $(TEST_SRCS) $(BENCH_SRCS) \
+            $(JIT_SRCS) $(CPU_SRCS) $(JIT_CORPUS_SRC)
 DEPS_STAMP := $(BUILD)/.deps-stamp
 VENV_STAMP := $(BUILD)/venv/.installed
 
 # ---- rules -----------------------------------------------------------------
 
 .PHONY: all check demo bench deps fuzz-parser clean
-all: $(LIBS) $(TOOLS) $(CORPUS_CHECK) $(INTERP_CORPUS) $(PASS_CORPUS) $(UNIT_TESTS) | $(DEPS_STAMP)
+all: $(LIBS) $(JIT_LIBS) $(TOOLS) $(CORPUS_CHECK) $(INTERP_CORPUS) $(PASS_CORPUS) $(XLA_CORPUS) $(JIT_CORPUS) $(UNIT_TESTS) | $(DEPS_STAMP)
 
 $(BUILD)/obj/%.o: %.cc | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -86,11 +100,21 @@ $(BUILD)/lib/libhlo.a: $(call obj,$(HLO_SRCS)) $(call list,hlo,$(HLO_SRCS))
 $(BUILD)/lib/libparser.a: $(call obj,$(PARSER_SRCS)) $(call list,parser,$(PARSER_SRCS))
 $(BUILD)/lib/libinterp.a: $(call obj,$(INTERP_SRCS)) $(call list,interp,$(INTERP_SRCS))
 $(BUILD)/lib/libconformance.a: $(call obj,$(CONFORMANCE_SRCS)) $(call list,conformance,$(CONFORMANCE_SRCS))
+$(BUILD)/lib/libjit.a: $(call obj,$(JIT_SRCS)) $(call list,jit,$(JIT_SRCS))
+$(BUILD)/lib/libbackend_cpu.a: $(call obj,$(CPU_SRCS)) $(call list,backend_cpu,$(CPU_SRCS))
+$(call obj,$(JIT_SRCS) $(CPU_SRCS)): CPPFLAGS += $(LLVM_CXXFLAGS)
 $(BUILD)/lib/%.a:
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $(filter %.o,$^)
 
-link = $(CXX) $(HLO_LDFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(LIBS) $(1) $(LDLIBS_COMMON) $(LDLIBS)
+link = $(CXX) $(HLO_LDFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(JIT_LINK) $(LIBS) $(1) $(LDLIBS_COMMON) $(LLVM_LINK) $(LDLIBS)
+
+# Programs that run the JIT: its libraries (as a group, they refer to each
+# other) before ours, and the LLVM shared library.
+JIT_PROGRAMS := $(BUILD)/bin/hlo-run $(JIT_CORPUS) $(UNIT_TESTS) $(BUILD)/bin/jit_bench
+$(JIT_PROGRAMS): $(JIT_LIBS)
+$(JIT_PROGRAMS): JIT_LINK = -Wl,--start-group $(JIT_LIBS) -Wl,--end-group
+$(JIT_PROGRAMS): LLVM_LINK = $(LLVM_LDLIBS)
 
 $(TOOLS): $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(LIBS)
 	@mkdir -p $(@D)
@@ -110,6 +134,18 @@ endif
 
 ifneq ($(PASS_CORPUS),)
 $(PASS_CORPUS): $(call obj,$(PASS_CORPUS_SRC)) $(LIBS)
+	@mkdir -p $(@D)
+	$(call link)
+endif
+
+ifneq ($(JIT_CORPUS),)
+$(JIT_CORPUS): $(call obj,$(JIT_CORPUS_SRC)) $(LIBS)
+	@mkdir -p $(@D)
+	$(call link)
+endif
+
+ifneq ($(XLA_CORPUS),)
+$(XLA_CORPUS): $(call obj,$(XLA_CORPUS_SRC)) $(LIBS)
 	@mkdir -p $(@D)
 	$(call link)
 endif
@@ -152,6 +188,26 @@ $(VENV_STAMP): scripts/python-requirements.txt | $(DEPS_STAMP)
 	@rm -f $@
 	@if python3 -m venv $(BUILD)/venv && $(BUILD)/venv/bin/pip install -q -r $<; then touch $@; \
 	else echo "make: could not install $< into $(BUILD)/venv; the tests that need them will be skipped"; fi
+
+# XLA itself (jax and jaxlib from PyPI: XLA:CPU), the oracle of conformance-xla
+# and of scripts/make_jax_testdata.py, in a virtual environment of its own.
+# make check does not need it.
+XLA_VENV := $(BUILD)/xla-venv
+XLA_VENV_STAMP := $(XLA_VENV)/.installed
+.PHONY: xla-env conformance-xla bench-xla
+xla-env: $(XLA_VENV_STAMP)
+$(XLA_VENV_STAMP): scripts/xla-requirements.txt
+	@rm -f $@
+	python3 -m venv $(XLA_VENV) && $(XLA_VENV)/bin/pip install -q -r $< && touch $@
+
+# Every module of testdata/ and of the corpus on XLA and on the interpreter,
+# compared; UPDATE=1 rewrites conformance/xla_expectations.txt.
+conformance-xla: $(XLA_CORPUS) $(XLA_VENV_STAMP)
+	$(XLA_CORPUS) --python=$(XLA_VENV)/bin/python --work-dir=$(BUILD)/xla-corpus --corpus=$(CORPUS) \
+	  --testdata=testdata --expectations=conformance/xla_expectations.txt $(if $(UPDATE),--update)
+
+bench-xla:
+	@echo "bench-xla: needs the CPU JIT (jit/, backends/cpu), which is not built yet"; exit 1
 
 # ---- fuzzing: clang + libFuzzer, its own build dir -------------------------
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test suite (unit tests, lit, corpus, corpus through the interpreter, passes over the corpus), then prints one line "N passed, N failed[, N skipped]".
+# Runs every test suite (unit tests, lit, corpus, corpus through the interpreter, passes over the corpus, the JIT over the corpus), then prints one line "N passed, N failed[, N skipped]".
 # Usage: scripts/check.sh BUILD_DIR CORPUS_DIR   (from the repository root; make check calls it)
 set -uo pipefail
 
@@ -118,6 +118,8 @@ corpus_suite interp-corpus hlo-interp-corpus conformance/interp_expectations.txt
 # e) Every pass, and the cpu pipeline, over the corpus: the interpreter's
 #    result must not change.
 corpus_suite pass-corpus hlo-pass-corpus conformance/pass_expectations.txt "pass corpus"
+# f) The corpus through the CPU JIT, compared with the interpreter.
+corpus_suite jit-corpus hlo-jit-corpus conformance/jit_expectations.txt "JIT corpus"
 
 summary="$passed passed, $failed failed"
 [ "$skipped" -gt 0 ] && summary+=", $skipped skipped"

@@ -2,19 +2,25 @@
 //
 // Arguments come from --input (literal text, .npy or .npz files) or, for the
 // parameters without one, from a seeded generator (interp/random_inputs.h).
-// Exit status: 0 success, 1 bad input or a failed run, 2 bad usage.
+// --engine=cpu compiles the module with the JIT (jit/executable.h) and
+// --compare=interp checks its result against the reference interpreter.
+// Exit status: 0 success, 1 bad input, a failed run or a mismatch, 2 bad usage.
 #include <algorithm>
+#include <bit>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "conformance/compare.h"
 #include "hlo/npy.h"
 #include "hlo/verifier.h"
 #include "interp/evaluator.h"
 #include "interp/random_inputs.h"
+#include "jit/executable.h"
 #include "parser/parser.h"
 #include "tools/tool_io.h"
 
@@ -25,8 +31,16 @@ using hlo::Shape;
 
 constexpr const char* kUsage =
     "usage: hlo-run [options] FILE.hlo   (FILE may be - for standard input)\n"
-    "  --engine=interp           what runs the module: interp (the reference interpreter;\n"
-    "                            cpu and gpu are not built yet)\n"
+    "  --engine=interp|cpu       what runs the module: interp, the reference interpreter\n"
+    "                            (the default), or cpu, the LLVM JIT for this machine (it\n"
+    "                            compiles a growing subset of the opcodes; an instruction it\n"
+    "                            cannot compile is an error naming it)\n"
+    "  --compare=interp          also run the interpreter and compare: print max abs/rel\n"
+    "                            error and ULP distance to stderr; exit 1 on a mismatch\n"
+    "  --allow-interpreter-fallback  with --engine=cpu, run what the JIT cannot compile on\n"
+    "                            the interpreter, logging each such instruction\n"
+    "  --verbose                 print compile times to stderr\n"
+    "  --dump-llvm=FILE          with --engine=cpu, write the optimized LLVM IR to FILE\n"
     "  --input=VALUE             the next ENTRY parameter, in order: literal text\n"
     "                            ('f32[2] {1, 2}', 's32[] 3', '(f32[] 1, pred[] true)', or\n"
     "                            the values alone in the parameter's shape: '{1, 2}', '3'),\n"
@@ -65,17 +79,29 @@ struct Flags {
   std::string output;
   int64_t iterations = 1;
   hlo::interp::Options options;
+  std::string compare;  // "" or "interp"
+  bool allowFallback = false;
+  bool verbose = false;
+  std::string dumpLlvm;
 };
 
 // Parses the command line into `flags`; returns an exit status on a usage error.
 std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
-  const std::set<std::string> valued = {"engine", "input", "random-seed", "print-limit", "output",
+  const std::set<std::string> valued = {"engine", "compare", "dump-llvm", "input", "random-seed", "print-limit", "output",
                                         "iterations", "max-memory", "max-while-iterations"};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
       std::fputs(kUsage, stdout);
       return 0;
+    }
+    if (arg == "--allow-interpreter-fallback") {
+      flags.allowFallback = true;
+      continue;
+    }
+    if (arg == "--verbose") {
+      flags.verbose = true;
+      continue;
     }
     if (arg.rfind("--", 0) != 0 || arg == "-") {
       if (arg.size() > 1 && arg[0] == '-' && arg != "-") return usageError("unknown option '" + arg + "'");
@@ -98,11 +124,14 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
       return usageError("--" + name + "=" + value + ": " + what);
     };
     if (name == "engine") {
-      if (value == "cpu" || value == "gpu")
-        return usageError("--engine=" + value + ": the " + value +
-                          " engine is not built yet; only --engine=interp is available");
-      if (value != "interp") return bad("unknown engine (interp, cpu or gpu)");
+      if (value == "gpu") return usageError("--engine=gpu: the gpu engine is not built yet; use interp or cpu");
+      if (value != "interp" && value != "cpu") return bad("unknown engine (interp or cpu)");
       flags.engine = value;
+    } else if (name == "dump-llvm") {
+      flags.dumpLlvm = value;
+    } else if (name == "compare") {
+      if (value != "interp") return bad("only --compare=interp is available");
+      flags.compare = value;
     } else if (name == "input") {
       flags.inputs.push_back(value);
     } else if (name == "output") {
@@ -136,6 +165,9 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
     }
   }
   if (flags.file.empty()) return usageError("no input file");
+  if (flags.allowFallback && flags.engine != "cpu")
+    return usageError("--allow-interpreter-fallback needs --engine=cpu");
+  if (!flags.dumpLlvm.empty() && flags.engine != "cpu") return usageError("--dump-llvm needs --engine=cpu");
   return std::nullopt;
 }
 
@@ -297,6 +329,54 @@ void collectArrays(const Literal& value, const std::string& name,
   }
 }
 
+// Distance in units in the last place between two floats of type t, by
+// their total-order keys (so it counts the representable values between them).
+uint64_t ulpDistance(const Literal& a, const Literal& e, int64_t i) {
+  int width = hlo::bitWidth(a.type());
+  auto key = [&](uint64_t bits) {
+    uint64_t sign = uint64_t{1} << (width - 1);
+    auto magnitude = static_cast<int64_t>(bits & (sign - 1));
+    return (bits & sign) ? -magnitude : magnitude;
+  };
+  int64_t d = key(a.bitsAt(i)) - key(e.bitsAt(i));
+  return d < 0 ? static_cast<uint64_t>(-d) : static_cast<uint64_t>(d);
+}
+
+// Compares two engines' results array by array, each with the harness's
+// tolerance for its type, and prints the summary to stderr.
+bool compareResults(const Literal& actual, const Literal& expected, const std::string& engine,
+                    const std::string& reference) {
+  hlo::Comparison total;
+  uint64_t maxUlp = 0;
+  std::vector<std::pair<const Literal*, const Literal*>> pending = {{&actual, &expected}};
+  while (!pending.empty()) {
+    auto [a, e] = pending.back();
+    pending.pop_back();
+    if (a->shape().isTuple() && e->shape().isTuple() && a->tupleElements().size() == e->tupleElements().size()) {
+      for (size_t i = a->tupleElements().size(); i-- > 0;)
+        pending.push_back({&a->tupleElements()[i], &e->tupleElements()[i]});
+      continue;
+    }
+    hlo::ElementType t = e->shape().isArray() ? e->type() : hlo::ElementType::kPred;
+    hlo::Comparison c = hlo::compareLiterals(*a, *e, hlo::defaultTolerance(t));
+    if (!c.equal && total.firstMismatch.empty()) total.firstMismatch = c.firstMismatch;
+    total.equal = total.equal && c.equal;
+    total.mismatches += c.mismatches;
+    total.maxAbsError = std::max(total.maxAbsError, c.maxAbsError);
+    total.maxRelError = std::max(total.maxRelError, c.maxRelError);
+    bool sameArray = a->shape().isArray() && a->type() == t && a->shape().dims() == e->shape().dims();
+    if (sameArray && hlo::isFloat(t) && hlo::bitWidth(t) >= 16)
+      for (int64_t i = 0; i < a->elementCount(); ++i)
+        if (!std::isnan(a->toDouble(i)) && !std::isnan(e->toDouble(i))) maxUlp = std::max(maxUlp, ulpDistance(*a, *e, i));
+  }
+  std::fprintf(stderr, "hlo-run: %s vs %s: %s; max abs error %g, max rel error %g, max ULP distance %llu\n",
+               engine.c_str(), reference.c_str(),
+               total.equal ? "agree" : (std::to_string(total.mismatches) + " mismatches").c_str(), total.maxAbsError,
+               total.maxRelError, static_cast<unsigned long long>(maxUlp));
+  if (!total.equal) std::fprintf(stderr, "hlo-run: first mismatch %s\n", total.firstMismatch.c_str());
+  return total.equal;
+}
+
 std::string formatSeconds(double s) {
   char buf[64];
   if (s < 1e-3) std::snprintf(buf, sizeof buf, "%.3g us", s * 1e6);
@@ -349,11 +429,31 @@ int main(int argc, char** argv) {
                                           entry->root()->shape().toString(false) + "; use .npz");
   }
 
+  std::unique_ptr<hlo::jit::Executable> executable;
+  if (flags.engine == "cpu") {
+    hlo::jit::CompileOptions options;
+    options.allowInterpreterFallback = flags.allowFallback;
+    options.verbose = flags.verbose;
+    options.llvmIrPath = flags.dumpLlvm;
+    options.maxMemoryBytes = flags.options.maxMemoryBytes;
+    options.maxWhileIterations = flags.options.maxWhileIterations;
+    auto start = std::chrono::steady_clock::now();
+    auto compiled = hlo::jit::compile(**module, hlo::jit::Target::kCpu, options);
+    if (!compiled.ok()) {
+      std::fputs(hlo::formatError(compiled.status(), shownName, *text).c_str(), stderr);
+      return 1;
+    }
+    executable = std::move(compiled).value();
+    if (flags.verbose)
+      std::fprintf(stderr, "hlo-run: cpu: compiled in %s\n",
+                   formatSeconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()).c_str());
+  }
+
   std::vector<double> seconds;
   std::optional<Literal> result;
   for (int64_t i = 0; i < flags.iterations; ++i) {
     auto start = std::chrono::steady_clock::now();
-    auto run = hlo::interp::evaluate(**module, values, flags.options);
+    auto run = executable ? executable->run(values) : hlo::interp::evaluate(**module, values, flags.options);
     seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (!run.ok()) return inputError(shownName, run.status().message());
     result = std::move(run).value();
@@ -367,18 +467,25 @@ int main(int argc, char** argv) {
                  formatSeconds(sorted[(sorted.size() - 1) / 2]).c_str());
   }
 
+  bool agree = true;
+  if (!flags.compare.empty()) {
+    auto reference = hlo::interp::evaluate(**module, values, flags.options);
+    if (!reference.ok()) return inputError(shownName, "--compare=interp: " + reference.status().message());
+    agree = compareResults(*result, *reference, flags.engine, flags.compare);
+  }
+
   if (!flags.output.empty()) {
     std::vector<std::pair<std::string, const Literal*>> arrays;
     collectArrays(*result, "result", arrays);
     auto bytes = npyOutput ? hlo::writeNpy(*arrays[0].second) : hlo::writeNpz(arrays);
     if (!bytes.ok()) return inputError(flags.output, bytes.status().message());
     if (!hlo::writeOutput(flags.output, *bytes)) return inputError(flags.output, "cannot write file");
-    return 0;
+    return agree ? 0 : 1;
   }
   std::string out;
   if (flags.printLimit < 0) out = result->toString();
   else printLimited(*result, flags.printLimit, out);
   out += '\n';
   std::fwrite(out.data(), 1, out.size(), stdout);
-  return 0;
+  return agree ? 0 : 1;
 }

@@ -1,0 +1,200 @@
+// Compiling a module for the CPU: every computation the entry runs becomes a
+// Program; every fusion and every other array-valued instruction becomes one
+// LLVM function in a single LLVM module, which ORC compiles for the host.
+//
+// Algorithm:
+//   1. Walk the entry computation, and the computations its while loops,
+//      conditionals and calls run, one step per instruction.
+//   2. Bookkeeping opcodes (parameter, constant, tuple, get-tuple-element)
+//      and control flow become runtime steps; a fusion that cannot be one
+//      kernel runs its computation as a call; everything else is emitted as
+//      a kernel. What the emitters cannot do is an error naming the
+//      instruction — or, when allowed, an interpreter step that is logged.
+//   3. Optimize and compile the LLVM module, and resolve every kernel.
+//   4. Record each value's last reader, so the runtime frees it early.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string_view>
+#include <unordered_map>
+
+#include "backends/cpu/orc.h"
+#include "backends/cpu/program.h"
+#include "hlo/computation.h"
+
+namespace hlo::cpu {
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// A loop or input fusion is one kernel when its reductions are outputs (the
+// root, or elements of a root tuple): a reduce feeding other fused work
+// would be recomputed for every element that reads it. Other fusions (kind
+// kCustom, or such nests, as other compilers' dumps hold) run as calls.
+bool oneKernel(const Instruction& fusion) {
+  std::string_view kind = fusion.attrs().getString(AttrKey::kKind);
+  if (kind != "kLoop" && kind != "kInput") return false;
+  if (fusion.calledComputations().empty()) return true;
+  const Computation& fused = *fusion.calledComputations()[0];
+  const Instruction* root = fused.root();
+  for (const auto& i : fused.instructions()) {
+    if (i->opcode() != Opcode::kReduce || i.get() == root) continue;
+    bool rootElement = root->opcode() == Opcode::kTuple;
+    for (const Instruction* user : i->users()) rootElement = rootElement && user == root;
+    if (!rootElement) return false;
+  }
+  return true;
+}
+
+class Builder {
+ public:
+  Builder(std::vector<std::unique_ptr<Program>>& programs, llvm::Module& module,
+          const jit::CompileOptions& options, int& fallbacks)
+      : programs_(programs), module_(module), options_(options), fallbacks_(fallbacks) {}
+
+  StatusOr<const Program*> build(const Computation& computation) {
+    if (auto it = built_.find(&computation); it != built_.end()) return it->second;
+    auto program = std::make_unique<Program>();
+    program->computation = &computation;
+    std::unordered_map<const Instruction*, int> slot;
+    for (const auto& owned : computation.instructions()) {
+      const Instruction& instr = *owned;
+      Step step{Step::Kind::kKernel, &instr, {}, {}, nullptr, {}, {}, {}};
+      for (const Instruction* op : instr.operands()) step.operands.push_back(slot.at(op));
+      HLO_RETURN_IF_ERROR(plan(instr, step));
+      slot[&instr] = static_cast<int>(program->steps.size());
+      program->steps.push_back(std::move(step));
+    }
+    program->root = slot.at(computation.root());
+    // 4. Last readers; the root is returned, never freed.
+    std::vector<int> last(program->steps.size(), -1);
+    for (size_t s = 0; s < program->steps.size(); ++s)
+      for (int op : program->steps[s].operands) last[op] = static_cast<int>(s);
+    for (size_t v = 0; v < last.size(); ++v)
+      if (last[v] >= 0 && static_cast<int>(v) != program->root) {
+        std::vector<int>& f = program->steps[last[v]].freeAfter;
+        if (std::find(f.begin(), f.end(), static_cast<int>(v)) == f.end()) f.push_back(static_cast<int>(v));
+      }
+    const Program* result = program.get();
+    programs_.push_back(std::move(program));
+    built_[&computation] = result;
+    return result;
+  }
+
+  std::vector<Step*> kernels;  // filled in after the module is compiled
+
+ private:
+  Status callee(Step& step, const Computation* c) {
+    if (!c) return errorStatus("cpu: %" + step.instr->name() + " calls no computation", step.instr->loc());
+    HLO_ASSIGN_OR_RETURN(const Program* p, build(*c));
+    step.callees.push_back(p);
+    return okStatus();
+  }
+
+  Status plan(const Instruction& instr, Step& step) {
+    const Attributes& a = instr.attrs();
+    switch (instr.opcode()) {
+      case Opcode::kParameter: step.kind = Step::Kind::kParameter; return okStatus();
+      case Opcode::kConstant:
+        if (!instr.hasLiteral() || instr.literal().elided())
+          return errorStatus("cpu: constant %" + instr.name() + " has its values left out", instr.loc());
+        step.kind = Step::Kind::kConstant;
+        return okStatus();
+      case Opcode::kTuple: step.kind = Step::Kind::kTuple; return okStatus();
+      case Opcode::kGetTupleElement: step.kind = Step::Kind::kGetTupleElement; return okStatus();
+      case Opcode::kOptimizationBarrier:
+      case Opcode::kAddDependency: step.kind = Step::Kind::kForward; return okStatus();
+      case Opcode::kAfterAll: step.kind = Step::Kind::kToken; return okStatus();
+      case Opcode::kWhile:
+        step.kind = Step::Kind::kWhile;
+        HLO_RETURN_IF_ERROR(callee(step, a.getComputation(AttrKey::kCondition)));
+        return callee(step, a.getComputation(AttrKey::kBody));
+      case Opcode::kCall:
+        step.kind = Step::Kind::kCall;
+        return callee(step, a.getComputation(AttrKey::kToApply));
+      case Opcode::kConditional: {
+        step.kind = Step::Kind::kConditional;
+        if (const AttrValue* branches = a.find(AttrKey::kBranchComputations)) {
+          for (const Computation* c : branches->comps) HLO_RETURN_IF_ERROR(callee(step, c));
+        } else {
+          HLO_RETURN_IF_ERROR(callee(step, a.getComputation(AttrKey::kTrueComputation)));
+          HLO_RETURN_IF_ERROR(callee(step, a.getComputation(AttrKey::kFalseComputation)));
+        }
+        if (step.callees.empty() || static_cast<int>(step.callees.size()) + 1 != instr.operandCount())
+          return errorStatus("cpu: conditional %" + instr.name() + " needs one operand per branch", instr.loc());
+        return okStatus();
+      }
+      default:
+        break;
+    }
+    if (instr.opcode() == Opcode::kFusion && !oneKernel(instr)) {
+      // Run the fused computation like a call, one kernel per instruction.
+      step.kind = Step::Kind::kCall;
+      return callee(step, instr.calledComputations().empty() ? nullptr : instr.calledComputations()[0]);
+    }
+    step.kind = Step::Kind::kKernel;
+    step.kernelName = "kernel." + std::to_string(counter_++);
+    StatusOr<KernelInfo> info = emitKernel(module_, instr, step.kernelName);
+    if (info.ok()) {
+      step.info = *info;
+      return okStatus();
+    }
+    if (!options_.allowInterpreterFallback)
+      return errorStatus("cpu: " + info.status().message(), info.status().loc());
+    std::fprintf(stderr, "hlo-run: cpu: %s; running it on the interpreter\n", info.status().message().c_str());
+    step.kind = Step::Kind::kInterpreter;
+    step.kernelName.clear();
+    ++fallbacks_;
+    return okStatus();
+  }
+
+  std::vector<std::unique_ptr<Program>>& programs_;
+  llvm::Module& module_;
+  const jit::CompileOptions& options_;
+  int& fallbacks_;
+  std::unordered_map<const Computation*, const Program*> built_;
+  int counter_ = 0;
+};
+
+}  // namespace
+
+CpuExecutable::CpuExecutable(std::unique_ptr<Module> module, const jit::CompileOptions& options)
+    : module_(std::move(module)), options_(options) {}
+
+CpuExecutable::~CpuExecutable() = default;
+
+StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module> module,
+                                                         const jit::CompileOptions& options) {
+  auto start = std::chrono::steady_clock::now();
+  if (!module->entry()) return errorStatus("cpu: the module has no ENTRY computation");
+  auto exe = std::make_unique<CpuExecutable>(std::move(module), options);
+  HLO_ASSIGN_OR_RETURN(exe->jit_, OrcJit::create());
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto llvmModule = std::make_unique<llvm::Module>(exe->module_->name(), *context);
+  exe->jit_->configure(*llvmModule);
+  // 1-2.
+  Builder builder(exe->programs_, *llvmModule, options, exe->fallbacks_);
+  HLO_ASSIGN_OR_RETURN(exe->entry_, builder.build(*exe->module_->entry()));
+  double emitSeconds = secondsSince(start);
+  // 3.
+  auto llvmStart = std::chrono::steady_clock::now();
+  int kernels = 0;
+  HLO_RETURN_IF_ERROR(exe->jit_->add(std::move(llvmModule), std::move(context), options.llvmIrPath));
+  for (auto& program : exe->programs_)
+    for (Step& step : program->steps) {
+      if (step.kind != Step::Kind::kKernel) continue;
+      HLO_ASSIGN_OR_RETURN(void* address, exe->jit_->lookup(step.kernelName));
+      step.kernel = reinterpret_cast<KernelFn>(address);
+      ++kernels;
+    }
+  if (options.verbose)
+    std::fprintf(stderr, "hlo-run: cpu: %d kernels; emit %.3g ms, LLVM %.3g ms\n", kernels, emitSeconds * 1e3,
+                 secondsSince(llvmStart) * 1e3);
+  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  exe->pool_ = std::make_unique<ThreadPool>(std::max(threads, 1) - 1);
+  return std::unique_ptr<jit::Executable>(std::move(exe));
+}
+
+}  // namespace hlo::cpu

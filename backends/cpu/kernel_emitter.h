@@ -1,0 +1,34 @@
+// One LLVM function per kernel: a fusion, or an elementwise / data-movement /
+// reduce instruction left unfused, as a loop over its output index space.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hlo/instruction.h"
+#include "hlo/status.h"
+
+// Declared only, so the runtime and the driver that include this header
+// compile without LLVM's headers.
+namespace llvm {
+class Module;
+}
+
+namespace hlo::cpu {
+
+// The emitted function is
+//   void name(const char* const* inputs, char* const* outputs, int64_t begin, int64_t end)
+// and computes work units [begin, end): the runtime splits [0, units) across
+// threads. inputs[i] is operand i of the instruction; outputs[k] is result k
+// (one, or one per tuple element of a multi-output fusion).
+using KernelFn = void (*)(const char* const*, char* const*, int64_t, int64_t);
+
+struct KernelInfo {
+  int64_t units = 0;         // work units (elements, or rows of the output)
+  int64_t workPerUnit = 1;   // elements read per unit, roughly, for the thread split
+};
+
+// Emits the kernel of `instr` into `module`; on failure nothing is left behind.
+StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, const std::string& name);
+
+}  // namespace hlo::cpu

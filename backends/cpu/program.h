@@ -1,0 +1,69 @@
+// The CPU backend's executable form: per computation, one step per
+// instruction — a compiled kernel, or a small runtime action (parameters,
+// constants, tuples, while loops, conditionals) — run in order.
+#pragma once
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/kernel_emitter.h"
+#include "backends/cpu/thread_pool.h"
+#include "jit/executable.h"
+
+namespace hlo::cpu {
+
+class OrcJit;
+struct Program;
+
+struct Step {
+  enum class Kind {
+    kParameter, kConstant, kTuple, kGetTupleElement, kForward, kToken,  // runtime bookkeeping
+    kKernel,                                                    // compiled code
+    kWhile, kConditional, kCall,                                // run sub-programs
+    kInterpreter,                                               // --allow-interpreter-fallback
+  };
+  Kind kind;
+  const Instruction* instr;
+  std::vector<int> operands;          // value slots (positions in the computation)
+  std::string kernelName;
+  KernelFn kernel = nullptr;
+  KernelInfo info;
+  std::vector<const Program*> callees;  // while: {condition, body}; conditional: branches; call: {callee}
+  std::vector<int> freeAfter;           // slots whose last reader is this step
+};
+
+struct Program {
+  const Computation* computation = nullptr;
+  std::vector<Step> steps;  // in the computation's order; step i defines slot i
+  int root = 0;
+};
+
+class CpuExecutable : public jit::Executable {
+ public:
+  CpuExecutable(std::unique_ptr<Module> module, const jit::CompileOptions& options);
+  ~CpuExecutable() override;
+  StatusOr<Literal> run(std::span<const Literal> args) override;
+  int fallbackCount() const override { return fallbacks_; }
+
+ private:
+  friend StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>,
+                                                                   const jit::CompileOptions&);
+  StatusOr<Literal> runProgram(const Program& program, std::span<const Literal* const> args);
+  Status runKernel(const Step& step, std::span<const Literal* const> operands, Literal& result);
+
+  std::unique_ptr<Module> module_;  // after the pipeline; steps point into it
+  jit::CompileOptions options_;
+  std::unique_ptr<OrcJit> jit_;
+  std::vector<std::unique_ptr<Program>> programs_;
+  const Program* entry_ = nullptr;
+  std::unique_ptr<ThreadPool> pool_;
+  int fallbacks_ = 0;
+  int64_t liveBytes_ = 0;
+};
+
+// Compiles a module the cpu pipeline has already run on.
+StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module> module,
+                                                         const jit::CompileOptions& options);
+
+}  // namespace hlo::cpu

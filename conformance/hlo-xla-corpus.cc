@@ -1,0 +1,520 @@
+// hlo-xla-corpus: runs every module of the XLA corpus (and of testdata/) on
+// XLA itself and on the reference interpreter with the same seeded inputs, and
+// compares the results.
+//
+// Steps:
+//   1. Each module, in its own forked process (conformance/child_runner.h):
+//      parse, verify, estimate the work (conformance/work_estimate.h); write
+//      the arguments of `hlo-run --random-seed=0` (interp/random_inputs.h),
+//      or those of its `// INPUT:` lines for a per-op test case, to
+//      WORK/in/N.npz, run the interpreter, write its result to WORK/ours/N.npz.
+//   2. One Python process, conformance/xla_oracle.py --batch, runs every
+//      module of step 1 on XLA:CPU (jaxlib's HLO parser and compiler) with
+//      WORK/in/N.npz and writes WORK/xla/N.npz.
+//   3. The two results are compared array by array with the harness's
+//      tolerances (conformance/compare.h).
+// Modules: the corpus's (as hlo-interp-corpus), and every .hlo file under
+// --testdata, a file of several cases separated by `// -----` lines
+// (testdata/ops) as one module per case, named FILE#N.
+// Outcomes:
+//   ok              agree: both ran and the results match
+//   disagree        both ran and the results differ
+//   xla-refused     XLA did not accept the module (parse, convert, compile), or
+//                   running it returned an error
+//   interp-refused  XLA ran it, our interpreter did not (unsupported opcode,
+//                   a limit, an error; hlo-interp-corpus lists those)
+//   xla-failed      XLA accepted it but running it timed out or crashed
+//                   (interp-refused when ours failed too)
+//   too-large       over --max-work or the memory limit (as hlo-interp-corpus)
+//   skipped         does not parse or verify for us, or the oracle cannot run
+//                   it (a tuple, token or dynamic-size parameter, a dynamic-size
+//                   result; infeed, outfeed, send or recv, which wait for the host)
+// Every module is expected to be ok, xla-refused, interp-refused, too-large or
+// skipped unless the expectations file lists it (disagree and xla-failed must
+// be listed, each with its analysis in the detail column). --update rewrites
+// the file, keeping the detail of a line whose outcome did not change.
+//
+// Without the Python of `make xla-env` (--python) the run is skipped with a
+// message, not failed.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "conformance/child_runner.h"
+#include "conformance/compare.h"
+#include "conformance/corpus_flags.h"
+#include "conformance/expectations.h"
+#include "conformance/work_estimate.h"
+#include "hlo/npy.h"
+#include "hlo/verifier.h"
+#include "interp/evaluator.h"
+#include "interp/random_inputs.h"
+#include "parser/parser.h"
+#include "tools/tool_io.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using hlo::conformance::Outcome;
+
+struct Config {
+  hlo::conformance::CorpusFlags corpus;
+  std::string testdata;      // a folder whose *.hlo files run too ("" for none)
+  std::string python;        // the Python of the xla-env
+  std::string oracle = "conformance/xla_oracle.py";
+  std::string workDir;
+  double xlaTimeout = 60;    // wall seconds per module on XLA
+  bool keep = false;         // keep WORK/in, ours and xla for a look at the results
+  bool reuseXla = false;     // take XLA's results of the previous run where the job is the same
+};
+
+// The interpreter's error category (as hlo-interp-corpus names it).
+std::string errorCategory(const std::string& message) {
+  if (message.rfind("unsupported: ", 0) == 0) {
+    size_t end = message.find_first_of(" :", 13);
+    return "unsupported: " + message.substr(13, end == std::string::npos ? end : end - 13);
+  }
+  if (message.find("(--max-memory)") != std::string::npos) return "memory-limit";
+  if (message.find("(--max-while-iterations)") != std::string::npos) return "while-limit";
+  if (message.rfind("internal error", 0) == 0) return "internal-error";
+  return "error";
+}
+
+// The arrays of a value, named as hlo-run names them in an .npz file.
+void collectArrays(const hlo::Literal& value, const std::string& name,
+                   std::vector<std::pair<std::string, const hlo::Literal*>>& out) {
+  if (value.shape().isTuple()) {
+    for (size_t i = 0; i < value.tupleElements().size(); ++i)
+      collectArrays(value.tupleElements()[i], name + "." + std::to_string(i), out);
+  } else if (value.shape().isArray()) {
+    out.push_back({name, &value});
+  }
+}
+
+// The arguments of a per-op test case (testdata/ops): one `// INPUT: <literal>`
+// line per ENTRY parameter. False (and `args` empty) when the text has none,
+// or they do not fit the parameters.
+bool inputsFromComments(const std::string& text, const hlo::Computation& entry, std::vector<hlo::Literal>& args) {
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    size_t start = line.find_first_not_of(" \t");
+    if (start == std::string::npos || line.compare(start, 9, "// INPUT:") != 0) continue;
+    auto literal = hlo::parseLiteral(line.substr(start + 9));
+    int p = static_cast<int>(args.size());
+    if (!literal.ok() || p >= entry.parameterCount() ||
+        !literal->shape().compatible(entry.parameter(p)->shape())) {
+      args.clear();
+      return false;
+    }
+    literal->mutableShape() = entry.parameter(p)->shape();
+    args.push_back(std::move(literal).value());
+  }
+  if (static_cast<int>(args.size()) == entry.parameterCount() && !args.empty()) return true;
+  args.clear();
+  return false;
+}
+
+// Splits a file of test cases separated by `// -----` lines (testdata/ops)
+// into its cases; a file without such lines is one case.
+std::vector<std::string> splitCases(const std::string& text) {
+  std::vector<std::string> cases(1);
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line == "// -----") cases.emplace_back();
+    else cases.back() += line + "\n";
+  }
+  return cases;
+}
+
+Outcome writeFile(const std::string& path, const hlo::StatusOr<std::string>& bytes) {
+  if (!bytes.ok()) return {"error", "cannot encode " + path + ": " + bytes.status().message()};
+  if (!hlo::writeOutput(path, *bytes)) return {"error", "cannot write " + path};
+  return {"ok", ""};
+}
+
+// Step 1 for one module (in the child process). The outcome is "prepared"
+// when WORK/in/N.npz and WORK/ours/N.npz (or, for a run-time error of ours,
+// the outcome interp-refused) are ready for XLA.
+Outcome prepareModule(const std::string& path, const std::string& id, const Config& config) {
+  std::optional<std::string> text = hlo::readInput(path);
+  if (!text) return {"skipped", "cannot read"};
+  auto module = hlo::parseModule(*text);
+  if (!module.ok()) return {"skipped", "parse error: " + module.status().message()};
+  hlo::Status verified = hlo::verify(**module);
+  if (!verified.ok()) return {"skipped", "verify error: " + verified.message()};
+  double work = hlo::conformance::moduleWork(**module);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "estimated work %.3g", work);
+  if (work > config.corpus.maxWork) return {"too-large", buf};
+  const hlo::Computation* entry = (*module)->entry();
+  if (hlo::conformance::argumentsOverMemory(*entry, config.corpus.maxMemory))
+    return {"too-large", "arguments over the memory limit"};
+  for (int p = 0; p < entry->parameterCount(); ++p)
+    if (!entry->parameter(p)->shape().isArray())
+      return {"skipped", "parameter " + std::to_string(p) + " is " +
+                             entry->parameter(p)->shape().toString(false) + ", which the oracle cannot feed"};
+  std::vector<hlo::Literal> args;
+  if (!inputsFromComments(*text, *entry, args)) args = hlo::interp::randomArguments(*entry, 0);
+  std::vector<std::pair<std::string, const hlo::Literal*>> named;
+  for (size_t p = 0; p < args.size(); ++p) named.push_back({"arg" + std::to_string(p), &args[p]});
+  Outcome wrote = writeFile(config.workDir + "/in/" + id + ".npz", hlo::writeNpz(named));
+  if (wrote.status != "ok") return wrote;
+  hlo::interp::Options options = hlo::conformance::corpusEvaluationOptions(
+      work, config.corpus.maxWork, config.corpus.maxMemory, config.corpus.maxWhileIterations);
+  hlo::conformance::reportProgress("interpreter");
+  auto result = hlo::interp::evaluate(**module, args, options);
+  if (!result.ok())
+    return {"interp-refused", errorCategory(result.status().message()) + ": " + result.status().message()};
+  std::vector<std::pair<std::string, const hlo::Literal*>> arrays;
+  collectArrays(*result, "result", arrays);
+  wrote = writeFile(config.workDir + "/ours/" + id + ".npz", hlo::writeNpz(arrays));
+  if (wrote.status != "ok") return wrote;
+  return {"prepared", buf};
+}
+
+// Reads an .npz result file into name -> array.
+hlo::StatusOr<std::map<std::string, hlo::NpyArray>> readResult(const std::string& path) {
+  std::optional<std::string> bytes = hlo::readInput(path);
+  if (!bytes) return hlo::Status::error("cannot read " + path);
+  std::map<std::string, hlo::NpyArray> out;
+  // A result with no arrays (an empty tuple, a token): an archive of no
+  // members is just the zip's end record, "PK\5\6" and 18 more bytes.
+  if (bytes->size() == 22 && bytes->rfind("PK\5\6", 0) == 0) return out;
+  auto members = hlo::readNpz(*bytes);
+  if (!members.ok()) return members.status();
+  for (hlo::NpzMember& m : *members) out[m.name] = std::move(m.array);
+  return out;
+}
+
+// Step 3: our result against XLA's.
+Outcome compareResults(const std::string& oursPath, const std::string& xlaPath) {
+  auto ours = readResult(oursPath);
+  if (!ours.ok()) return {"error", ours.status().message()};
+  auto xla = readResult(xlaPath);
+  if (!xla.ok()) return {"xla-failed", "XLA's result: " + xla.status().message()};
+  if (ours->size() != xla->size())
+    return {"disagree", "XLA gave " + std::to_string(xla->size()) + " arrays, we " + std::to_string(ours->size())};
+  for (auto& [name, mine] : *ours) {
+    auto it = xla->find(name);
+    if (it == xla->end()) return {"disagree", "XLA gave no array " + name};
+    hlo::NpyArray& theirs = it->second;
+    if (theirs.untyped) {
+      hlo::Status s = hlo::retypeRaw(theirs, mine.value.type());
+      if (!s.ok()) return {"disagree", name + ": " + s.message()};
+    }
+    hlo::ElementType t = mine.value.type();
+    hlo::Comparison c = hlo::compareLiterals(mine.value, theirs.value, hlo::defaultTolerance(t));
+    if (!c.equal)
+      return {"disagree", name + " " + mine.value.shape().toString(false) + ": " + std::to_string(c.mismatches) +
+                              " differ, first " + c.firstMismatch + " (ours vs XLA's)"};
+  }
+  return {"ok", ""};
+}
+
+// Runs the oracle over the jobs file; false (after saying why) when it could not.
+bool runOracle(const Config& config, const std::string& jobs, const std::string& results) {
+  std::vector<std::string> argv = {config.python, config.oracle, "--batch", jobs, results,
+                                   "--timeout=" + std::to_string(config.xlaTimeout),
+                                   "--jobs=" + std::to_string(config.corpus.jobs),
+                                   "--log=" + config.workDir + "/xla.log"};
+  std::fflush(stdout);
+  pid_t pid = fork();
+  if (pid < 0) return false;
+  if (pid == 0) {
+    std::vector<char*> args;
+    for (std::string& a : argv) args.push_back(a.data());
+    args.push_back(nullptr);
+    execv(args[0], args.data());
+    std::fprintf(stderr, "hlo-xla-corpus: cannot run %s\n", config.python.c_str());
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
+  std::fprintf(stderr, "hlo-xla-corpus: %s %s failed (see %s/xla.log)\n", config.python.c_str(),
+               config.oracle.c_str(), config.workDir.c_str());
+  return false;
+}
+
+// The oracle's outcomes: module path -> (outcome, detail).
+std::map<std::string, std::pair<std::string, std::string>> readOracleResults(const std::string& path) {
+  std::map<std::string, std::pair<std::string, std::string>> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    size_t a = line.find('\t');
+    size_t b = a == std::string::npos ? a : line.find('\t', a + 1);
+    if (b == std::string::npos) continue;
+    out[line.substr(0, a)] = {line.substr(a + 1, b - a - 1), line.substr(b + 1)};
+  }
+  return out;
+}
+
+int usage() {
+  std::fprintf(stderr,
+               "usage: hlo-xla-corpus --python=XLA_ENV_PYTHON --work-dir=DIR [--corpus=DIR] [--testdata=DIR]\n"
+               "         [--oracle=conformance/xla_oracle.py] [--xla-timeout=SECONDS] [--expectations=FILE]\n"
+               "         [--update] [--filter=TEXT] [--jobs=N] [--timeout=SECONDS] [--max-work=N]\n"
+               "         [--max-memory=BYTES] [--max-while-iterations=N] [--times=FILE] [--keep]\n"
+               "  runs each module on XLA (jax's XLA:CPU, through --oracle run by --python) and on the\n"
+               "  interpreter, and compares; --times=FILE writes each module's outcome and detail;\n"
+               "  --keep keeps each module's inputs and both results (DIR/jobs.tsv names them:\n"
+               "  DIR/in/N.npz, DIR/xla/N.npz, and ours in DIR/ours/N.npz); --reuse-xla (implies\n"
+               "  --keep) takes XLA's outcome and result from the previous --keep run in DIR for every\n"
+               "  job that is the same (module path and files), to rerun only our side after an\n"
+               "  interpreter change (not after a change of the modules or of the pinned jax), or to\n"
+               "  finish a run whose oracle was stopped (SIGTERM to xla_oracle.py --batch stops it\n"
+               "  with the results so far; the modules it did not reach count as skipped)\n");
+  return 2;
+}
+
+// Takes this program's own flags out of argv; the rest are the corpus flags.
+std::optional<int> parseFlags(int argc, char** argv, Config& config) {
+  std::vector<char*> rest = {argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    auto value = [&](const char* name) -> std::optional<std::string> {
+      std::string prefix = std::string("--") + name + "=";
+      if (arg.rfind(prefix, 0) != 0) return std::nullopt;
+      return arg.substr(prefix.size());
+    };
+    if (arg == "--help" || arg == "-h") return usage();
+    if (auto v = value("testdata")) config.testdata = *v;
+    else if (auto v = value("python")) config.python = *v;
+    else if (auto v = value("oracle")) config.oracle = *v;
+    else if (auto v = value("work-dir")) config.workDir = *v;
+    else if (arg == "--keep") config.keep = true;
+    else if (arg == "--reuse-xla") config.reuseXla = config.keep = true;
+    else if (auto v = value("xla-timeout")) {
+      char* end = nullptr;
+      config.xlaTimeout = std::strtod(v->c_str(), &end);
+      if (v->empty() || *end || !(config.xlaTimeout > 0)) return usage();
+    } else rest.push_back(argv[i]);
+  }
+  if (config.python.empty() || config.workDir.empty()) return usage();
+  return hlo::conformance::parseCorpusFlags(static_cast<int>(rest.size()), rest.data(), "hlo-xla-corpus", usage,
+                                            config.corpus);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config config;
+  config.corpus.maxWork = 2e8;
+  if (std::optional<int> rc = parseFlags(argc, argv, config)) return *rc;
+  if (access(config.python.c_str(), X_OK) != 0) {
+    std::printf("no XLA environment at %s (run `make xla-env`): XLA comparison skipped\n"
+                "xla-corpus: 0 passed, 0 failed, 1 skipped\n", config.python.c_str());
+    return 0;
+  }
+  // Modules: "visible/..." from the corpus, "testdata/..." from --testdata.
+  std::vector<std::string> files, paths;
+  int corpusCount = 0, testdataCount = 0;
+  if (!config.corpus.corpus.empty()) {
+    auto modules = hlo::conformance::readCorpusModules(config.corpus.corpus, config.corpus.filter);
+    if (!modules) std::printf("corpus not found at %s: only testdata is compared\n", config.corpus.corpus.c_str());
+    for (const std::string& f : modules ? modules->files : std::vector<std::string>{}) {
+      files.push_back(f);
+      paths.push_back(modules->root + "/" + f);
+      ++corpusCount;
+    }
+  }
+  if (!config.testdata.empty()) {
+    std::vector<std::string> found;
+    std::error_code ec;
+    for (auto it = fs::recursive_directory_iterator(config.testdata, ec); !ec && it != fs::end(it); it.increment(ec))
+      if (it->is_regular_file() && it->path().extension() == ".hlo")
+        found.push_back(fs::relative(it->path(), config.testdata).generic_string());
+    std::sort(found.begin(), found.end());
+    // A file of several cases becomes one module per case, "FILE#N", written to WORK/cases/.
+    ec.clear();
+    fs::remove_all(config.workDir + "/cases", ec);
+    fs::create_directories(config.workDir + "/cases", ec);
+    for (const std::string& f : found) {
+      if (!config.corpus.filter.empty() && f.find(config.corpus.filter) == std::string::npos) continue;
+      std::optional<std::string> text = hlo::readInput(config.testdata + "/" + f);
+      std::vector<std::string> cases = splitCases(text ? *text : "");
+      if (cases.size() == 1) {
+        files.push_back("testdata/" + f);
+        paths.push_back(config.testdata + "/" + f);
+        ++testdataCount;
+        continue;
+      }
+      for (size_t c = 0; c < cases.size(); ++c) {
+        // Named after the file and case, so that a job line (--reuse-xla) names one case only.
+        std::string flat = f;
+        std::replace(flat.begin(), flat.end(), '/', '_');
+        std::string path = config.workDir + "/cases/" + flat + "." + std::to_string(c + 1) + ".hlo";
+        if (!hlo::writeOutput(path, cases[c])) {
+          std::fprintf(stderr, "hlo-xla-corpus: cannot write %s\n", path.c_str());
+          return 1;
+        }
+        files.push_back("testdata/" + f + "#" + std::to_string(c + 1));
+        paths.push_back(path);
+        ++testdataCount;
+      }
+    }
+  }
+  // The previous run's jobs and XLA outcomes, for --reuse-xla.
+  std::set<std::string> oldJobs;
+  std::map<std::string, std::pair<std::string, std::string>> oldResults;
+  if (config.reuseXla) {
+    std::ifstream in(config.workDir + "/jobs.tsv");
+    for (std::string line; std::getline(in, line);) oldJobs.insert(line);
+    oldResults = readOracleResults(config.workDir + "/results.tsv");
+  }
+  std::error_code ec;
+  for (const char* sub : {"in", "ours", "xla"}) {
+    if (config.reuseXla && std::string(sub) == "xla") continue;
+    fs::remove_all(config.workDir + "/" + sub, ec);
+    fs::create_directories(config.workDir + "/" + sub, ec);
+    if (ec) {
+      std::fprintf(stderr, "hlo-xla-corpus: cannot create %s/%s: %s\n", config.workDir.c_str(), sub,
+                   ec.message().c_str());
+      return 1;
+    }
+  }
+  auto startTime = std::chrono::steady_clock::now();
+
+  // Step 1: inputs and our results.
+  std::map<std::string, size_t> index;  // path -> position
+  for (size_t i = 0; i < paths.size(); ++i) index[paths[i]] = i;
+  hlo::conformance::ChildLimits limits;
+  limits.timeoutSeconds = config.corpus.timeoutSeconds;
+  limits.addressSpaceBytes = config.corpus.maxMemory * 3 + (int64_t{1} << 30);
+  std::vector<Outcome> outcomes = hlo::conformance::runInChildren(
+      paths, config.corpus.jobs, limits, [&](const std::string& path) {
+        return prepareModule(path, std::to_string(index[path]), config);
+      });
+  // A timeout or crash of ours is a refusal; XLA still runs the module.
+  std::string jobs = config.workDir + "/jobs.tsv", results = config.workDir + "/results.tsv";
+  std::string todo = config.workDir + "/todo.tsv", todoResults = config.workDir + "/todo-results.tsv";
+  std::ofstream jobsOut(jobs), todoOut(todo);
+  std::map<std::string, std::pair<std::string, std::string>> reused;
+  int toXla = 0;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    Outcome& o = outcomes[i];
+    if (o.status == "timeout" || o.status == "crash" || o.status == "error") {
+      o.detail = o.status + ": " + o.detail;
+      o.status = "interp-refused";
+    }
+    std::string id = std::to_string(i);
+    if (o.status != "prepared" && o.status != "interp-refused") continue;
+    if (!fs::exists(config.workDir + "/in/" + id + ".npz")) continue;  // crashed before writing them
+    // A loop that ran past our limits most likely runs as long on XLA (many
+    // corpus loops never end): refused by us, not sent.
+    if (o.detail.rfind("while-limit", 0) == 0 || o.detail.rfind("timeout", 0) == 0) continue;
+    std::string xlaOut = config.workDir + "/xla/" + id + ".npz";
+    std::string line = paths[i] + "\t" + config.workDir + "/in/" + id + ".npz\t" + xlaOut;
+    jobsOut << line << "\n";
+    auto old = oldResults.find(paths[i]);
+    if (oldJobs.count(line) && old != oldResults.end() && (old->second.first != "ok" || fs::exists(xlaOut))) {
+      reused[paths[i]] = old->second;
+      continue;
+    }
+    // A result file of a run stopped before it recorded the outcome.
+    if (oldJobs.count(line) && old == oldResults.end() && fs::exists(xlaOut)) {
+      reused[paths[i]] = {"ok", ""};
+      continue;
+    }
+    todoOut << line << "\n";
+    ++toXla;
+  }
+  jobsOut.close();
+  todoOut.close();
+  double prepared = std::chrono::duration<double>(std::chrono::steady_clock::now() - startTime).count();
+  std::printf("xla-corpus: %d modules ready for XLA (%.0f s)%s; running XLA\n", toXla, prepared,
+              reused.empty() ? "" : (", " + std::to_string(reused.size()) + " results reused").c_str());
+
+  // Step 2: XLA. results.tsv gets every job's outcome, reused or new.
+  if (toXla && !runOracle(config, todo, todoResults)) return 1;
+  auto oracle = toXla ? readOracleResults(todoResults) : decltype(reused){};
+  oracle.insert(reused.begin(), reused.end());
+  {
+    std::ofstream out(results);
+    for (const auto& [path, result] : oracle) out << path << "\t" << result.first << "\t" << result.second << "\n";
+  }
+
+  // Step 3: compare.
+  for (size_t i = 0; i < paths.size(); ++i) {
+    Outcome& o = outcomes[i];
+    if (o.status != "prepared" && o.status != "interp-refused") continue;
+    auto it = oracle.find(paths[i]);
+    std::string id = std::to_string(i);
+    if (it == oracle.end()) {
+      if (o.status == "prepared") o = {"skipped", "no result from XLA (the oracle was stopped)", o.cpuSeconds};
+    } else if (it->second.first == "refused" ||
+               (it->second.first == "error" && it->second.second.rfind("run: ", 0) == 0)) {
+      // An error status from running is a refusal too (a collective over more
+      // replicas than the one device, an element type a thunk lacks).
+      o = {"xla-refused", it->second.second, o.cpuSeconds};
+    } else if (it->second.first == "unsupported") {
+      o = {"skipped", "oracle: " + it->second.second, o.cpuSeconds};
+    } else if (it->second.first != "ok" && o.status == "interp-refused") {
+      o.detail = o.detail + "; XLA: " + it->second.first + ": " + it->second.second;  // neither ran it
+    } else if (it->second.first != "ok") {
+      o = {"xla-failed", it->second.first + ": " + it->second.second, o.cpuSeconds};
+    } else if (o.status == "prepared") {
+      Outcome c = compareResults(config.workDir + "/ours/" + id + ".npz", config.workDir + "/xla/" + id + ".npz");
+      o = {c.status, hlo::conformance::oneLine(c.detail), o.cpuSeconds};
+    }
+    if (!config.keep)
+      for (const char* sub : {"in", "ours", "xla"}) fs::remove(config.workDir + "/" + sub + "/" + id + ".npz", ec);
+  }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - startTime).count();
+
+  auto expected = hlo::conformance::readExpectations(config.corpus.expectationsPath);
+  hlo::conformance::Tally tally = hlo::conformance::checkOutcomes(
+      files, outcomes, expected, {"skipped", "too-large", "xla-refused", "interp-refused"});
+  if (config.corpus.update && !config.corpus.expectationsPath.empty()) {
+    // Keep the analysis written by hand when the outcome stayed the same.
+    for (std::string& line : tally.expectationLines) {
+      size_t a = line.find('\t'), b = line.find('\t', a + 1);
+      auto it = expected.find(line.substr(0, a));
+      if (it != expected.end() && it->second.status == line.substr(a + 1, b - a - 1) && !it->second.detail.empty())
+        line = line.substr(0, b + 1) + it->second.detail;
+    }
+    hlo::conformance::writeExpectations(
+        config.corpus.expectationsPath,
+        "# Modules whose results on XLA and on the interpreter differ (see conformance/hlo-xla-corpus.cc).\n"
+        "# The detail says which side is right and why. Regenerate with `make conformance-xla UPDATE=1`;\n"
+        "# that keeps the detail of every line whose outcome is unchanged.\n"
+        "# file\toutcome\tdetail\n",
+        tally.expectationLines);
+  }
+  if (!config.corpus.timesPath.empty()) hlo::conformance::writeTimes(config.corpus.timesPath, files, outcomes);
+
+  auto count = [&](const char* status) {
+    auto it = tally.byOutcome.find(status);
+    return it == tally.byOutcome.end() ? 0 : it->second;
+  };
+  int agree = count("ok"), disagree = count("disagree");
+  std::printf("xla-corpus modules: %d from the corpus (visible, no expected error), %d from testdata\n",
+              corpusCount, testdataCount);
+  std::printf("  %6d  agree\n  %6d  disagree\n  %6d  refused by XLA\n  %6d  refused by us\n"
+              "  %6d  XLA failed (run error, timeout, crash)\n  %6d  too large\n"
+              "  %6d  skipped (does not parse or verify for us, or the oracle cannot run it)\n",
+              agree, disagree, count("xla-refused"), count("interp-refused"), count("xla-failed"),
+              count("too-large"), count("skipped"));
+  if (agree + disagree)
+    std::printf("  agreement: %d of %d modules both ran (%.2f%%)\n", agree, agree + disagree,
+                100.0 * agree / (agree + disagree));
+  std::printf("  %.1f s of wall time (max work %.3g, XLA timeout %g s)\n", seconds, config.corpus.maxWork,
+              config.xlaTimeout);
+  std::printf("xla-corpus: %d passed, %d failed, %d skipped\n", tally.passed, tally.failed, tally.skipped);
+  return tally.failed ? 1 : 0;
+}

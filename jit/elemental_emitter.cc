@@ -1,0 +1,518 @@
+// The elemental emitter: dispatch, data movement and reductions. The scalar
+// semantics of the elementwise opcodes are in elemental_scalar.cc.
+#include "jit/elemental_emitter.h"
+
+#include <algorithm>
+#include <cassert>
+#include <functional>
+#include <string>
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/GlobalVariable.h>
+
+#include "hlo/computation.h"
+
+namespace hlo::jit {
+
+Status cannotCompile(const Instruction& instr, const std::string& why) {
+  std::string message = "cannot compile " + std::string(opcodeName(instr.opcode())) + " (%" + instr.name() + ")";
+  if (!why.empty()) message += ": " + why;
+  return errorStatus(message, instr.loc());
+}
+
+namespace {
+
+// Element types the emitter computes with: pred, 8- to 64-bit integers and
+// f16, bf16, f32, f64 (sub-byte, f8 and complex types are not done yet).
+bool supportedType(ElementType t) {
+  switch (t) {
+    case ElementType::kPred: case ElementType::kS8: case ElementType::kS16: case ElementType::kS32:
+    case ElementType::kS64: case ElementType::kU8: case ElementType::kU16: case ElementType::kU32:
+    case ElementType::kU64: case ElementType::kF16: case ElementType::kBF16: case ElementType::kF32:
+    case ElementType::kF64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+Status checkTypes(const Instruction& instr) {
+  auto check = [&](const Shape& s) -> Status {
+    if (!s.isArray()) return cannotCompile(instr, "a " + s.toString(false) + " value is not an array");
+    if (!supportedType(s.type()))
+      return cannotCompile(instr, "element type " + std::string(elementTypeName(s.type())) + " is not supported");
+    if (s.isDynamic()) return cannotCompile(instr, "dynamic dimensions are not supported");
+    return okStatus();
+  };
+  HLO_RETURN_IF_ERROR(check(instr.shape()));
+  for (const Instruction* op : instr.operands()) HLO_RETURN_IF_ERROR(check(op->shape()));
+  return okStatus();
+}
+
+bool untiled(const Shape& s) { return !s.layout() || (s.layout()->tiles.empty() && s.layout()->elementSizeBits == 0); }
+
+// Dimension numbers from the most major to the most minor.
+std::vector<int64_t> majorToMinor(const Shape& s) {
+  std::vector<int64_t> m2m = s.minorToMajor();
+  return std::vector<int64_t>(m2m.rbegin(), m2m.rend());
+}
+
+// A layout that stores the array in row-major order (or none written).
+bool rowMajor(const Shape& s) {
+  if (!s.layout()) return true;
+  std::vector<int64_t> m2m = s.minorToMajor();
+  for (size_t i = 0; i < m2m.size(); ++i)
+    if (m2m[i] != static_cast<int64_t>(m2m.size() - 1 - i)) return false;
+  return s.layout()->tiles.empty();
+}
+
+}  // namespace
+
+llvm::Type* ElementalEmitter::storageType(ElementType t) {
+  llvm::LLVMContext& c = module_.getContext();
+  switch (t) {
+    case ElementType::kF16: return llvm::Type::getHalfTy(c);
+    case ElementType::kF32: return llvm::Type::getFloatTy(c);
+    case ElementType::kF64: return llvm::Type::getDoubleTy(c);
+    default: return llvm::Type::getIntNTy(c, storageBytes(t) * 8);
+  }
+}
+
+llvm::Type* ElementalEmitter::valueType(ElementType t) {
+  return t == ElementType::kPred ? b_.getInt1Ty() : storageType(t);
+}
+
+llvm::Value* ElementalEmitter::load(llvm::Value* base, llvm::Value* linear, ElementType t) {
+  llvm::Type* st = storageType(t);
+  llvm::Value* v = b_.CreateLoad(st, b_.CreateInBoundsGEP(st, base, linear));
+  return t == ElementType::kPred ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
+}
+
+void ElementalEmitter::store(llvm::Value* value, llvm::Value* base, llvm::Value* linear, ElementType t) {
+  llvm::Type* st = storageType(t);
+  if (t == ElementType::kPred) value = b_.CreateZExt(value, st);
+  b_.CreateStore(value, b_.CreateInBoundsGEP(st, base, linear));
+}
+
+llvm::Value* ElementalEmitter::linearize(const IrIndex& index) {
+  if (index.linear) return index.linear;
+  assert(index.multi.size() == index.dims.size() && "an index of another rank");
+  llvm::Value* linear = i64(0);
+  for (size_t d = 0; d < index.dims.size(); ++d)
+    linear = b_.CreateAdd(b_.CreateMul(linear, i64(index.dims[d]), "", true, true), index.multi[d], "", true, true);
+  return linear;
+}
+
+IrIndex ElementalEmitter::delinearize(llvm::Value* linear, const std::vector<int64_t>& dims) {
+  // Unused components cost nothing: LLVM deletes the divisions nobody reads.
+  IrIndex index{dims, std::vector<llvm::Value*>(dims.size()), linear};
+  llvm::Value* rest = linear;
+  for (size_t d = dims.size(); d-- > 0;) {
+    index.multi[d] = d == 0 ? rest : b_.CreateURem(rest, i64(dims[d]));
+    if (d > 0) rest = b_.CreateUDiv(rest, i64(dims[d]));
+  }
+  return index;
+}
+
+llvm::AllocaInst* ElementalEmitter::entryAlloca(llvm::Type* type, const std::string& name) {
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::IRBuilder<> entry(&fn->getEntryBlock(), fn->getEntryBlock().begin());
+  return entry.CreateAlloca(type, nullptr, name);
+}
+
+StatusOr<llvm::Value*> ElementalEmitter::emit(const Instruction& instr, const IrIndex& index) {
+  CacheKey key{&instr, index.multi};
+  if (index.multi.empty() && index.linear) key.second.push_back(index.linear);
+  for (auto scope = cache_.rbegin(); scope != cache_.rend(); ++scope) {
+    auto it = scope->find(key);
+    if (it != scope->end()) return it->second;
+  }
+  HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitUncached(instr, index));
+  cache_.back()[key] = v;
+  return v;
+}
+
+StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, const IrIndex& index) {
+  if (auto it = arrays_.find(&instr); it != arrays_.end()) {
+    if (!instr.shape().isArray()) return cannotCompile(instr, "reading a tuple is not supported");
+    IrIndex own = index;
+    own.dims = instr.shape().dims();
+    if (index.linear && index.dims != own.dims) own.linear = nullptr;
+    if (!own.linear && own.multi.size() != own.dims.size())
+      return cannotCompile(instr, "internal error: read with an index of rank " + std::to_string(own.multi.size()));
+    return load(it->second, linearize(own), instr.shape().type());
+  }
+  HLO_RETURN_IF_ERROR(checkTypes(instr));
+  const Attributes& a = instr.attrs();
+  const std::vector<int64_t>& outDims = instr.shape().dims();
+  auto operandAt = [&](int i, const IrIndex& idx) { return emit(*instr.operand(i), idx); };
+  // An index into operand i from per-dimension values.
+  auto indexOf = [&](int i, std::vector<llvm::Value*> multi) {
+    return IrIndex{instr.operand(i)->shape().dims(), std::move(multi), nullptr};
+  };
+
+  switch (instr.opcode()) {
+    case Opcode::kParameter:
+      return cannotCompile(instr, "a parameter with no array bound to it");
+    case Opcode::kConstant:
+      return emitConstant(instr, index);
+    case Opcode::kReplicaId:
+    case Opcode::kPartitionId:
+      // One device: replica 0 of partition 0.
+      return static_cast<llvm::Value*>(llvm::ConstantInt::get(valueType(instr.shape().type()), 0));
+    case Opcode::kIota: {
+      int64_t d = a.getInt(AttrKey::kIotaDimension);
+      if (d < 0 || d >= instr.shape().rank()) return cannotCompile(instr, "iota_dimension out of range");
+      return convert(instr, ElementType::kS64, instr.shape().type(), index.multi[d]);
+    }
+    case Opcode::kBroadcast: {
+      const std::vector<int64_t>& dims = a.getInts(AttrKey::kDimensions);
+      std::vector<llvm::Value*> multi;
+      for (int64_t d : dims) multi.push_back(index.multi[d]);
+      return operandAt(0, indexOf(0, multi));
+    }
+    case Opcode::kBitcast: {
+      // The element at the same position in memory: the output index's
+      // offset in the output's layout, read back in the operand's layout.
+      const Shape& in = instr.operand(0)->shape();
+      if (instr.shape().elementCount() != in.elementCount())
+        return cannotCompile(instr, "element counts differ");
+      if (instr.shape().type() != in.type() || !untiled(instr.shape()) || !untiled(in))
+        return cannotCompile(instr, "only bitcasts between untiled layouts of one element type are supported");
+      if (rowMajor(instr.shape()) && rowMajor(in))
+        return operandAt(0, delinearize(linearize(index), in.dims()));
+      std::vector<int64_t> outOrder = majorToMinor(instr.shape()), inOrder = majorToMinor(in);
+      llvm::Value* offset = i64(0);
+      for (int64_t d : outOrder)
+        offset = b_.CreateAdd(b_.CreateMul(offset, i64(outDims[d])), index.multi[d]);
+      std::vector<int64_t> physical;
+      for (int64_t d : inOrder) physical.push_back(in.dim(static_cast<int>(d)));
+      IrIndex p = delinearize(offset, physical);
+      std::vector<llvm::Value*> multi(in.rank());
+      for (size_t k = 0; k < inOrder.size(); ++k) multi[inOrder[k]] = p.multi[k];
+      return operandAt(0, indexOf(0, multi));
+    }
+    case Opcode::kReshape: {
+      if (instr.shape().elementCount() != instr.operand(0)->shape().elementCount())
+        return cannotCompile(instr, "element counts differ");
+      llvm::Value* linear = linearize(index);
+      return operandAt(0, delinearize(linear, instr.operand(0)->shape().dims()));
+    }
+    case Opcode::kCopy:
+      return operandAt(0, index);
+    case Opcode::kTranspose: {
+      const std::vector<int64_t>& perm = a.getInts(AttrKey::kDimensions);
+      std::vector<llvm::Value*> multi(perm.size());
+      for (size_t i = 0; i < perm.size(); ++i) multi[perm[i]] = index.multi[i];
+      return operandAt(0, indexOf(0, multi));
+    }
+    case Opcode::kSlice: {
+      const AttrValue* slice = a.find(AttrKey::kSlice);
+      if (!slice || slice->slices.size() != outDims.size()) return cannotCompile(instr, "bad slice attribute");
+      std::vector<llvm::Value*> multi;
+      for (size_t d = 0; d < outDims.size(); ++d) {
+        const SliceDim& s = slice->slices[d];
+        multi.push_back(b_.CreateAdd(i64(s.start), b_.CreateMul(index.multi[d], i64(s.stride))));
+      }
+      return operandAt(0, indexOf(0, multi));
+    }
+    case Opcode::kReverse: {
+      std::vector<llvm::Value*> multi = index.multi;
+      for (int64_t d : a.getInts(AttrKey::kDimensions))
+        multi[d] = b_.CreateSub(i64(outDims[d] - 1), multi[d]);
+      return operandAt(0, indexOf(0, multi));
+    }
+    case Opcode::kConcatenate:
+      return emitConcatenate(instr, index, 0, 0);
+    case Opcode::kPad:
+      return emitPad(instr, index);
+    case Opcode::kDynamicSlice:
+      return emitDynamicSlice(instr, index);
+    case Opcode::kDynamicUpdateSlice:
+      return emitDynamicUpdateSlice(instr, index);
+    case Opcode::kReduce:
+      return emitReduce(instr, index);
+    default:
+      break;
+  }
+  if (opcodeCategory(instr.opcode()) == OpCategory::kElementwise) return emitElementwise(instr, index);
+  return cannotCompile(instr);
+}
+
+StatusOr<llvm::Value*> ElementalEmitter::emitElementwise(const Instruction& instr, const IrIndex& index) {
+  // Operands have the result's dimensions, except scalar bounds of clamp
+  // and a scalar predicate of select, which XLA still accepts.
+  std::vector<llvm::Value*> ops;
+  for (const Instruction* op : instr.operands()) {
+    bool scalar = op->shape().rank() == 0 && instr.shape().rank() != 0;
+    if (!scalar && op->shape().dims() != instr.shape().dims())
+      return cannotCompile(instr, "operand %" + op->name() + " has other dimensions than the result");
+    IrIndex idx = scalar ? scalarIndex() : index;
+    HLO_ASSIGN_OR_RETURN(llvm::Value * v, emit(*op, idx));
+    ops.push_back(v);
+  }
+  ElementType t = instr.operandCount() ? instr.operand(0)->shape().type() : instr.shape().type();
+  // Mixed element types (which the verifier lets through for some ops) are
+  // not done: the ops below compute in one type.
+  Opcode op = instr.opcode();
+  bool typeChanging = op == Opcode::kCompare || op == Opcode::kConvert || op == Opcode::kBitcastConvert ||
+                      op == Opcode::kIsFinite || op == Opcode::kSelect;
+  for (int i = op == Opcode::kSelect ? 1 : 0; i < instr.operandCount(); ++i)
+    if (instr.operand(i)->shape().type() != (typeChanging && op != Opcode::kSelect ? t : instr.shape().type()))
+      return cannotCompile(instr, "operands of mixed element types");
+  switch (instr.opcode()) {
+    case Opcode::kSelect:
+      return b_.CreateSelect(ops[0], ops[1], ops[2]);
+    case Opcode::kClamp:
+      return clamp(instr.shape().type(), ops[0], ops[1], ops[2]);
+    case Opcode::kCompare:
+      return compare(instr, t, ops[0], ops[1]);
+    case Opcode::kConvert:
+    case Opcode::kBitcastConvert:
+      return convert(instr, t, instr.shape().type(), ops[0]);
+    default:
+      break;
+  }
+  if (ops.size() == 1) return unary(instr, t, ops[0]);
+  if (ops.size() == 2) return binary(instr.opcode(), instr, t, ops[0], ops[1]);
+  return cannotCompile(instr);
+}
+
+StatusOr<llvm::Value*> ElementalEmitter::emitConstant(const Instruction& instr, const IrIndex& index) {
+  if (!instr.hasLiteral() || instr.literal().elided())
+    return cannotCompile(instr, "the constant's values are left out");
+  const Literal& lit = instr.literal();
+  ElementType t = lit.type();
+  llvm::Type* st = storageType(t);
+  auto scalarAt = [&](int64_t i) -> llvm::Value* {
+    uint64_t bits = lit.bitsAt(i);
+    llvm::Value* v = llvm::ConstantInt::get(b_.getIntNTy(storageBytes(t) * 8), bits);
+    if (st->isFloatingPointTy()) v = b_.CreateBitCast(v, st);
+    return t == ElementType::kPred ? b_.getInt1(bits != 0) : v;
+  };
+  if (lit.elementCount() == 1) return scalarAt(0);
+  // Larger constants live in a global of their storage bytes.
+  std::string name = "const." + instr.name();
+  llvm::GlobalVariable* g = module_.getGlobalVariable(name, true);
+  if (!g) {
+    llvm::StringRef bytes(reinterpret_cast<const char*>(lit.untypedData()), lit.byteSize());
+    auto* data = llvm::ConstantDataArray::getString(module_.getContext(), bytes, /*AddNull=*/false);
+    g = new llvm::GlobalVariable(module_, data->getType(), true, llvm::GlobalValue::PrivateLinkage, data, name);
+    g->setAlignment(llvm::Align(64));
+  }
+  IrIndex own = index;
+  own.dims = instr.shape().dims();
+  if (index.linear && index.dims != own.dims) own.linear = nullptr;
+  if (!own.linear && own.multi.size() != own.dims.size())
+    return cannotCompile(instr, "internal error: read with an index of rank " + std::to_string(own.multi.size()));
+  return load(g, linearize(own), t);
+}
+
+StatusOr<llvm::Value*> ElementalEmitter::emitConcatenate(const Instruction& instr, const IrIndex& index,
+                                                         int operand, int64_t offset) {
+  const std::vector<int64_t>& dimAttr = instr.attrs().getInts(AttrKey::kDimensions);
+  if (dimAttr.size() != 1) return cannotCompile(instr, "bad dimensions attribute");
+  int64_t d = dimAttr[0];
+  auto read = [&]() -> StatusOr<llvm::Value*> {
+    IrIndex idx{instr.operand(operand)->shape().dims(), index.multi, nullptr};
+    idx.multi[d] = b_.CreateSub(index.multi[d], i64(offset));
+    return emit(*instr.operand(operand), idx);
+  };
+  int64_t end = offset + instr.operand(operand)->shape().dim(static_cast<int>(d));
+  if (operand + 1 == instr.operandCount()) return read();
+  return emitIf(b_.CreateICmpSLT(index.multi[d], i64(end)), read,
+                [&]() { return emitConcatenate(instr, index, operand + 1, end); });
+}
+
+StatusOr<llvm::Value*> ElementalEmitter::emitPad(const Instruction& instr, const IrIndex& index) {
+  const AttrValue* pad = instr.attrs().find(AttrKey::kPadding);
+  const Shape& in = instr.operand(0)->shape();
+  if (!pad || pad->padding.size() != static_cast<size_t>(in.rank())) return cannotCompile(instr, "bad padding");
+  // Output position o reads operand element (o - low) / (interior + 1) when
+  // that divides exactly and lands inside the operand.
+  llvm::Value* inside = b_.getTrue();
+  std::vector<llvm::Value*> multi;
+  for (int d = 0; d < in.rank(); ++d) {
+    const PadDim& p = pad->padding[d];
+    llvm::Value* t = b_.CreateSub(index.multi[d], i64(p.low));
+    llvm::Value* q = t;
+    inside = b_.CreateAnd(inside, b_.CreateICmpSGE(t, i64(0)));
+    if (p.interior > 0) {
+      q = b_.CreateSDiv(t, i64(p.interior + 1));
+      inside = b_.CreateAnd(inside, b_.CreateICmpEQ(b_.CreateSRem(t, i64(p.interior + 1)), i64(0)));
+    }
+    inside = b_.CreateAnd(inside, b_.CreateICmpSLT(q, i64(in.dim(d))));
+    multi.push_back(q);
+  }
+  return emitIf(
+      inside, [&]() { return emit(*instr.operand(0), IrIndex{in.dims(), multi, nullptr}); },
+      [&]() { return emit(*instr.operand(1), scalarIndex()); });
+}
+
+StatusOr<std::vector<llvm::Value*>> ElementalEmitter::startIndices(const Instruction& instr, int first,
+                                                                   const std::vector<int64_t>& sizes) {
+  const Shape& in = instr.operand(0)->shape();
+  if (instr.operandCount() != first + in.rank())
+    return cannotCompile(instr, "expected one scalar start index per dimension");
+  std::vector<llvm::Value*> starts;
+  for (int d = 0; d < in.rank(); ++d) {
+    const Instruction& op = *instr.operand(first + d);
+    if (op.shape().rank() != 0 || !isInteger(op.shape().type()))
+      return cannotCompile(instr, "start indices must be integer scalars");
+    HLO_ASSIGN_OR_RETURN(llvm::Value * v, emit(op, scalarIndex()));
+    v = isSigned(op.shape().type()) ? b_.CreateSExt(v, b_.getInt64Ty()) : b_.CreateZExt(v, b_.getInt64Ty());
+    // XLA clamps the start so the whole window lies inside the operand.
+    llvm::Value* hi = i64(std::max<int64_t>(in.dim(d) - sizes[d], 0));
+    v = b_.CreateSelect(b_.CreateICmpSLT(v, i64(0)), i64(0), v);
+    v = b_.CreateSelect(b_.CreateICmpSGT(v, hi), hi, v);
+    starts.push_back(v);
+  }
+  return starts;
+}
+
+StatusOr<llvm::Value*> ElementalEmitter::emitDynamicSlice(const Instruction& instr, const IrIndex& index) {
+  HLO_ASSIGN_OR_RETURN(std::vector<llvm::Value*> starts, startIndices(instr, 1, instr.shape().dims()));
+  std::vector<llvm::Value*> multi;
+  for (size_t d = 0; d < starts.size(); ++d) multi.push_back(b_.CreateAdd(starts[d], index.multi[d]));
+  return emit(*instr.operand(0), IrIndex{instr.operand(0)->shape().dims(), multi, nullptr});
+}
+
+StatusOr<llvm::Value*> ElementalEmitter::emitDynamicUpdateSlice(const Instruction& instr, const IrIndex& index) {
+  const Shape& update = instr.operand(1)->shape();
+  HLO_ASSIGN_OR_RETURN(std::vector<llvm::Value*> starts, startIndices(instr, 2, update.dims()));
+  llvm::Value* inside = b_.getTrue();
+  std::vector<llvm::Value*> multi;
+  for (size_t d = 0; d < starts.size(); ++d) {
+    llvm::Value* t = b_.CreateSub(index.multi[d], starts[d]);
+    inside = b_.CreateAnd(inside, b_.CreateICmpSGE(t, i64(0)));
+    inside = b_.CreateAnd(inside, b_.CreateICmpSLT(t, i64(update.dim(static_cast<int>(d)))));
+    multi.push_back(t);
+  }
+  return emitIf(
+      inside, [&]() { return emit(*instr.operand(1), IrIndex{update.dims(), multi, nullptr}); },
+      [&]() { return emit(*instr.operand(0), index); });
+}
+
+// reduce(operand, init) with a reducer that is one elementwise binary op of
+// its two parameters. Algorithm, for one output element:
+//   1. total = init;
+//   2. loop over the reduced dimensions but the innermost, and that one in
+//      blocks of kBlock elements;
+//   3. each block sums into a fresh partial that starts at the op's
+//      identity — its float adds may be reassociated, so LLVM vectorizes
+//      them with vector accumulators — and the partial joins the total,
+//      for f32/f64 sums with Kahan's compensated addition.
+// This keeps f32 sums accurate: an element passes through at most
+// kBlock / lanes partial additions, and the running total's rounding
+// errors are compensated once per block. (The reference interpreter folds
+// sequentially; on sums with heavy cancellation the two can differ by more
+// than the harness's f32 tolerance, and then the interpreter is the less
+// accurate one.)
+StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, const IrIndex& index) {
+  constexpr int64_t kBlock = 4096;
+  if (instr.operandCount() != 2 || !instr.shape().isArray())
+    return cannotCompile(instr, "only reduces of one operand are supported");
+  const Computation* reducer = instr.attrs().getComputation(AttrKey::kToApply);
+  const Instruction* root = reducer ? reducer->root() : nullptr;
+  Opcode op = root ? root->opcode() : Opcode::kParameter;
+  bool simple = root && reducer->parameterCount() == 2 && root->operandCount() == 2 &&
+                ((root->operand(0) == reducer->parameter(0) && root->operand(1) == reducer->parameter(1)) ||
+                 (root->operand(0) == reducer->parameter(1) && root->operand(1) == reducer->parameter(0)));
+  ElementType t = instr.shape().type();
+  if (instr.operand(0)->shape().type() != t || instr.operand(1)->shape().type() != t ||
+      (root && root->shape().type() != t))
+    return cannotCompile(instr, "mixed-precision reductions are not supported");
+  llvm::Value* id = simple ? identity(op, t) : nullptr;
+  if (!id) return cannotCompile(instr, "the reducer must be add, multiply, maximum, minimum, and or or of its parameters");
+  const Instruction& input = *instr.operand(0);
+  const std::vector<int64_t>& inDims = input.shape().dims();
+  std::vector<int64_t> reduced = instr.attrs().getInts(AttrKey::kDimensions);
+  std::sort(reduced.begin(), reduced.end());
+
+  HLO_ASSIGN_OR_RETURN(llvm::Value * init, emit(*instr.operand(1), scalarIndex()));
+  llvm::AllocaInst* total = entryAlloca(valueType(t), "total");
+  llvm::AllocaInst* partial = entryAlloca(valueType(t), "partial");
+  b_.CreateStore(init, total);
+  // f32 and f64 sums add the block partials with Kahan's compensation, so
+  // the number of blocks does not grow the error.
+  llvm::AllocaInst* compensation = nullptr;
+  if (op == Opcode::kAdd && (t == ElementType::kF32 || t == ElementType::kF64)) {
+    compensation = entryAlloca(valueType(t), "compensation");
+    b_.CreateStore(llvm::ConstantFP::get(valueType(t), 0.0), compensation);
+  }
+  IrIndex in{inDims, std::vector<llvm::Value*>(inDims.size()), nullptr};
+  for (size_t d = 0, k = 0; d < inDims.size(); ++d)
+    if (!std::binary_search(reduced.begin(), reduced.end(), static_cast<int64_t>(d))) in.multi[d] = index.multi[k++];
+
+  auto combine = [&](llvm::Value* acc, llvm::Value* x, bool reassociate) -> StatusOr<llvm::Value*> {
+    HLO_ASSIGN_OR_RETURN(llvm::Value * v, binary(op, *root, t, acc, x));
+    auto* arith = llvm::dyn_cast<llvm::BinaryOperator>(v);
+    if (reassociate && arith && arith->getType()->isFloatingPointTy()) arith->setHasAllowReassoc(true);
+    return v;
+  };
+  // f16 and bf16 are rounded at every step, so their sums depend on the
+  // order far more than f32's: they fold in row-major order, one element
+  // after another, exactly as the reference interpreter does.
+  bool sequential = t == ElementType::kF16 || t == ElementType::kBF16;
+  // The innermost reduced dimension, in blocks.
+  auto innermost = [&]() -> Status {
+    if (sequential && !reduced.empty()) {
+      int64_t d = reduced.back();
+      return emitLoop(i64(0), i64(inDims[d]), "r", [&](llvm::Value* j) -> Status {
+        in.multi[d] = j;
+        HLO_ASSIGN_OR_RETURN(llvm::Value * x, emit(input, in));
+        HLO_ASSIGN_OR_RETURN(llvm::Value * v, combine(b_.CreateLoad(valueType(t), total), x, false));
+        b_.CreateStore(v, total);
+        return okStatus();
+      });
+    }
+    if (reduced.empty()) {
+      HLO_ASSIGN_OR_RETURN(llvm::Value * x, emit(input, in));
+      HLO_ASSIGN_OR_RETURN(llvm::Value * v, combine(b_.CreateLoad(valueType(t), total), x, false));
+      b_.CreateStore(v, total);
+      return okStatus();
+    }
+    int64_t d = reduced.back();
+    int64_t n = inDims[d];
+    int64_t blocks = (n + kBlock - 1) / kBlock;
+    return emitLoop(i64(0), i64(blocks), "block", [&](llvm::Value* blk) -> Status {
+      llvm::Value* lo = b_.CreateMul(blk, i64(kBlock));
+      llvm::Value* hi = b_.CreateAdd(lo, i64(kBlock));
+      hi = b_.CreateSelect(b_.CreateICmpSLT(hi, i64(n)), hi, i64(n));
+      b_.CreateStore(id, partial);
+      HLO_RETURN_IF_ERROR(emitLoop(lo, hi, "r", [&](llvm::Value* j) -> Status {
+        in.multi[d] = j;
+        HLO_ASSIGN_OR_RETURN(llvm::Value * x, emit(input, in));
+        HLO_ASSIGN_OR_RETURN(llvm::Value * v, combine(b_.CreateLoad(valueType(t), partial), x, true));
+        b_.CreateStore(v, partial);
+        return okStatus();
+      }));
+      llvm::Value* sum = b_.CreateLoad(valueType(t), total);
+      llvm::Value* part = b_.CreateLoad(valueType(t), partial);
+      if (compensation) {
+        // Kahan: y = part - c; s = sum + y; c = (s - sum) - y.
+        llvm::Value* y = b_.CreateFSub(part, b_.CreateLoad(valueType(t), compensation));
+        llvm::Value* next = b_.CreateFAdd(sum, y);
+        b_.CreateStore(b_.CreateFSub(b_.CreateFSub(next, sum), y), compensation);
+        b_.CreateStore(next, total);
+        return okStatus();
+      }
+      HLO_ASSIGN_OR_RETURN(llvm::Value * v, combine(sum, part, false));
+      b_.CreateStore(v, total);
+      return okStatus();
+    });
+  };
+  // The other reduced dimensions, outermost first.
+  std::function<Status(size_t)> nest = [&](size_t k) -> Status {
+    if (k + 1 >= reduced.size()) return innermost();
+    int64_t d = reduced[k];
+    return emitLoop(i64(0), i64(inDims[d]), "rd", [&](llvm::Value* j) -> Status {
+      in.multi[d] = j;
+      return nest(k + 1);
+    });
+  };
+  HLO_RETURN_IF_ERROR(nest(0));
+  return static_cast<llvm::Value*>(b_.CreateLoad(valueType(t), total));
+}
+
+}  // namespace hlo::jit

@@ -1,0 +1,166 @@
+// The elemental IR emitter: the LLVM IR value of one element of an HLO
+// instruction at a given index, computed from the elements of its operands.
+//
+// It knows nothing of loops over outputs or of threads: a backend wraps it in
+// its own loop nest (backends/cpu/kernel_emitter.cc) and binds the arrays it
+// reads — kernel arguments, fused-computation parameters — to base pointers.
+// A fused computation is emitted inline, one element at a time, so a fusion
+// needs no intermediate buffers. Reductions emit their own inner loop nest at
+// the point where an element of the reduce is asked for.
+//
+// Values are held in their storage type (pred as i1, f16 as half, bf16 as its
+// i16 bits); f16 and bf16 compute in f32 and are rounded after every
+// operation, as the reference interpreter does.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include "hlo/instruction.h"
+#include "hlo/status.h"
+
+namespace hlo::jit {
+
+// An index into an array of `dims`: one i64 per dimension, and the row-major
+// linear index when it is at hand (elementwise chains then address memory
+// without dividing it back into dimensions).
+struct IrIndex {
+  std::vector<int64_t> dims;
+  std::vector<llvm::Value*> multi;
+  llvm::Value* linear = nullptr;
+};
+
+class ElementalEmitter {
+ public:
+  ElementalEmitter(llvm::IRBuilder<>& b, llvm::Module& module) : b_(b), module_(module) {}
+
+  // Reads of `instr` load from `base` (row-major, storage layout of Literal).
+  void bindArray(const Instruction* instr, llvm::Value* base) { arrays_[instr] = base; }
+
+  // The element of `instr` at `index`; an unsupported opcode or element type
+  // is an error "cannot compile <opcode> (%name)...".
+  StatusOr<llvm::Value*> emit(const Instruction& instr, const IrIndex& index);
+
+  // Storage IR type of an element type (i8 for pred), and the type values
+  // are held in while computing (i1 for pred).
+  llvm::Type* storageType(ElementType t);
+  llvm::Type* valueType(ElementType t);
+  // Loads/stores one element, converting pred between i8 and i1.
+  llvm::Value* load(llvm::Value* base, llvm::Value* linear, ElementType t);
+  void store(llvm::Value* value, llvm::Value* base, llvm::Value* linear, ElementType t);
+
+  // Index helpers.
+  llvm::Value* linearize(const IrIndex& index);
+  IrIndex delinearize(llvm::Value* linear, const std::vector<int64_t>& dims);
+  IrIndex scalarIndex() const { return IrIndex{}; }
+
+  // `for (i = begin; i < end; ++i) body(i)` at the insertion point; the
+  // builder is left after the loop. Values made inside are not cached past it.
+  template <typename Body>
+  Status emitLoop(llvm::Value* begin, llvm::Value* end, const std::string& name, Body&& body);
+
+  // An i64 constant.
+  llvm::Value* i64(int64_t v) { return b_.getInt64(v); }
+  // A variable in the function's entry block (promoted to a register by LLVM).
+  llvm::AllocaInst* entryAlloca(llvm::Type* type, const std::string& name);
+
+  // Scalar semantics, shared with the reductions (elemental_scalar.cc).
+  StatusOr<llvm::Value*> unary(const Instruction& instr, ElementType t, llvm::Value* x);
+  StatusOr<llvm::Value*> binary(Opcode op, const Instruction& instr, ElementType t, llvm::Value* a,
+                                llvm::Value* c);
+  StatusOr<llvm::Value*> compare(const Instruction& instr, ElementType t, llvm::Value* a, llvm::Value* c);
+  StatusOr<llvm::Value*> convert(const Instruction& instr, ElementType from, ElementType to, llvm::Value* x);
+  llvm::Value* clamp(ElementType t, llvm::Value* lo, llvm::Value* x, llvm::Value* hi);
+  // The identity of a reducer's opcode (0 for add, 1 for multiply, ...), or null.
+  llvm::Value* identity(Opcode op, ElementType t);
+
+ private:
+  StatusOr<llvm::Value*> emitUncached(const Instruction& instr, const IrIndex& index);
+  StatusOr<llvm::Value*> emitElementwise(const Instruction& instr, const IrIndex& index);
+  StatusOr<llvm::Value*> emitConstant(const Instruction& instr, const IrIndex& index);
+  StatusOr<llvm::Value*> emitConcatenate(const Instruction& instr, const IrIndex& index, int operand,
+                                         int64_t offset);
+  StatusOr<llvm::Value*> emitPad(const Instruction& instr, const IrIndex& index);
+  StatusOr<llvm::Value*> emitDynamicSlice(const Instruction& instr, const IrIndex& index);
+  StatusOr<llvm::Value*> emitDynamicUpdateSlice(const Instruction& instr, const IrIndex& index);
+  StatusOr<llvm::Value*> emitReduce(const Instruction& instr, const IrIndex& index);
+  // `cond ? then() : otherwise()` with real branches (only one side runs).
+  template <typename Then, typename Else>
+  StatusOr<llvm::Value*> emitIf(llvm::Value* cond, Then&& then, Else&& otherwise);
+  // Clamped i64 start indices of dynamic-(update-)slice, operands first..first+rank-1.
+  StatusOr<std::vector<llvm::Value*>> startIndices(const Instruction& instr, int first,
+                                                   const std::vector<int64_t>& sizes);
+
+  // Elements already computed, per scope: a value made inside a loop body or
+  // a branch does not dominate code after it, so each gets a scope.
+  using CacheKey = std::pair<const Instruction*, std::vector<llvm::Value*>>;
+  std::vector<std::map<CacheKey, llvm::Value*>> cache_ = std::vector<std::map<CacheKey, llvm::Value*>>(1);
+
+  llvm::IRBuilder<>& b_;
+  llvm::Module& module_;
+  std::unordered_map<const Instruction*, llvm::Value*> arrays_;
+};
+
+// "cannot compile <opcode> (%name)" plus an optional reason.
+Status cannotCompile(const Instruction& instr, const std::string& why = "");
+
+template <typename Body>
+Status ElementalEmitter::emitLoop(llvm::Value* begin, llvm::Value* end, const std::string& name, Body&& body) {
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::LLVMContext& ctx = fn->getContext();
+  llvm::BasicBlock* pre = b_.GetInsertBlock();
+  auto* header = llvm::BasicBlock::Create(ctx, name + ".header", fn);
+  auto* bodyBlock = llvm::BasicBlock::Create(ctx, name + ".body", fn);
+  auto* exit = llvm::BasicBlock::Create(ctx, name + ".exit", fn);
+  b_.CreateBr(header);
+  b_.SetInsertPoint(header);
+  llvm::PHINode* i = b_.CreatePHI(b_.getInt64Ty(), 2, name);
+  i->addIncoming(begin, pre);
+  b_.CreateCondBr(b_.CreateICmpSLT(i, end), bodyBlock, exit);
+  b_.SetInsertPoint(bodyBlock);
+  cache_.emplace_back();
+  Status s = body(static_cast<llvm::Value*>(i));
+  cache_.pop_back();
+  if (!s.ok()) return s;
+  llvm::Value* next = b_.CreateAdd(i, i64(1), name + ".next", /*HasNUW=*/true, /*HasNSW=*/true);
+  i->addIncoming(next, b_.GetInsertBlock());
+  b_.CreateBr(header);
+  b_.SetInsertPoint(exit);
+  return okStatus();
+}
+
+template <typename Then, typename Else>
+StatusOr<llvm::Value*> ElementalEmitter::emitIf(llvm::Value* cond, Then&& then, Else&& otherwise) {
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::LLVMContext& ctx = fn->getContext();
+  auto* thenBlock = llvm::BasicBlock::Create(ctx, "if.then", fn);
+  auto* elseBlock = llvm::BasicBlock::Create(ctx, "if.else", fn);
+  auto* merge = llvm::BasicBlock::Create(ctx, "if.end", fn);
+  b_.CreateCondBr(cond, thenBlock, elseBlock);
+  b_.SetInsertPoint(thenBlock);
+  cache_.emplace_back();
+  StatusOr<llvm::Value*> a = then();
+  cache_.pop_back();
+  if (!a.ok()) return a.status();
+  llvm::BasicBlock* thenEnd = b_.GetInsertBlock();
+  b_.CreateBr(merge);
+  b_.SetInsertPoint(elseBlock);
+  cache_.emplace_back();
+  StatusOr<llvm::Value*> c = otherwise();
+  cache_.pop_back();
+  if (!c.ok()) return c.status();
+  llvm::BasicBlock* elseEnd = b_.GetInsertBlock();
+  b_.CreateBr(merge);
+  b_.SetInsertPoint(merge);
+  llvm::PHINode* phi = b_.CreatePHI((*a)->getType(), 2);
+  phi->addIncoming(*a, thenEnd);
+  phi->addIncoming(*c, elseEnd);
+  return static_cast<llvm::Value*>(phi);
+}
+
+}  // namespace hlo::jit

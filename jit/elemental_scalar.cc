@@ -1,0 +1,377 @@
+// The elemental emitter's scalar semantics: one LLVM IR sequence per
+// elementwise opcode and element type, matching interp/scalar_ops.h (integer
+// division by zero, shifts past the width, NaN-propagating maximum, float to
+// integer saturation, ...).
+#include <llvm/IR/Intrinsics.h>
+
+#include "hlo/attributes.h"
+#include "jit/elemental_emitter.h"
+
+namespace hlo::jit {
+namespace {
+
+bool smallFloat(ElementType t) { return t == ElementType::kF16 || t == ElementType::kBF16; }
+
+}  // namespace
+
+// f16 and bf16 compute in f32 (as the interpreter does) and round once per
+// operation; these move values between the storage and compute forms.
+static llvm::Value* toCompute(llvm::IRBuilder<>& b, ElementType t, llvm::Value* x) {
+  if (t == ElementType::kF16) return b.CreateFPExt(x, b.getFloatTy());
+  if (t == ElementType::kBF16)
+    return b.CreateBitCast(b.CreateShl(b.CreateZExt(x, b.getInt32Ty()), 16), b.getFloatTy());
+  return x;
+}
+
+static llvm::Value* fromCompute(llvm::IRBuilder<>& b, ElementType t, llvm::Value* f) {
+  if (t == ElementType::kF16) return b.CreateFPTrunc(f, b.getHalfTy());
+  if (t != ElementType::kBF16) return f;
+  // Round to nearest even on the bits; NaN stays NaN (made quiet).
+  llvm::Value* bits = b.CreateBitCast(f, b.getInt32Ty());
+  llvm::Value* lsb = b.CreateAnd(b.CreateLShr(bits, 16), 1);
+  llvm::Value* rounded = b.CreateLShr(b.CreateAdd(bits, b.CreateAdd(lsb, b.getInt32(0x7fff))), 16);
+  llvm::Value* nan = b.CreateOr(b.CreateLShr(bits, 16), b.getInt32(0x40));
+  llvm::Value* isNan = b.CreateFCmpUNO(f, f);
+  return b.CreateTrunc(b.CreateSelect(isNan, nan, rounded), b.getInt16Ty());
+}
+
+// A call to the C library's function `name` (float version when f32).
+static llvm::Value* libm(llvm::IRBuilder<>& b, llvm::Module& m, const std::string& name,
+                         std::vector<llvm::Value*> args) {
+  llvm::Type* ty = args[0]->getType();
+  std::string fn = ty->isFloatTy() ? name + "f" : name;
+  std::vector<llvm::Type*> params(args.size(), ty);
+  llvm::FunctionCallee callee = m.getOrInsertFunction(fn, llvm::FunctionType::get(ty, params, false));
+  if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+    f->setDoesNotThrow();
+    f->setOnlyAccessesInaccessibleMemory();  // errno at most
+  }
+  return b.CreateCall(callee, args);
+}
+
+static llvm::Value* intrinsic(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id, std::vector<llvm::Value*> args) {
+  return b.CreateIntrinsic(id, {args[0]->getType()}, args);
+}
+
+llvm::Value* ElementalEmitter::identity(Opcode op, ElementType t) {
+  llvm::Type* ty = valueType(t);
+  bool isF = isFloat(t);
+  int bits = ty->isIntegerTy() ? static_cast<int>(ty->getIntegerBitWidth()) : 0;
+  auto fp = [&](double v) -> llvm::Value* {
+    if (t == ElementType::kBF16) return fromCompute(b_, t, llvm::ConstantFP::get(b_.getFloatTy(), v));
+    return llvm::ConstantFP::get(ty, v);
+  };
+  switch (op) {
+    case Opcode::kAdd:
+      return isF ? fp(-0.0) : llvm::ConstantInt::get(ty, 0);
+    case Opcode::kMultiply:
+      return isF ? fp(1.0) : llvm::ConstantInt::get(ty, t == ElementType::kPred ? 1 : 1);
+    case Opcode::kMaximum:
+      if (isF) return fp(-INFINITY);
+      if (t == ElementType::kPred || isUnsigned(t)) return llvm::ConstantInt::get(ty, 0);
+      return llvm::ConstantInt::get(ty, llvm::APInt::getSignedMinValue(bits));
+    case Opcode::kMinimum:
+      if (isF) return fp(INFINITY);
+      if (t == ElementType::kPred || isUnsigned(t)) return llvm::ConstantInt::getAllOnesValue(ty);
+      return llvm::ConstantInt::get(ty, llvm::APInt::getSignedMaxValue(bits));
+    case Opcode::kAnd:
+      return isF ? nullptr : llvm::ConstantInt::getAllOnesValue(ty);
+    case Opcode::kOr:
+      return isF ? nullptr : llvm::ConstantInt::get(ty, 0);
+    default:
+      return nullptr;
+  }
+}
+
+StatusOr<llvm::Value*> ElementalEmitter::unary(const Instruction& instr, ElementType t, llvm::Value* x) {
+  Opcode op = instr.opcode();
+  if (t == ElementType::kPred) {
+    if (op == Opcode::kNot) return b_.CreateNot(x);
+    return cannotCompile(instr, "not defined for pred");
+  }
+  if (isInteger(t)) {
+    llvm::Value* zero = llvm::ConstantInt::get(x->getType(), 0);
+    switch (op) {
+      case Opcode::kNot: return b_.CreateNot(x);
+      case Opcode::kNegate: return b_.CreateSub(zero, x);
+      case Opcode::kAbs:
+        return isSigned(t) ? b_.CreateSelect(b_.CreateICmpSLT(x, zero), b_.CreateSub(zero, x), x) : x;
+      case Opcode::kSign:
+        if (isUnsigned(t)) return b_.CreateZExt(b_.CreateICmpNE(x, zero), x->getType());
+        return b_.CreateSelect(b_.CreateICmpSLT(x, zero), llvm::ConstantInt::getAllOnesValue(x->getType()),
+                               b_.CreateZExt(b_.CreateICmpNE(x, zero), x->getType()));
+      case Opcode::kClz: return intrinsic(b_, llvm::Intrinsic::ctlz, {x, b_.getFalse()});
+      case Opcode::kPopulationCount: return intrinsic(b_, llvm::Intrinsic::ctpop, {x});
+      default: return cannotCompile(instr, "not supported for integers");
+    }
+  }
+  if (op == Opcode::kBitcastConvert) return cannotCompile(instr);
+  llvm::Value* f = toCompute(b_, t, x);
+  llvm::Type* ft = f->getType();
+  llvm::Value* one = llvm::ConstantFP::get(ft, 1.0);
+  llvm::Value* r = nullptr;
+  switch (op) {
+    case Opcode::kAbs: r = intrinsic(b_, llvm::Intrinsic::fabs, {f}); break;
+    case Opcode::kNegate: r = b_.CreateFNeg(f); break;
+    case Opcode::kSqrt: r = intrinsic(b_, llvm::Intrinsic::sqrt, {f}); break;
+    case Opcode::kRsqrt: r = b_.CreateFDiv(one, intrinsic(b_, llvm::Intrinsic::sqrt, {f})); break;
+    case Opcode::kFloor: r = intrinsic(b_, llvm::Intrinsic::floor, {f}); break;
+    case Opcode::kCeil: r = intrinsic(b_, llvm::Intrinsic::ceil, {f}); break;
+    case Opcode::kRoundNearestAfz: r = intrinsic(b_, llvm::Intrinsic::round, {f}); break;
+    case Opcode::kRoundNearestEven: r = intrinsic(b_, llvm::Intrinsic::roundeven, {f}); break;
+    case Opcode::kExp: r = libm(b_, module_, "exp", {f}); break;
+    case Opcode::kLog: r = libm(b_, module_, "log", {f}); break;
+    case Opcode::kSin: r = libm(b_, module_, "sin", {f}); break;
+    case Opcode::kCos: r = libm(b_, module_, "cos", {f}); break;
+    case Opcode::kTan: r = libm(b_, module_, "tan", {f}); break;
+    case Opcode::kTanh: r = libm(b_, module_, "tanh", {f}); break;
+    case Opcode::kExpm1: r = libm(b_, module_, "expm1", {f}); break;
+    case Opcode::kLog1p: r = libm(b_, module_, "log1p", {f}); break;
+    case Opcode::kCbrt: r = libm(b_, module_, "cbrt", {f}); break;
+    case Opcode::kErf: r = libm(b_, module_, "erf", {f}); break;
+    case Opcode::kAtan: r = libm(b_, module_, "atan", {f}); break;
+    case Opcode::kAsin: r = libm(b_, module_, "asin", {f}); break;
+    case Opcode::kAcos: r = libm(b_, module_, "acos", {f}); break;
+    case Opcode::kSinh: r = libm(b_, module_, "sinh", {f}); break;
+    case Opcode::kCosh: r = libm(b_, module_, "cosh", {f}); break;
+    case Opcode::kAsinh: r = libm(b_, module_, "asinh", {f}); break;
+    case Opcode::kAcosh: r = libm(b_, module_, "acosh", {f}); break;
+    case Opcode::kAtanh: r = libm(b_, module_, "atanh", {f}); break;
+    case Opcode::kLogistic:
+      r = b_.CreateFDiv(one, b_.CreateFAdd(one, libm(b_, module_, "exp", {b_.CreateFNeg(f)})));
+      break;
+    case Opcode::kSign: {
+      llvm::Value* zero = llvm::ConstantFP::get(ft, 0.0);
+      llvm::Value* mag = b_.CreateSelect(b_.CreateFCmpUNE(f, zero), one, zero);
+      r = b_.CreateSelect(b_.CreateFCmpUNO(f, f), f, intrinsic(b_, llvm::Intrinsic::copysign, {mag, f}));
+      break;
+    }
+    case Opcode::kIsFinite:
+      return b_.CreateFCmpOLT(intrinsic(b_, llvm::Intrinsic::fabs, {f}), llvm::ConstantFP::getInfinity(ft));
+    default:
+      return cannotCompile(instr, "not supported for " + std::string(elementTypeName(t)));
+  }
+  return fromCompute(b_, t, r);
+}
+
+StatusOr<llvm::Value*> ElementalEmitter::binary(Opcode op, const Instruction& instr, ElementType t, llvm::Value* a,
+                                                llvm::Value* c) {
+  llvm::Type* ty = a->getType();
+  if (t == ElementType::kPred) {
+    switch (op) {
+      case Opcode::kAdd: case Opcode::kOr: case Opcode::kMaximum: return b_.CreateOr(a, c);
+      case Opcode::kMultiply: case Opcode::kAnd: case Opcode::kMinimum: return b_.CreateAnd(a, c);
+      case Opcode::kXor: return b_.CreateXor(a, c);
+      default: return cannotCompile(instr, "not defined for pred");
+    }
+  }
+  if (isInteger(t)) {
+    bool sgn = isSigned(t);
+    unsigned bits = ty->getIntegerBitWidth();
+    llvm::Value* zero = llvm::ConstantInt::get(ty, 0);
+    llvm::Value* ones = llvm::ConstantInt::getAllOnesValue(ty);
+    llvm::Value* width = llvm::ConstantInt::get(ty, bits);
+    switch (op) {
+      case Opcode::kAdd: return b_.CreateAdd(a, c);
+      case Opcode::kSubtract: return b_.CreateSub(a, c);
+      case Opcode::kMultiply: return b_.CreateMul(a, c);
+      case Opcode::kAnd: return b_.CreateAnd(a, c);
+      case Opcode::kOr: return b_.CreateOr(a, c);
+      case Opcode::kXor: return b_.CreateXor(a, c);
+      case Opcode::kMaximum:
+        return b_.CreateSelect(sgn ? b_.CreateICmpSLT(a, c) : b_.CreateICmpULT(a, c), c, a);
+      case Opcode::kMinimum:
+        return b_.CreateSelect(sgn ? b_.CreateICmpSLT(c, a) : b_.CreateICmpULT(c, a), c, a);
+      case Opcode::kDivide:
+      case Opcode::kRemainder: {
+        // x / 0 = -1 and x % 0 = x; INT_MIN / -1 = INT_MIN and INT_MIN % -1 = 0.
+        llvm::Value* byZero = b_.CreateICmpEQ(c, zero);
+        llvm::Value* overflow = sgn ? b_.CreateAnd(b_.CreateICmpEQ(a, llvm::ConstantInt::get(
+                                                                         ty, llvm::APInt::getSignedMinValue(bits))),
+                                                   b_.CreateICmpEQ(c, ones))
+                                    : b_.getFalse();
+        llvm::Value* safe = b_.CreateSelect(b_.CreateOr(byZero, overflow), llvm::ConstantInt::get(ty, 1), c);
+        if (op == Opcode::kDivide) {
+          llvm::Value* q = sgn ? b_.CreateSDiv(a, safe) : b_.CreateUDiv(a, safe);
+          return b_.CreateSelect(byZero, ones, b_.CreateSelect(overflow, a, q));
+        }
+        llvm::Value* r = sgn ? b_.CreateSRem(a, safe) : b_.CreateURem(a, safe);
+        return b_.CreateSelect(byZero, a, b_.CreateSelect(overflow, zero, r));
+      }
+      case Opcode::kShiftLeft:
+      case Opcode::kShiftRightLogical:
+      case Opcode::kShiftRightArithmetic: {
+        // Amounts are unsigned; at or past the width: 0, or all sign bits.
+        llvm::Value* out = b_.CreateICmpUGE(c, width);
+        llvm::Value* n = b_.CreateSelect(out, zero, c);
+        if (op == Opcode::kShiftLeft) return b_.CreateSelect(out, zero, b_.CreateShl(a, n));
+        if (op == Opcode::kShiftRightLogical) return b_.CreateSelect(out, zero, b_.CreateLShr(a, n));
+        return b_.CreateAShr(a, b_.CreateSelect(out, llvm::ConstantInt::get(ty, bits - 1), c));
+      }
+      case Opcode::kMulhi: {
+        llvm::Type* wide = b_.getIntNTy(bits * 2);
+        llvm::Value* wa = sgn ? b_.CreateSExt(a, wide) : b_.CreateZExt(a, wide);
+        llvm::Value* wc = sgn ? b_.CreateSExt(c, wide) : b_.CreateZExt(c, wide);
+        return b_.CreateTrunc(b_.CreateLShr(b_.CreateMul(wa, wc), bits), ty);
+      }
+      case Opcode::kPower: {
+        // Repeated squaring over every bit of the exponent, wrapping;
+        // x^0 = 1 and 1^x = 1; a negative exponent gives 0.
+        llvm::Value* one = llvm::ConstantInt::get(ty, 1);
+        llvm::Value* result = one;
+        llvm::Value* base = a;
+        for (unsigned k = 0; k < bits; ++k) {
+          llvm::Value* bit = b_.CreateICmpNE(b_.CreateAnd(b_.CreateLShr(c, k), one), zero);
+          result = b_.CreateSelect(bit, b_.CreateMul(result, base), result);
+          base = b_.CreateMul(base, base);
+        }
+        llvm::Value* trivial = b_.CreateOr(b_.CreateICmpEQ(c, zero), b_.CreateICmpEQ(a, one));
+        if (sgn) result = b_.CreateSelect(b_.CreateICmpSLT(c, zero), zero, result);
+        return b_.CreateSelect(trivial, one, result);
+      }
+      default: return cannotCompile(instr, "not supported for integers");
+    }
+  }
+  llvm::Value* x = toCompute(b_, t, a);
+  llvm::Value* y = toCompute(b_, t, c);
+  llvm::Value* r = nullptr;
+  switch (op) {
+    case Opcode::kAdd: r = b_.CreateFAdd(x, y); break;
+    case Opcode::kSubtract: r = b_.CreateFSub(x, y); break;
+    case Opcode::kMultiply: r = b_.CreateFMul(x, y); break;
+    case Opcode::kDivide: r = b_.CreateFDiv(x, y); break;
+    case Opcode::kRemainder: r = libm(b_, module_, "fmod", {x, y}); break;
+    case Opcode::kPower: r = libm(b_, module_, "pow", {x, y}); break;
+    case Opcode::kAtan2: r = libm(b_, module_, "atan2", {x, y}); break;
+    case Opcode::kMaximum:
+    case Opcode::kMinimum: {
+      // The first NaN operand wins; between equal values the left one.
+      llvm::Value* pick = op == Opcode::kMaximum ? b_.CreateFCmpOLT(x, y) : b_.CreateFCmpOLT(y, x);
+      r = b_.CreateSelect(pick, y, x);
+      r = b_.CreateSelect(b_.CreateFCmpUNO(y, y), y, r);
+      r = b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, r);
+      if (smallFloat(t)) return b_.CreateSelect(b_.CreateFCmpUNO(x, x), a,
+                                                b_.CreateSelect(b_.CreateFCmpUNO(y, y), c,
+                                                                b_.CreateSelect(pick, c, a)));
+      return r;
+    }
+    default: return cannotCompile(instr, "not supported for " + std::string(elementTypeName(t)));
+  }
+  return fromCompute(b_, t, r);
+}
+
+StatusOr<llvm::Value*> ElementalEmitter::compare(const Instruction& instr, ElementType t, llvm::Value* a,
+                                                 llvm::Value* c) {
+  auto dir = parseComparisonDirection(instr.attrs().getString(AttrKey::kDirection));
+  if (!dir) return cannotCompile(instr, "unknown comparison direction");
+  std::optional<ComparisonType> type;
+  if (instr.attrs().has(AttrKey::kType)) type = parseComparisonType(instr.attrs().getString(AttrKey::kType));
+  if (!type) type = isFloat(t) ? ComparisonType::kFloat : isSigned(t) ? ComparisonType::kSigned : ComparisonType::kUnsigned;
+  using P = llvm::CmpInst::Predicate;
+  auto pick = [&](P eq, P ne, P ge, P gt, P le, P lt) {
+    switch (*dir) {
+      case ComparisonDirection::kEq: return eq;
+      case ComparisonDirection::kNe: return ne;
+      case ComparisonDirection::kGe: return ge;
+      case ComparisonDirection::kGt: return gt;
+      case ComparisonDirection::kLe: return le;
+      case ComparisonDirection::kLt: return lt;
+    }
+    return eq;
+  };
+  if (isFloat(t) && *type == ComparisonType::kFloat) {
+    llvm::Value* x = toCompute(b_, t, a);
+    llvm::Value* y = toCompute(b_, t, c);
+    return b_.CreateFCmp(pick(P::FCMP_OEQ, P::FCMP_UNE, P::FCMP_OGE, P::FCMP_OGT, P::FCMP_OLE, P::FCMP_OLT), x, y);
+  }
+  if (isFloat(t)) {
+    // Total order: sign-magnitude bits read as a signed number.
+    auto key = [&](llvm::Value* v) {
+      llvm::Type* it = b_.getIntNTy(v->getType()->getPrimitiveSizeInBits());
+      llvm::Value* bits = b_.CreateBitCast(v, it);
+      llvm::Value* mag = b_.CreateAnd(bits, llvm::ConstantInt::get(it, llvm::APInt::getSignedMaxValue(it->getIntegerBitWidth())));
+      return b_.CreateSelect(b_.CreateICmpSLT(bits, llvm::ConstantInt::get(it, 0)), b_.CreateNot(mag), mag);
+    };
+    a = key(a);
+    c = key(c);
+    type = ComparisonType::kSigned;
+  }
+  if (*type == ComparisonType::kSigned && t != ElementType::kPred)
+    return b_.CreateICmp(pick(P::ICMP_EQ, P::ICMP_NE, P::ICMP_SGE, P::ICMP_SGT, P::ICMP_SLE, P::ICMP_SLT), a, c);
+  return b_.CreateICmp(pick(P::ICMP_EQ, P::ICMP_NE, P::ICMP_UGE, P::ICMP_UGT, P::ICMP_ULE, P::ICMP_ULT), a, c);
+}
+
+StatusOr<llvm::Value*> ElementalEmitter::convert(const Instruction& instr, ElementType from, ElementType to,
+                                                 llvm::Value* x) {
+  if (instr.opcode() == Opcode::kBitcastConvert) {
+    if (from == ElementType::kPred || to == ElementType::kPred || bitWidth(from) != bitWidth(to))
+      return cannotCompile(instr, "only same-width bitcast-convert is supported");
+    return b_.CreateBitCast(x, valueType(to));
+  }
+  if (from == to) return x;
+  llvm::Type* target = valueType(to);
+  if (to == ElementType::kPred) {
+    if (isFloat(from)) return b_.CreateFCmpUNE(toCompute(b_, from, x), llvm::ConstantFP::get(toCompute(b_, from, x)->getType(), 0.0));
+    return b_.CreateICmpNE(x, llvm::ConstantInt::get(x->getType(), 0));
+  }
+  bool fromSigned = isSigned(from);
+  if (isInteger(to)) {
+    if (!isFloat(from)) {
+      unsigned fw = x->getType()->getIntegerBitWidth(), tw = target->getIntegerBitWidth();
+      if (fw == tw) return x;
+      if (fw > tw) return b_.CreateTrunc(x, target);
+      return fromSigned ? b_.CreateSExt(x, target) : b_.CreateZExt(x, target);
+    }
+    // NaN -> 0; at or beyond the range saturate; else truncate toward zero.
+    llvm::Value* d = toCompute(b_, from, x);
+    if (!d->getType()->isDoubleTy()) d = b_.CreateFPExt(d, b_.getDoubleTy());
+    unsigned tw = target->getIntegerBitWidth();
+    llvm::APInt maxV = isSigned(to) ? llvm::APInt::getSignedMaxValue(tw) : llvm::APInt::getMaxValue(tw);
+    llvm::APInt minV = isSigned(to) ? llvm::APInt::getSignedMinValue(tw) : llvm::APInt::getMinValue(tw);
+    double maxD = isSigned(to) ? static_cast<double>(maxV.getSExtValue()) : static_cast<double>(maxV.getZExtValue());
+    double minD = isSigned(to) ? static_cast<double>(minV.getSExtValue()) : 0.0;
+    llvm::Value* inRange = b_.CreateAnd(b_.CreateFCmpOLT(d, llvm::ConstantFP::get(b_.getDoubleTy(), maxD)),
+                                        b_.CreateFCmpOGT(d, llvm::ConstantFP::get(b_.getDoubleTy(), minD)));
+    llvm::Value* safe = b_.CreateSelect(inRange, d, llvm::ConstantFP::get(b_.getDoubleTy(), 0.0));
+    llvm::Value* v = isSigned(to) ? b_.CreateFPToSI(safe, target) : b_.CreateFPToUI(safe, target);
+    llvm::Value* sat = b_.CreateSelect(b_.CreateFCmpOGE(d, llvm::ConstantFP::get(b_.getDoubleTy(), maxD)),
+                                       llvm::ConstantInt::get(target, maxV),
+                                       b_.CreateSelect(b_.CreateFCmpOLE(d, llvm::ConstantFP::get(b_.getDoubleTy(), minD)),
+                                                       llvm::ConstantInt::get(target, minV),
+                                                       llvm::ConstantInt::get(target, 0)));
+    return b_.CreateSelect(inRange, v, sat);
+  }
+  // To a float: integers and f64 reach f16/bf16 through f32, as the interpreter does.
+  llvm::Type* compute = to == ElementType::kF64 ? b_.getDoubleTy() : b_.getFloatTy();
+  llvm::Value* f;
+  if (from == ElementType::kPred) {
+    f = b_.CreateUIToFP(x, compute);
+  } else if (isInteger(from)) {
+    f = fromSigned ? b_.CreateSIToFP(x, compute) : b_.CreateUIToFP(x, compute);
+  } else {
+    f = toCompute(b_, from, x);
+    if (f->getType() != compute) f = compute->isDoubleTy() ? b_.CreateFPExt(f, compute) : b_.CreateFPTrunc(f, compute);
+  }
+  return fromCompute(b_, to, f);
+}
+
+llvm::Value* ElementalEmitter::clamp(ElementType t, llvm::Value* lo, llvm::Value* x, llvm::Value* hi) {
+  if (!isFloat(t)) {
+    bool sgn = isSigned(t);
+    auto lt = [&](llvm::Value* p, llvm::Value* q) { return sgn ? b_.CreateICmpSLT(p, q) : b_.CreateICmpULT(p, q); };
+    llvm::Value* atLeastLo = b_.CreateSelect(lt(x, lo), lo, x);
+    return b_.CreateSelect(lt(atLeastLo, hi), atLeastLo, hi);
+  }
+  // A NaN bound or x is returned: lo first, then x, then hi.
+  llvm::Value* fl = toCompute(b_, t, lo);
+  llvm::Value* fx = toCompute(b_, t, x);
+  llvm::Value* fh = toCompute(b_, t, hi);
+  llvm::Value* atLeastLo = b_.CreateSelect(b_.CreateFCmpOLT(fx, fl), lo, x);
+  llvm::Value* fa = b_.CreateSelect(b_.CreateFCmpOLT(fx, fl), fl, fx);
+  llvm::Value* r = b_.CreateSelect(b_.CreateFCmpOLT(fa, fh), atLeastLo, hi);
+  r = b_.CreateSelect(b_.CreateFCmpUNO(fh, fh), hi, r);
+  r = b_.CreateSelect(b_.CreateFCmpUNO(fx, fx), x, r);
+  return b_.CreateSelect(b_.CreateFCmpUNO(fl, fl), lo, r);
+}
+
+}  // namespace hlo::jit

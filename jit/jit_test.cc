@@ -1,0 +1,172 @@
+// The CPU JIT through its public seam: parse, compile, run; expected values
+// are worked out by hand or from the operation's definition.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "jit/executable.h"
+#include "parser/parser.h"
+
+namespace hlo::jit {
+namespace {
+
+std::unique_ptr<Module> parse(const char* text) {
+  auto m = parseModule(text);
+  EXPECT_TRUE(m.ok()) << m.status().message();
+  return std::move(m).value();
+}
+
+Literal f32Array(std::vector<int64_t> dims, const std::vector<float>& values) {
+  Literal lit(Shape(ElementType::kF32, std::move(dims)));
+  for (size_t i = 0; i < values.size(); ++i) lit.data<float>()[i] = values[i];
+  return lit;
+}
+
+TEST(CpuJit, AddsArrays) {
+  auto m = parse(R"(
+HloModule m
+ENTRY %e (x: f32[3], y: f32[3]) -> f32[3] {
+  %x = f32[3] parameter(0)
+  %y = f32[3] parameter(1)
+  ROOT %s = f32[3] add(%x, %y)
+})");
+  auto exe = compile(*m);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  std::vector<Literal> args;
+  args.push_back(f32Array({3}, {1, 2, 3}));
+  args.push_back(f32Array({3}, {10, 20, 30}));
+  auto r = (*exe)->run(args);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->toString(), "f32[3] {11, 22, 33}");
+}
+
+// 2^22 copies of 0.1f: a plain f32 running sum drifts by about 1e-3
+// relative; blocked partial sums stay within a few float ulps of the exact
+// n * 0.1f.
+TEST(CpuJit, LongSumsStayAccurate) {
+  auto m = parse(R"(
+HloModule m
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY %e (x: f32[4194304]) -> f32[] {
+  %x = f32[4194304] parameter(0)
+  %z = f32[] constant(0)
+  ROOT %r = f32[] reduce(%x, %z), dimensions={0}, to_apply=%add
+})");
+  auto exe = compile(*m);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  std::vector<Literal> args;
+  args.emplace_back(Shape(ElementType::kF32, {4194304}));
+  for (int64_t i = 0; i < 4194304; ++i) args[0].data<float>()[i] = 0.1f;
+  auto r = (*exe)->run(args);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  double exact = 4194304.0 * static_cast<double>(0.1f);
+  EXPECT_NEAR(r->data<float>()[0], exact, exact * 1e-6);
+}
+
+// Column sums of a [1000, 3] array whose row i is {i, 2i, -i}:
+// sum i = 499500, so {499500, 999000, -499500}.
+TEST(CpuJit, ColumnReduction) {
+  auto m = parse(R"(
+HloModule m
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY %e (x: f32[1000,3]) -> f32[3] {
+  %x = f32[1000,3] parameter(0)
+  %z = f32[] constant(0)
+  ROOT %r = f32[3] reduce(%x, %z), dimensions={0}, to_apply=%add
+})");
+  auto exe = compile(*m);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  std::vector<Literal> args;
+  args.emplace_back(Shape(ElementType::kF32, {1000, 3}));
+  for (int i = 0; i < 1000; ++i) {
+    args[0].data<float>()[3 * i] = static_cast<float>(i);
+    args[0].data<float>()[3 * i + 1] = static_cast<float>(2 * i);
+    args[0].data<float>()[3 * i + 2] = static_cast<float>(-i);
+  }
+  auto r = (*exe)->run(args);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->toString(), "f32[3] {499500, 999000, -499500}");
+}
+
+// Split across threads, every element is still written once: y = 2x + 1.
+TEST(CpuJit, ThreadsCoverEveryElement) {
+  auto m = parse(R"(
+HloModule m
+ENTRY %e (x: s32[1000003]) -> s32[1000003] {
+  %x = s32[1000003] parameter(0)
+  %two = s32[] constant(2)
+  %one = s32[] constant(1)
+  %twos = s32[1000003] broadcast(%two), dimensions={}
+  %ones = s32[1000003] broadcast(%one), dimensions={}
+  %m = s32[1000003] multiply(%x, %twos)
+  ROOT %a = s32[1000003] add(%m, %ones)
+})");
+  CompileOptions options;
+  options.threads = 4;
+  auto exe = compile(*m, Target::kCpu, options);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  std::vector<Literal> args;
+  args.emplace_back(Shape(ElementType::kS32, {1000003}));
+  for (int i = 0; i < 1000003; ++i) args[0].data<int32_t>()[i] = i;
+  auto r = (*exe)->run(args);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  int bad = 0;
+  for (int i = 0; i < 1000003; ++i) bad += r->data<int32_t>()[i] != 2 * i + 1;
+  EXPECT_EQ(bad, 0);
+}
+
+TEST(CpuJit, CannotCompileNamesTheInstruction) {
+  auto m = parse(R"(
+HloModule m
+%lt (a: f32[], b: f32[]) -> pred[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %c = pred[] compare(%a, %b), direction=LT
+}
+ENTRY %e (x: f32[3]) -> f32[3] {
+  %x = f32[3] parameter(0)
+  ROOT %sorted = f32[3] sort(%x), dimensions={0}, to_apply=%lt
+})");
+  auto exe = compile(*m);
+  ASSERT_FALSE(exe.ok());
+  EXPECT_NE(exe.status().message().find("cpu: cannot compile sort (%sorted)"), std::string::npos)
+      << exe.status().message();
+  CompileOptions fallback;
+  fallback.allowInterpreterFallback = true;
+  auto withFallback = compile(*m, Target::kCpu, fallback);
+  ASSERT_TRUE(withFallback.ok()) << withFallback.status().message();
+  EXPECT_EQ((*withFallback)->fallbackCount(), 1);
+  std::vector<Literal> args;
+  args.push_back(f32Array({3}, {3, 1, 2}));
+  auto r = (*withFallback)->run(args);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->toString(), "f32[3] {1, 2, 3}");
+}
+
+TEST(CpuJit, RejectsArgumentsOfTheWrongShape) {
+  auto m = parse(R"(
+HloModule m
+ENTRY %e (x: f32[3]) -> f32[3] {
+  %x = f32[3] parameter(0)
+  ROOT %n = f32[3] negate(%x)
+})");
+  auto exe = compile(*m);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  std::vector<Literal> args;
+  args.push_back(f32Array({2}, {1, 2}));
+  auto r = (*exe)->run(args);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.status().message().find("argument 0 is f32[2]"), std::string::npos) << r.status().message();
+}
+
+}  // namespace
+}  // namespace hlo::jit
