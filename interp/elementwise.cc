@@ -91,24 +91,6 @@ StatusOr<Literal> inComputeTypes(EvalContext& ctx, const Instruction& instr,
   return narrowed;
 }
 
-// The Elem of a unary op's result, given its operand's Elem.
-template <class E, s::UnaryResult R>
-struct UnaryOut {
-  using type = E;
-};
-template <class E>
-struct UnaryOut<E, s::UnaryResult::kPred> {
-  using type = PredElem;
-};
-template <>
-struct UnaryOut<ComplexElem<ElementType::kC64, float>, s::UnaryResult::kComponent> {
-  using type = FloatElem<ElementType::kF32, float>;
-};
-template <>
-struct UnaryOut<ComplexElem<ElementType::kC128, double>, s::UnaryResult::kComponent> {
-  using type = FloatElem<ElementType::kF64, double>;
-};
-
 template <class Op>
 StatusOr<Literal> unary(EvalContext& ctx, const Instruction& instr, Operands ops) {
   HLO_RETURN_IF_ERROR(checkSizes(instr, {ops[0]}));

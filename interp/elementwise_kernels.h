@@ -79,6 +79,25 @@ using FloatElem = Elem<E, F, scalar::FloatKind<F>>;
 template <ElementType E, typename F>
 using ComplexElem = Elem<E, std::complex<F>, scalar::ComplexKind<F>>;
 
+// The Elem of a unary op's result, given its operand's Elem: the operand's
+// own, pred (is-finite), or a complex operand's component type (abs, real, imag).
+template <class E, scalar::UnaryResult R>
+struct UnaryOut {
+  using type = E;
+};
+template <class E>
+struct UnaryOut<E, scalar::UnaryResult::kPred> {
+  using type = PredElem;
+};
+template <>
+struct UnaryOut<ComplexElem<ElementType::kC64, float>, scalar::UnaryResult::kComponent> {
+  using type = FloatElem<ElementType::kF32, float>;
+};
+template <>
+struct UnaryOut<ComplexElem<ElementType::kC128, double>, scalar::UnaryResult::kComponent> {
+  using type = FloatElem<ElementType::kF64, double>;
+};
+
 // Calls fn(Elem{}) with the Elem of `t` (NoElem for non-array types).
 template <typename Fn>
 decltype(auto) visitType(ElementType t, Fn&& fn) {

@@ -99,23 +99,6 @@ void callStep(const Step& st, Reg* r) {
 template <class E>
 constexpr bool computes = familyOf<E> != s::Family::kNone;
 
-template <class E, s::UnaryResult R>
-struct UnaryOut {
-  using type = E;
-};
-template <class E>
-struct UnaryOut<E, s::UnaryResult::kPred> {
-  using type = PredElem;
-};
-template <>
-struct UnaryOut<ComplexElem<ElementType::kC64, float>, s::UnaryResult::kComponent> {
-  using type = FloatElem<ElementType::kF32, float>;
-};
-template <>
-struct UnaryOut<ComplexElem<ElementType::kC128, double>, s::UnaryResult::kComponent> {
-  using type = FloatElem<ElementType::kF64, double>;
-};
-
 }  // namespace
 
 // Turns one computation into a program, or says it cannot.
