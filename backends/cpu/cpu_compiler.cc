@@ -8,7 +8,8 @@
 //   2. Bookkeeping opcodes (parameter, constant, tuple, get-tuple-element)
 //      and control flow become runtime steps; a fusion that cannot be one
 //      kernel runs its computation as a call; everything else is emitted as
-//      a kernel. What the emitters cannot do is an error naming the
+//      a kernel, or as a call into a library op (runtime_ops.h) when its
+//      opcode has one. What the emitters cannot do is an error naming the
 //      instruction — or, when allowed, an interpreter step that is logged.
 //   3. Optimize and compile the LLVM module, and resolve every kernel.
 //   4. Record each value's last reader, so the runtime frees it early.
@@ -61,7 +62,9 @@ class Builder {
     std::unordered_map<const Instruction*, int> slot;
     for (const auto& owned : computation.instructions()) {
       const Instruction& instr = *owned;
-      Step step{Step::Kind::kKernel, &instr, {}, {}, nullptr, {}, {}, {}};
+      Step step;
+      step.kind = Step::Kind::kKernel;
+      step.instr = &instr;
       for (const Instruction* op : instr.operands()) step.operands.push_back(slot.at(op));
       HLO_RETURN_IF_ERROR(plan(instr, step));
       slot[&instr] = static_cast<int>(program->steps.size());
@@ -136,7 +139,16 @@ class Builder {
     }
     step.kind = Step::Kind::kKernel;
     step.kernelName = "kernel." + std::to_string(counter_++);
-    StatusOr<KernelInfo> info = emitKernel(module_, instr, step.kernelName);
+    StatusOr<RuntimePlan> library = planRuntimeOp(module_, instr, step.kernelName);
+    StatusOr<KernelInfo> info = KernelInfo{};
+    if (library.ok() && library->fn) {
+      step.kind = Step::Kind::kRuntime;
+      step.runtime = library->fn;
+      step.helperNames = std::move(library->helperNames);
+      step.kernelName.clear();
+      return okStatus();
+    }
+    info = library.ok() ? emitKernel(module_, instr, step.kernelName) : StatusOr<KernelInfo>(library.status());
     if (info.ok()) {
       step.info = *info;
       return okStatus();
@@ -184,6 +196,10 @@ StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>
   HLO_RETURN_IF_ERROR(exe->jit_->add(std::move(llvmModule), std::move(context), options.llvmIrPath));
   for (auto& program : exe->programs_)
     for (Step& step : program->steps) {
+      for (const std::string& helper : step.helperNames) {
+        HLO_ASSIGN_OR_RETURN(void* address, exe->jit_->lookup(helper));
+        step.helpers.push_back(address);
+      }
       if (step.kind != Step::Kind::kKernel) continue;
       HLO_ASSIGN_OR_RETURN(void* address, exe->jit_->lookup(step.kernelName));
       step.kernel = reinterpret_cast<KernelFn>(address);

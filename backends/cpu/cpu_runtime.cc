@@ -108,7 +108,8 @@ StatusOr<Literal> CpuExecutable::runProgram(const Program& program, std::span<co
       case Step::Kind::kToken:
         HLO_RETURN_IF_ERROR(own(v, Literal(Shape::token())));
         break;
-      case Step::Kind::kKernel: {
+      case Step::Kind::kKernel:
+      case Step::Kind::kRuntime: {
         // The seam for buffer assignment: outputs are allocated here, one per value.
         int64_t bytes = arrayBytes(instr.shape());
         if (bytes > options_.maxMemoryBytes - liveBytes_)
@@ -117,7 +118,11 @@ StatusOr<Literal> CpuExecutable::runProgram(const Program& program, std::span<co
                                  " bytes with " + std::to_string(liveBytes_) + " in use",
                              instr.loc());
         Literal result(instr.shape());
-        HLO_RETURN_IF_ERROR(runKernel(step, ops, result));
+        if (step.kind == Step::Kind::kKernel) {
+          HLO_RETURN_IF_ERROR(runKernel(step, ops, result));
+        } else {
+          HLO_RETURN_IF_ERROR(step.runtime(RuntimeCall{instr, ops, result, *pool_, step.helpers}));
+        }
         HLO_RETURN_IF_ERROR(own(v, std::move(result)));
         break;
       }

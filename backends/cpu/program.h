@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backends/cpu/kernel_emitter.h"
+#include "backends/cpu/runtime_ops.h"
 #include "backends/cpu/thread_pool.h"
 #include "jit/executable.h"
 
@@ -20,15 +21,19 @@ struct Step {
   enum class Kind {
     kParameter, kConstant, kTuple, kGetTupleElement, kForward, kToken,  // runtime bookkeeping
     kKernel,                                                    // compiled code
+    kRuntime,                                                   // a library op (runtime_ops.h)
     kWhile, kConditional, kCall,                                // run sub-programs
     kInterpreter,                                               // --allow-interpreter-fallback
   };
-  Kind kind;
-  const Instruction* instr;
+  Kind kind = Kind::kKernel;
+  const Instruction* instr = nullptr;
   std::vector<int> operands;          // value slots (positions in the computation)
   std::string kernelName;
   KernelFn kernel = nullptr;
   KernelInfo info;
+  RuntimeFn runtime = nullptr;          // kRuntime: the library op
+  std::vector<std::string> helperNames; // kRuntime: its compiled helpers, by name
+  std::vector<void*> helpers;           //   and by address once compiled
   std::vector<const Program*> callees;  // while: {condition, body}; conditional: branches; call: {callee}
   std::vector<int> freeAfter;           // slots whose last reader is this step
 };

@@ -1,0 +1,62 @@
+// The table of library ops, and the compiled scalar functions they call.
+#include "backends/cpu/runtime_ops.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "hlo/computation.h"
+#include "jit/elemental_emitter.h"
+
+namespace hlo::cpu {
+
+StatusOr<RuntimePlan> planRuntimeOp(llvm::Module& module, const Instruction& instr, const std::string& prefix) {
+  (void)module;
+  (void)prefix;
+  switch (instr.opcode()) {
+    default:
+      return RuntimePlan{};
+  }
+}
+
+Status emitScalarFunction(llvm::Module& module, const Computation& computation, const std::string& name) {
+  llvm::LLVMContext& ctx = module.getContext();
+  llvm::Type* ptr = llvm::PointerType::get(ctx, 0);
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr}, false);
+  llvm::Function* fn = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  jit::ElementalEmitter emitter(b, module);
+  auto fail = [&](Status s) {
+    fn->eraseFromParent();
+    return s;
+  };
+  auto pointerAt = [&](llvm::Value* array, int i) {
+    return b.CreateLoad(ptr, b.CreateInBoundsGEP(ptr, array, b.getInt64(i)));
+  };
+  for (int i = 0; i < computation.parameterCount(); ++i) {
+    const Instruction* p = computation.parameter(i);
+    if (!p->shape().isArray() || p->shape().rank() != 0)
+      return fail(jit::cannotCompile(*p, "a scalar function's parameter must be a scalar"));
+    emitter.bindArray(p, pointerAt(fn->getArg(0), i));
+  }
+  const Instruction* root = computation.root();
+  std::vector<const Instruction*> outputs = {root};
+  if (root->opcode() == Opcode::kTuple) outputs.assign(root->operands().begin(), root->operands().end());
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    if (!outputs[k]->shape().isArray() || outputs[k]->shape().rank() != 0)
+      return fail(jit::cannotCompile(*root, "a scalar function's result must be scalars"));
+    StatusOr<llvm::Value*> v = emitter.emit(*outputs[k], emitter.scalarIndex());
+    if (!v.ok()) return fail(v.status());
+    emitter.store(*v, pointerAt(fn->getArg(1), static_cast<int>(k)), b.getInt64(0), outputs[k]->shape().type());
+  }
+  b.CreateRetVoid();
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  if (llvm::verifyFunction(*fn, &os))
+    return fail(errorStatus("internal error: bad IR for " + computation.name() + ": " + problems));
+  return okStatus();
+}
+
+}  // namespace hlo::cpu

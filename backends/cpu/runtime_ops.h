@@ -1,0 +1,58 @@
+// Library ops: instructions the CPU backend runs by calling C++ code of its
+// own runtime rather than as an emitted loop — dot through BLAS, sort,
+// gather, scatter and the like, whose loops are irregular or whose best
+// implementation is a tuned library.
+//
+// Planning happens at compile time: the op checks it can run the
+// instruction (element types, dimensions) and may emit helper functions into
+// the LLVM module — a sort's comparator, a scatter's combiner — with
+// emitScalarFunction(), which the runtime then calls through pointers.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "hlo/instruction.h"
+#include "hlo/literal.h"
+#include "hlo/status.h"
+
+namespace llvm {
+class Module;
+}
+
+namespace hlo::cpu {
+
+class ThreadPool;
+
+// A compiled scalar computation (see emitScalarFunction): args[i] points at
+// one element of parameter i, results[k] at where element k of the result
+// (one, or one per tuple element of the root) is stored.
+using ScalarFn = void (*)(const char* const* args, char* const* results);
+
+// What a library op is given when it runs.
+struct RuntimeCall {
+  const Instruction& instr;
+  std::span<const Literal* const> operands;
+  Literal& result;                  // already allocated with instr.shape()
+  ThreadPool& pool;                 // for ops that split their work
+  std::span<void* const> helpers;   // the compiled helpers, in the order planned
+};
+using RuntimeFn = Status (*)(const RuntimeCall&);
+
+struct RuntimePlan {
+  RuntimeFn fn = nullptr;                // null: the opcode is not a library op
+  std::vector<std::string> helperNames;  // functions emitted into the LLVM module
+};
+
+// The library op for `instr`. A plan with fn == nullptr when its opcode has
+// none (the kernel emitter is tried next); an error "cannot compile ..."
+// when it has one but this instance is unsupported. Helper functions are
+// named `prefix` + ".helper.<n>".
+StatusOr<RuntimePlan> planRuntimeOp(llvm::Module& module, const Instruction& instr, const std::string& prefix);
+
+// Emits `computation` (parameters and root scalars, or a root tuple of
+// scalars) as a ScalarFn named `name`.
+Status emitScalarFunction(llvm::Module& module, const Computation& computation, const std::string& name);
+
+}  // namespace hlo::cpu
