@@ -110,6 +110,7 @@ StatusOr<Literal> convAs(EvalContext& ctx, const Instruction& instr, const Liter
   int64_t kFeatureStride = kStrides[dn.kernelInputFeature];
 
   HLO_ASSIGN_OR_RETURN(Literal out, ctx.allocate(instr.shape(), instr));
+  RoundVia round(instr);
   forEachIndex(instr.shape().dims(), [&](const std::vector<int64_t>& o, int64_t linear) {
     int64_t oz = o[dn.outputFeature];
     int64_t fg = oz / featureGroupSize;
@@ -131,7 +132,7 @@ StatusOr<Literal> convAs(EvalContext& ctx, const Instruction& instr, const Liter
       for (int64_t f = 0; f < p.inFeaturesPerGroup; ++f)
         acc += x[inOffset + f * inFeatureStride] * k[kOffset + f * kFeatureStride];
     });
-    writeAs(out, linear, acc);
+    writeAs(out, linear, round(acc));
   });
   return out;
 }
@@ -143,7 +144,7 @@ StatusOr<Literal> evalConvolution(EvalContext& ctx, const Instruction& instr, Op
     return EvalContext::unsupported(instr, "sparse kernels");
   if (ops.size() != 2) return EvalContext::unsupported(instr, "expected an input and a kernel");
   HLO_ASSIGN_OR_RETURN(ConvPlan p, planConv(instr, ops[0]->shape(), ops[1]->shape()));
-  switch (accKindFor(instr.shape().type())) {
+  switch (accKindFor(instr.shape().type(), ops[0]->type(), ops[1]->type())) {
     case AccKind::kInt: return convAs<uint64_t>(ctx, instr, *ops[0], *ops[1], p);
     case AccKind::kReal: return convAs<double>(ctx, instr, *ops[0], *ops[1], p);
     case AccKind::kComplex: return convAs<std::complex<double>>(ctx, instr, *ops[0], *ops[1], p);

@@ -3,13 +3,17 @@
 // its accumulation type, possibly with its dimensions reordered, so the inner
 // loops run over contiguous memory with no per-element dispatch.
 //
-// The accumulation type follows the result element type:
+// The accumulation type is the widest kind among the result and operand
+// element types, so a float dot with an integer result (bf16 x bf16 -> s32)
+// sums the real products (and rounds and truncates once, dot_conv.cc):
 //   integers and pred  uint64_t  (wraps modulo 2^64, then to the result width)
 //   floats             double    (rounded once to the result type)
 //   complex            std::complex<double>
 #pragma once
 
+#include <algorithm>
 #include <complex>
+#include <optional>
 #include <cstdint>
 #include <vector>
 
@@ -20,10 +24,11 @@ namespace hlo::interp {
 
 enum class AccKind : uint8_t { kInt, kReal, kComplex };
 
-inline AccKind accKindFor(ElementType result) {
-  if (isComplex(result)) return AccKind::kComplex;
-  if (isFloat(result)) return AccKind::kReal;
-  return AccKind::kInt;
+inline AccKind accKindFor(ElementType result, ElementType lhs, ElementType rhs) {
+  auto kind = [](ElementType t) {
+    return isComplex(t) ? AccKind::kComplex : isFloat(t) ? AccKind::kReal : AccKind::kInt;
+  };
+  return std::max({kind(result), kind(lhs), kind(rhs)});
 }
 
 template <typename T>
@@ -48,6 +53,32 @@ inline void writeAs(Literal& lit, int64_t i, uint64_t v) { writeInt(lit, i, stat
 // Doubles go to floats rounded, or to an integer type truncated (scaled-dot).
 inline void writeAs(Literal& lit, int64_t i, double v) { writeReal(lit, i, v); }
 inline void writeAs(Literal& lit, int64_t i, std::complex<double> v) { writeComplex(lit, i, v); }
+
+// A contraction of float operands with an integer result is the float
+// contraction, converted (XLA's reading: bf16 x bf16 -> s32 is
+// convert(dot -> bf16)), so each real sum is first rounded to the widest
+// float operand type. RoundVia does that rounding; it is a no-op otherwise.
+class RoundVia {
+ public:
+  explicit RoundVia(const Instruction& instr) {
+    if (!instr.shape().isArray() || isFloat(instr.shape().type()) || isComplex(instr.shape().type())) return;
+    for (const Instruction* op : instr.operands()) {
+      if (!op->shape().isArray() || !isFloat(op->shape().type())) continue;
+      ElementType t = op->shape().type();
+      if (!scratch_ || storageBytes(t) > storageBytes(scratch_->type())) scratch_.emplace(Shape::scalar(t));
+    }
+  }
+  double operator()(double v) {
+    if (!scratch_) return v;
+    writeReal(*scratch_, 0, v);
+    return scratch_->toDouble(0);
+  }
+  template <typename T>
+  T operator()(const T& v) { return v; }
+
+ private:
+  std::optional<Literal> scratch_;
+};
 
 // Calls f(index, offset) for every element of an array of `dims`, visiting
 // them in row-major order of the permuted dimensions dims[perm[0]],
@@ -106,8 +137,9 @@ void batchMatmul(const T* a, const T* b, T* c, int64_t batch, int64_t m, int64_t
 
 // Writes c into a fresh literal element by element (row-major).
 template <typename T>
-void storeAll(const std::vector<T>& c, Literal& out) {
-  for (size_t i = 0; i < c.size(); ++i) writeAs(out, static_cast<int64_t>(i), c[i]);
+void storeAll(const Instruction& instr, const std::vector<T>& c, Literal& out) {
+  RoundVia round(instr);
+  for (size_t i = 0; i < c.size(); ++i) writeAs(out, static_cast<int64_t>(i), round(c[i]));
 }
 
 }  // namespace hlo::interp

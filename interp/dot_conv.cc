@@ -97,7 +97,7 @@ StatusOr<Literal> dotAs(EvalContext& ctx, const Instruction& instr, const std::v
   std::vector<T> c(static_cast<size_t>(p.batch * p.m * p.n), T{});
   batchMatmul(a.data(), b.data(), c.data(), p.batch, p.m, p.k, p.n);
   HLO_ASSIGN_OR_RETURN(Literal out, ctx.allocate(instr.shape(), instr));
-  storeAll(c, out);
+  storeAll(instr, c, out);
   return out;
 }
 
@@ -124,7 +124,7 @@ StatusOr<Literal> evalDot(EvalContext& ctx, const Instruction& instr, Operands o
   const Literal& rhs = *ops[1];
   HLO_ASSIGN_OR_RETURN(DotPlan p, planDot(instr, lhs.shape(), rhs.shape()));
   HLO_RETURN_IF_ERROR(checkResultCount(instr, p.batch * p.m * p.n));
-  switch (accKindFor(instr.shape().type())) {
+  switch (accKindFor(instr.shape().type(), lhs.type(), rhs.type())) {
     case AccKind::kInt: return plainDot<uint64_t>(ctx, instr, lhs, rhs, p);
     case AccKind::kReal: return plainDot<double>(ctx, instr, lhs, rhs, p);
     case AccKind::kComplex: return plainDot<std::complex<double>>(ctx, instr, lhs, rhs, p);
@@ -183,7 +183,7 @@ StatusOr<Literal> evalScaledDot(EvalContext& ctx, const Instruction& instr, Oper
   HLO_RETURN_IF_ERROR(checkResultCount(instr, p.batch * p.m * p.n));
   HLO_RETURN_IF_ERROR(checkScale(instr, ops[0]->shape(), ops[2]->shape()));
   HLO_RETURN_IF_ERROR(checkScale(instr, ops[1]->shape(), ops[3]->shape()));
-  switch (accKindFor(instr.shape().type())) {
+  switch (accKindFor(instr.shape().type(), ops[0]->type(), ops[1]->type())) {
     case AccKind::kInt:  // the dequantized operands are real: sum in double, truncate
     case AccKind::kReal: return scaledDotAs<double>(ctx, instr, ops, p);
     case AccKind::kComplex: return scaledDotAs<std::complex<double>>(ctx, instr, ops, p);
@@ -285,7 +285,7 @@ StatusOr<Literal> raggedDotAs(EvalContext& ctx, const Instruction& instr, const 
     }
   }
   HLO_ASSIGN_OR_RETURN(Literal out, ctx.allocate(instr.shape(), instr));
-  storeAll(c, out);
+  storeAll(instr, c, out);
   return out;
 }
 
@@ -315,14 +315,14 @@ StatusOr<Literal> evalRaggedDot(EvalContext& ctx, const Instruction& instr, Oper
   HLO_ASSIGN_OR_RETURN(rp.dot, planDot(instr, lhs.shape(), rhs.shape(), rhsGroup));
   if (batch) {  // an ordinary dot
     HLO_RETURN_IF_ERROR(checkResultCount(instr, rp.dot.batch * rp.dot.m * rp.dot.n));
-    switch (accKindFor(instr.shape().type())) {
+    switch (accKindFor(instr.shape().type(), lhs.type(), rhs.type())) {
       case AccKind::kInt: return plainDot<uint64_t>(ctx, instr, lhs, rhs, rp.dot);
       case AccKind::kReal: return plainDot<double>(ctx, instr, lhs, rhs, rp.dot);
       case AccKind::kComplex: return plainDot<std::complex<double>>(ctx, instr, lhs, rhs, rp.dot);
     }
   }
   HLO_RETURN_IF_ERROR(assignGroups(instr, lhs, sizes, rp));
-  switch (accKindFor(instr.shape().type())) {
+  switch (accKindFor(instr.shape().type(), lhs.type(), rhs.type())) {
     case AccKind::kInt: return raggedDotAs<uint64_t>(ctx, instr, lhs, rhs, rp);
     case AccKind::kReal: return raggedDotAs<double>(ctx, instr, lhs, rhs, rp);
     case AccKind::kComplex: return raggedDotAs<std::complex<double>>(ctx, instr, lhs, rhs, rp);
