@@ -40,23 +40,16 @@
 // (and three times that plus 1 GiB of address space for the whole process,
 // outside AddressSanitizer builds), --max-while-iterations=10000, --jobs = the
 // number of CPUs.
-#include <unistd.h>
-
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <variant>
 #include <vector>
 
-#include "conformance/child_runner.h"
 #include "conformance/corpus_flags.h"
-#include "conformance/expectations.h"
+#include "conformance/corpus_run.h"
 #include "conformance/work_estimate.h"
-#include "hlo/verifier.h"
 #include "interp/evaluator.h"
-#include "interp/random_inputs.h"
-#include "parser/parser.h"
-#include "tools/tool_io.h"
 
 namespace {
 
@@ -76,26 +69,17 @@ std::string errorCategory(const std::string& message) {
   return "error";
 }
 
-// Parses, verifies and runs one module (in the child process).
+// Loads and runs one module (in the child process).
 Outcome runModule(const std::string& path, const Config& config) {
-  std::optional<std::string> text = hlo::readInput(path);
-  if (!text) return {"skipped", "cannot read"};
-  auto module = hlo::parseModule(*text);
-  if (!module.ok()) return {"skipped", "parse error: " + module.status().message()};
-  hlo::Status verified = hlo::verify(**module);
-  if (!verified.ok()) return {"skipped", "verify error: " + verified.message()};
-  double work = hlo::conformance::moduleWork(**module);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "estimated work %.3g", work);
-  if (work > config.maxWork) return {"too-large", buf};
-  const hlo::Computation* entry = (*module)->entry();
-  if (hlo::conformance::argumentsOverMemory(*entry, config.maxMemory))
-    return {"too-large", "arguments over the memory limit"};
-  std::vector<hlo::Literal> args = hlo::interp::randomArguments(*entry, 0);
+  auto loaded = hlo::conformance::loadModule(path, config);
+  if (auto* notRun = std::get_if<Outcome>(&loaded)) return *notRun;
+  auto& m = std::get<hlo::conformance::LoadedModule>(loaded);
   hlo::interp::Options options = hlo::conformance::corpusEvaluationOptions(
-      work, config.maxWork, config.maxMemory, config.maxWhileIterations);
-  auto result = hlo::interp::evaluate(**module, args, options);
+      m.work, config.maxWork, config.maxMemory, config.maxWhileIterations);
+  auto result = hlo::interp::evaluate(*m.module, m.args, options);
   if (!result.ok()) return {errorCategory(result.status().message()), result.status().message()};
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "estimated work %.3g", m.work);
   return {"ok", buf};
 }
 
@@ -114,43 +98,15 @@ int main(int argc, char** argv) {
   Config config;
   config.maxWork = 2e9;
   if (std::optional<int> rc = hlo::conformance::parseCorpusFlags(argc, argv, "hlo-interp-corpus", usage, config)) return *rc;
-  const std::string& expectationsPath = config.expectationsPath;
-  int jobs = config.jobs;
-  std::optional<hlo::conformance::CorpusModules> modules = hlo::conformance::readCorpusModules(config.corpus, config.filter);
-  if (!modules) {
-    std::printf("corpus not found at %s: interpreter corpus run skipped\n"
-                "interp-corpus: 0 passed, 0 failed, 1 skipped\n", config.corpus.c_str());
-    return 0;
-  }
-  auto expected = hlo::conformance::readExpectations(expectationsPath);
-  const std::vector<std::string>& files = modules->files;
-  std::vector<std::string> paths;
-  for (const std::string& f : files) paths.push_back(modules->root + "/" + f);
-
-  hlo::conformance::ChildLimits limits;
-  limits.timeoutSeconds = config.timeoutSeconds;
+  hlo::conformance::CorpusProgram program;
+  program.name = "interp-corpus";
+  program.description = "interpreter corpus run";
+  program.expectationsHeader =
+      "# Corpus modules whose interpreter outcome is not ok (see conformance/hlo-interp-corpus.cc).\n"
+      "# Regenerate with: build/bin/hlo-interp-corpus --corpus=../shared/corpus "
+      "--expectations=conformance/interp_expectations.txt --update\n"
+      "# file\toutcome\tdetail\n";
   // A backstop for allocations the interpreter does not account for.
-  limits.addressSpaceBytes = config.maxMemory * 3 + (int64_t{1} << 30);
-  auto startTime = std::chrono::steady_clock::now();
-  std::vector<Outcome> outcomes = hlo::conformance::runInChildren(
-      paths, jobs, limits, [&](const std::string& path) { return runModule(path, config); });
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - startTime).count();
-
-  hlo::conformance::Tally tally = hlo::conformance::checkOutcomes(files, outcomes, expected, {"skipped"});
-  if (config.update && !expectationsPath.empty())
-    hlo::conformance::writeExpectations(
-        expectationsPath,
-        "# Corpus modules whose interpreter outcome is not ok (see conformance/hlo-interp-corpus.cc).\n"
-        "# Regenerate with: build/bin/hlo-interp-corpus --corpus=../shared/corpus "
-        "--expectations=conformance/interp_expectations.txt --update\n"
-        "# file\toutcome\tdetail\n",
-        tally.expectationLines);
-  if (!config.timesPath.empty()) hlo::conformance::writeTimes(config.timesPath, files, outcomes);
-  std::printf("interp-corpus modules: %zu (visible, no expected error)\n", files.size());
-  double cpuTotal = hlo::conformance::printOutcomeSummary(tally, files, outcomes);
-  std::printf("  %.1f s of CPU time, %.1f s of wall time with %d jobs\n  (max work %.3g, timeout %g s of CPU, while limit %lld, memory limit %lld bytes)\n",
-              cpuTotal, seconds, jobs, config.maxWork, config.timeoutSeconds,
-              static_cast<long long>(config.maxWhileIterations), static_cast<long long>(config.maxMemory));
-  std::printf("interp-corpus: %d passed, %d failed, %d skipped\n", tally.passed, tally.failed, tally.skipped);
-  return tally.failed ? 1 : 0;
+  program.addressSpaceBytes = config.maxMemory * 3 + (int64_t{1} << 30);
+  return hlo::conformance::runCorpus(program, config, [&](const std::string& path) { return runModule(path, config); });
 }

@@ -15,22 +15,18 @@
 //                            itself fails on it (hlo-interp-corpus's business)
 // Every module is expected to be ok unless the expectations file lists it
 // (<file> TAB <outcome> TAB <detail>); --update rewrites the file.
-#include <chrono>
 #include <cstdio>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "conformance/child_runner.h"
 #include "conformance/compare.h"
 #include "conformance/corpus_flags.h"
-#include "conformance/expectations.h"
+#include "conformance/corpus_run.h"
 #include "conformance/work_estimate.h"
-#include "hlo/verifier.h"
 #include "interp/evaluator.h"
-#include "interp/random_inputs.h"
 #include "jit/executable.h"
-#include "parser/parser.h"
-#include "tools/tool_io.h"
 
 namespace {
 
@@ -64,34 +60,25 @@ hlo::Comparison compareAll(const hlo::Literal& actual, const hlo::Literal& expec
 }
 
 Outcome runModule(const std::string& path, const Config& config) {
-  std::optional<std::string> text = hlo::readInput(path);
-  if (!text) return {"skipped", "cannot read"};
-  auto module = hlo::parseModule(*text);
-  if (!module.ok()) return {"skipped", "parse error: " + module.status().message()};
-  hlo::Status verified = hlo::verify(**module);
-  if (!verified.ok()) return {"skipped", "verify error: " + verified.message()};
-  double work = hlo::conformance::moduleWork(**module);
-  if (work > config.maxWork) return {"too-large", "estimated work " + std::to_string(work)};
-  const hlo::Computation* entry = (*module)->entry();
-  if (hlo::conformance::argumentsOverMemory(*entry, config.maxMemory))
-    return {"too-large", "arguments over the memory limit"};
+  auto loaded = hlo::conformance::loadModule(path, config);
+  if (auto* notRun = std::get_if<Outcome>(&loaded)) return *notRun;
+  auto& m = std::get<hlo::conformance::LoadedModule>(loaded);
   // The reference first: a module the interpreter cannot run has no answer
   // to compare with.
-  std::vector<hlo::Literal> args = hlo::interp::randomArguments(*entry, 0);
   hlo::conformance::reportProgress("interpreter");
   hlo::interp::Options interpOptions = hlo::conformance::corpusEvaluationOptions(
-      work, config.maxWork, config.maxMemory, config.maxWhileIterations);
-  auto expected = hlo::interp::evaluate(**module, args, interpOptions);
+      m.work, config.maxWork, config.maxMemory, config.maxWhileIterations);
+  auto expected = hlo::interp::evaluate(*m.module, m.args, interpOptions);
   if (!expected.ok()) return {"skipped", "interpreter: " + expected.status().message()};
   hlo::conformance::reportProgress("compile");
   hlo::jit::CompileOptions options;
   options.threads = 1;  // the runner already runs one module per CPU
   options.maxMemoryBytes = config.maxMemory;
   options.maxWhileIterations = config.maxWhileIterations;
-  auto exe = hlo::jit::compile(**module, hlo::jit::Target::kCpu, options);
+  auto exe = hlo::jit::compile(*m.module, hlo::jit::Target::kCpu, options);
   if (!exe.ok()) return {compileCategory(exe.status().message()), exe.status().message()};
   hlo::conformance::reportProgress("run");
-  auto actual = (*exe)->run(args);
+  auto actual = (*exe)->run(m.args);
   if (!actual.ok()) return {"error", actual.status().message()};
   hlo::Comparison c = compareAll(*actual, *expected);
   if (!c.equal) return {"disagree", c.firstMismatch};
@@ -113,37 +100,13 @@ int main(int argc, char** argv) {
   config.maxWork = 2e8;  // each module also runs on the interpreter
   if (std::optional<int> rc = hlo::conformance::parseCorpusFlags(argc, argv, "hlo-jit-corpus", usage, config))
     return *rc;
-  std::optional<hlo::conformance::CorpusModules> modules =
-      hlo::conformance::readCorpusModules(config.corpus, config.filter);
-  if (!modules) {
-    std::printf("corpus not found at %s: JIT corpus run skipped\n"
-                "jit-corpus: 0 passed, 0 failed, 1 skipped\n", config.corpus.c_str());
-    return 0;
-  }
-  auto expected = hlo::conformance::readExpectations(config.expectationsPath);
-  const std::vector<std::string>& files = modules->files;
-  std::vector<std::string> paths;
-  for (const std::string& f : files) paths.push_back(modules->root + "/" + f);
-  hlo::conformance::ChildLimits limits;
-  limits.timeoutSeconds = config.timeoutSeconds;
-  auto start = std::chrono::steady_clock::now();
-  std::vector<Outcome> outcomes = hlo::conformance::runInChildren(
-      paths, config.jobs, limits, [&](const std::string& path) { return runModule(path, config); });
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  hlo::conformance::Tally tally = hlo::conformance::checkOutcomes(files, outcomes, expected, {"skipped"});
-  if (config.update && !config.expectationsPath.empty())
-    hlo::conformance::writeExpectations(
-        config.expectationsPath,
-        "# Corpus modules whose CPU JIT outcome is not ok (see conformance/hlo-jit-corpus.cc).\n"
-        "# Regenerate with: build/bin/hlo-jit-corpus --corpus=../shared/corpus "
-        "--expectations=conformance/jit_expectations.txt --update\n"
-        "# file\toutcome\tdetail\n",
-        tally.expectationLines);
-  if (!config.timesPath.empty()) hlo::conformance::writeTimes(config.timesPath, files, outcomes);
-  std::printf("jit-corpus modules: %zu (visible, no expected error)\n", files.size());
-  double cpuTotal = hlo::conformance::printOutcomeSummary(tally, files, outcomes);
-  std::printf("  %.1f s of CPU time, %.1f s of wall time with %d jobs (max work %.3g)\n", cpuTotal, seconds,
-              config.jobs, config.maxWork);
-  std::printf("jit-corpus: %d passed, %d failed, %d skipped\n", tally.passed, tally.failed, tally.skipped);
-  return tally.failed ? 1 : 0;
+  hlo::conformance::CorpusProgram program;
+  program.name = "jit-corpus";
+  program.description = "JIT corpus run";
+  program.expectationsHeader =
+      "# Corpus modules whose CPU JIT outcome is not ok (see conformance/hlo-jit-corpus.cc).\n"
+      "# Regenerate with: build/bin/hlo-jit-corpus --corpus=../shared/corpus "
+      "--expectations=conformance/jit_expectations.txt --update\n"
+      "# file\toutcome\tdetail\n";
+  return hlo::conformance::runCorpus(program, config, [&](const std::string& path) { return runModule(path, config); });
 }

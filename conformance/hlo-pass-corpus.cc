@@ -68,6 +68,7 @@
 
 #include "conformance/child_runner.h"
 #include "conformance/corpus_flags.h"
+#include "conformance/corpus_run.h"
 #include "conformance/compare.h"
 #include "conformance/expectations.h"
 #include "conformance/pass_corpus_stats.h"
@@ -309,66 +310,51 @@ int main(int argc, char** argv) {
   if (std::optional<int> rc = hlo::conformance::parseCorpusFlags(static_cast<int>(args.size()), args.data(),
                                                                  "hlo-pass-corpus", usage, config))
     return *rc;
-  const std::string& expectationsPath = config.expectationsPath;
-  int jobs = config.jobs;
-  std::optional<hlo::conformance::CorpusModules> modules = hlo::conformance::readCorpusModules(config.corpus, config.filter);
-  if (!modules) {
-    std::printf("corpus not found at %s: pass corpus run skipped\n"
-                "pass-corpus: 0 passed, 0 failed, 1 skipped\n", config.corpus.c_str());
-    return 0;
-  }
-  auto expected = hlo::conformance::readExpectations(expectationsPath);
-  const std::vector<std::string>& files = modules->files;
-  std::vector<std::string> paths;
-  for (const std::string& f : files) paths.push_back(modules->root + "/" + f);
-
-  hlo::conformance::ChildLimits limits;
-  limits.timeoutSeconds = config.timeoutSeconds;
-  // A backstop for allocations the interpreter does not account for.
-  limits.addressSpaceBytes = config.maxMemory * 3 + (int64_t{1} << 30);
-  auto startTime = std::chrono::steady_clock::now();
   if (stats) {
+    std::optional<hlo::conformance::CorpusModules> modules =
+        hlo::conformance::readCorpusModules(config.corpus, config.filter);
+    if (!modules) {
+      std::printf("corpus not found at %s: pass statistics skipped\n", config.corpus.c_str());
+      return 0;
+    }
+    std::vector<std::string> paths;
+    for (const std::string& f : modules->files) paths.push_back(modules->root + "/" + f);
+    hlo::conformance::ChildLimits limits;
+    limits.timeoutSeconds = config.timeoutSeconds;
+    auto startTime = std::chrono::steady_clock::now();
     std::vector<Outcome> measured = hlo::conformance::runInChildren(
-        paths, jobs, limits, [&](const std::string& path) { return hlo::conformance::measurePipeline(path, kPipeline); });
+        paths, config.jobs, limits,
+        [&](const std::string& path) { return hlo::conformance::measurePipeline(path, kPipeline); });
     hlo::conformance::printPipelineStats(measured, kPipeline);
-    if (!config.timesPath.empty()) hlo::conformance::writeTimes(config.timesPath, files, measured);
+    if (!config.timesPath.empty()) hlo::conformance::writeTimes(config.timesPath, modules->files, measured);
     std::printf("  %.1f s of wall time with %d jobs\n",
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - startTime).count(), jobs);
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - startTime).count(), config.jobs);
     return 0;
   }
-  std::vector<Outcome> outcomes = hlo::conformance::runInChildren(
-      paths, jobs, limits, [&](const std::string& path) { return checkModule(path, config); });
-  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - startTime).count();
-
-  hlo::conformance::Tally tally =
-      hlo::conformance::checkOutcomes(files, outcomes, expected, {"skipped", "too-large", "not-evaluated"});
-  if (config.update && !expectationsPath.empty())
-    hlo::conformance::writeExpectations(
-        expectationsPath,
-        "# Corpus modules on which a pass or the cpu pipeline does not keep the interpreter's\n"
-        "# result or breaks verification, or the check times out or crashes\n"
-        "# (see conformance/hlo-pass-corpus.cc). Regenerate with:\n"
-        "# build/bin/hlo-pass-corpus --corpus=../shared/corpus "
-        "--expectations=conformance/pass_expectations.txt --update\n"
-        "# file\toutcome\tdetail\n",
-        tally.expectationLines);
-  if (!config.timesPath.empty()) hlo::conformance::writeTimes(config.timesPath, files, outcomes);
-
-  std::printf("pass-corpus modules: %zu (visible, no expected error)\n", files.size());
-  std::string passList;
-  for (const hlo::PassInfo& pass : hlo::registeredPasses())
-    passList += (passList.empty() ? "" : ", ") + std::string(pass.name);
-  std::printf("  checked: each of %zu passes alone (%s), and the %s pipeline\n",
-              hlo::registeredPasses().size(), passList.c_str(), kPipeline);
-  double cpuTotal = hlo::conformance::printOutcomeSummary(tally, files, outcomes);
-  std::printf("  ok modules each pass rewrote (reported a change):\n");
-  std::map<std::string, int> rewrites = rewriteCounts(outcomes);
-  for (const hlo::PassInfo& pass : hlo::registeredPasses())
-    std::printf("  %6d  %s\n", rewrites[std::string(pass.name)], std::string(pass.name).c_str());
-  std::printf("  %6d  %s pipeline\n", rewrites[std::string(kPipeline) + " pipeline"], kPipeline);
-  std::printf("  %.1f s of CPU time, %.1f s of wall time with %d jobs\n  (max work %.3g, timeout %g s of CPU, while limit %lld, memory limit %lld bytes)\n",
-              cpuTotal, seconds, jobs, config.maxWork, config.timeoutSeconds,
-              static_cast<long long>(config.maxWhileIterations), static_cast<long long>(config.maxMemory));
-  std::printf("pass-corpus: %d passed, %d failed, %d skipped\n", tally.passed, tally.failed, tally.skipped);
-  return tally.failed ? 1 : 0;
+  hlo::conformance::CorpusProgram program;
+  program.name = "pass-corpus";
+  program.description = "pass corpus run";
+  program.expectationsHeader =
+      "# Corpus modules on which a pass or the cpu pipeline does not keep the interpreter's\n"
+      "# result or breaks verification, or the check times out or crashes\n"
+      "# (see conformance/hlo-pass-corpus.cc). Regenerate with:\n"
+      "# build/bin/hlo-pass-corpus --corpus=../shared/corpus "
+      "--expectations=conformance/pass_expectations.txt --update\n"
+      "# file\toutcome\tdetail\n";
+  program.notRun = {"skipped", "too-large", "not-evaluated"};
+  // A backstop for allocations the interpreter does not account for.
+  program.addressSpaceBytes = config.maxMemory * 3 + (int64_t{1} << 30);
+  program.extraSummary = [](const std::vector<Outcome>& outcomes) {
+    std::string passList;
+    for (const hlo::PassInfo& pass : hlo::registeredPasses())
+      passList += (passList.empty() ? "" : ", ") + std::string(pass.name);
+    std::printf("  checked: each of %zu passes alone (%s), and the %s pipeline\n",
+                hlo::registeredPasses().size(), passList.c_str(), kPipeline);
+    std::printf("  ok modules each pass rewrote (reported a change):\n");
+    std::map<std::string, int> rewrites = rewriteCounts(outcomes);
+    for (const hlo::PassInfo& pass : hlo::registeredPasses())
+      std::printf("  %6d  %s\n", rewrites[std::string(pass.name)], std::string(pass.name).c_str());
+    std::printf("  %6d  %s pipeline\n", rewrites[std::string(kPipeline) + " pipeline"], kPipeline);
+  };
+  return hlo::conformance::runCorpus(program, config, [&](const std::string& path) { return checkModule(path, config); });
 }
