@@ -162,10 +162,12 @@ $(BENCHES): $(BUILD)/bin/%: $(BUILD)/obj/bench/%.o $(LIBS)
 check: all $(VENV_STAMP)
 	HLO_BIN_DIR=$(abspath $(BUILD)/bin) scripts/check.sh $(BUILD) $(CORPUS)
 
-# x + y * z = {1, 2, 3, 4} + {1, 3, -0.5, -3} = {2, 5, 2.5, 1}, whose sum prints as f32[] 10.5.
+# x + y * z = {1, 2, 3, 4} + {1, 3, -0.5, -3} = {2, 5, 2.5, 1}, whose sum prints as f32[] 10.5:
+# compiled by the CPU JIT, checked against the reference interpreter.
+DEMO_INPUTS := --input='f32[4] {1, 2, 3, 4}' --input='f32[4] {0.5, 1.5, -2, 3}' --input='f32[4] {2, 2, 0.25, -1}'
 demo: all
-	@if [ -x $(BUILD)/bin/hlo-run ]; then set -x; $(BUILD)/bin/hlo-run testdata/examples/reduce_sum.hlo \
-	  --input='f32[4] {1, 2, 3, 4}' --input='f32[4] {0.5, 1.5, -2, 3}' --input='f32[4] {2, 2, 0.25, -1}'; \
+	@if [ -x $(BUILD)/bin/hlo-run ]; then set -x; \
+	  $(BUILD)/bin/hlo-run testdata/examples/reduce_sum.hlo --engine=cpu --compare=interp --verbose $(DEMO_INPUTS); \
 	elif [ -x $(BUILD)/bin/hlo-opt ]; then set -x; $(BUILD)/bin/hlo-opt testdata/examples/reduce_sum.hlo; \
 	else echo "demo: neither hlo-run nor hlo-opt is built yet"; exit 1; fi
 
