@@ -30,9 +30,10 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// A loop or input fusion is one kernel when its reductions are outputs (the
-// root, or elements of a root tuple): a reduce feeding other fused work
-// would be recomputed for every element that reads it. Other fusions (kind
+// A loop or input fusion is one kernel when it holds no library op (a dot
+// in another compiler's dump) and its reductions are outputs (the root, or
+// elements of a root tuple): a reduce feeding other fused work would be
+// recomputed for every element that reads it. Other fusions (kind
 // kCustom, or such nests, as other compilers' dumps hold) run as calls.
 bool oneKernel(const Instruction& fusion) {
   std::string_view kind = fusion.attrs().getString(AttrKey::kKind);
@@ -41,6 +42,7 @@ bool oneKernel(const Instruction& fusion) {
   const Computation& fused = *fusion.calledComputations()[0];
   const Instruction* root = fused.root();
   for (const auto& i : fused.instructions()) {
+    if (isLibraryOp(i->opcode())) return false;
     if (i->opcode() != Opcode::kReduce || i.get() == root) continue;
     bool rootElement = root->opcode() == Opcode::kTuple;
     for (const Instruction* user : i->users()) rootElement = rootElement && user == root;

@@ -11,13 +11,33 @@
 
 namespace hlo::cpu {
 
+namespace {
+
+using PlanFn = StatusOr<RuntimePlan> (*)(llvm::Module&, const Instruction&, const std::string&);
+
+// The library ops, one line each: opcode -> its planner (runtime_<op>.cc).
+struct LibraryOp {
+  Opcode opcode;
+  PlanFn plan;
+};
+constexpr LibraryOp kLibraryOps[] = {
+    {Opcode::kDot, planDot},
+};
+
+const LibraryOp* find(Opcode opcode) {
+  for (const LibraryOp& op : kLibraryOps)
+    if (op.opcode == opcode) return &op;
+  return nullptr;
+}
+
+}  // namespace
+
+bool isLibraryOp(Opcode opcode) { return find(opcode) != nullptr; }
+
 StatusOr<RuntimePlan> planRuntimeOp(llvm::Module& module, const Instruction& instr, const std::string& prefix) {
-  (void)module;
-  (void)prefix;
-  switch (instr.opcode()) {
-    default:
-      return RuntimePlan{};
-  }
+  const LibraryOp* op = find(instr.opcode());
+  if (!op) return RuntimePlan{};
+  return op->plan(module, instr, prefix);
 }
 
 Status emitScalarFunction(llvm::Module& module, const Computation& computation, const std::string& name) {

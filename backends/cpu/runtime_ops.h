@@ -51,8 +51,15 @@ struct RuntimePlan {
 // named `prefix` + ".helper.<n>".
 StatusOr<RuntimePlan> planRuntimeOp(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 
+// Whether `opcode` runs as a library op (a fusion holding one cannot be a
+// single kernel).
+bool isLibraryOp(Opcode opcode);
+
 // Emits `computation` (parameters and root scalars, or a root tuple of
 // scalars) as a ScalarFn named `name`.
 Status emitScalarFunction(llvm::Module& module, const Computation& computation, const std::string& name);
+
+// The planners of the library ops, one per runtime_<op>.cc.
+StatusOr<RuntimePlan> planDot(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 
 }  // namespace hlo::cpu
