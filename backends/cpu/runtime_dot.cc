@@ -6,40 +6,26 @@
 //      order the attribute lists them), free (in increasing order) and
 //      contracting (listed order). The result is [batch..., lhs free...,
 //      rhs free...] row-major, i.e. a [B, M, N] matrix stack.
-//   2. Pick the compute type from the operand and result types: complex<double>
-//      when any is complex; float when all are floats of at most 32 bits
-//      (sgemm: f32, and bf16/f16/f8 widened); double for the other real
-//      mixes (f64, integers into floats, floats into integers); uint64 for
-//      integers and pred (wrapping modulo 2^64, then to the result width).
+//   2. Pick the compute type from the operand and result types
+//      (computeTypeFor in runtime_blas.h: float, double, complex or uint64).
 //   3. f32/f64 operands already laid out as [B, M, K] or [B, K, M] (resp.
 //      [B, K, N] or [B, N, K]) go to gemm in place with the transpose flag;
 //      anything else is packed into a contiguous [B, M, K] / [B, K, N] buffer
 //      of the compute type. An f32 result is written by gemm directly.
-//   4. Small products (M*N*K below kSmallDot) run as a plain loop instead:
-//      the library's setup costs more than the arithmetic there.
-//   5. A float dot with an integer result rounds each sum to the (widest)
-//      float operand type before truncating, as XLA reads it:
-//      convert(dot -> bf16).
-#include <cblas.h>
-
-#include <algorithm>
+//   4. Small products run as a plain loop instead (runtime_blas.h): the
+//      library's setup costs more than the arithmetic there.
+//   5. Results are written into the result type (ResultWriter, which also
+//      rounds a float dot with an integer result as XLA reads it).
 #include <complex>
-#include <cstring>
-#include <optional>
 #include <vector>
 
+#include "backends/cpu/runtime_blas.h"
 #include "backends/cpu/runtime_ops.h"
 #include "backends/cpu/thread_pool.h"
-#include "hlo/element_io.h"
 #include "jit/elemental_emitter.h"
 
 namespace hlo::cpu {
 namespace {
-
-// Below this many multiply-adds a loop beats the library call.
-constexpr int64_t kSmallDot = 32 * 32 * 32;
-
-enum class Compute : uint8_t { kFloat, kDouble, kComplex, kInt };
 
 struct DotShape {
   std::vector<int64_t> lhsPerm, rhsPerm;  // lhs: batch+free+contracting; rhs: batch+contracting+free
@@ -52,8 +38,6 @@ int64_t product(const std::vector<int64_t>& dims, const std::vector<int64_t>& wh
   for (int64_t d : which) p *= dims[d];
   return p;
 }
-
-bool isSmallRealFloat(ElementType t) { return isFloat(t) && t != ElementType::kF64; }
 
 StatusOr<DotShape> classify(const Instruction& instr) {
   if (instr.operandCount() != 2) return jit::cannotCompile(instr, "expected two operands");
@@ -105,13 +89,9 @@ StatusOr<DotShape> classify(const Instruction& instr) {
     return jit::cannotCompile(instr, "the result shape does not match the operands");
 
   ElementType tl = lhs.type(), tr = rhs.type(), to = instr.shape().type();
-  auto numeric = [](ElementType t) { return isPred(t) || isSigned(t) || isUnsigned(t) || isFloat(t) || isComplex(t); };
-  if (!numeric(tl) || !numeric(tr) || !numeric(to))
+  if (!isNumeric(tl) || !isNumeric(tr) || !isNumeric(to))
     return jit::cannotCompile(instr, "element type " + std::string(elementTypeName(to)) + " is not supported");
-  if (isComplex(tl) || isComplex(tr) || isComplex(to)) s.compute = Compute::kComplex;
-  else if (isSmallRealFloat(tl) && isSmallRealFloat(tr) && isSmallRealFloat(to)) s.compute = Compute::kFloat;
-  else if (isFloat(tl) || isFloat(tr) || isFloat(to)) s.compute = Compute::kDouble;
-  else s.compute = Compute::kInt;
+  s.compute = computeTypeFor(tl, tr, to);
   return s;
 }
 
@@ -125,21 +105,6 @@ void pack(const Literal& lit, const std::vector<int64_t>& perm, T* out) {
   for (int d = rank - 2; d >= 0; --d) strides[d] = strides[d + 1] * dims[d + 1];
   int64_t count = lit.elementCount();
   if (count == 0) return;
-  auto read = [&](int64_t i) -> T {
-    if constexpr (std::is_same_v<T, float>) {
-      if (lit.type() == ElementType::kF32) return lit.data<float>()[i];
-      return static_cast<float>(lit.toDouble(i));
-    } else if constexpr (std::is_same_v<T, double>) {
-      if (lit.type() == ElementType::kF64) return lit.data<double>()[i];
-      if (lit.type() == ElementType::kF32) return lit.data<float>()[i];
-      if (isFloat(lit.type())) return lit.toDouble(i);
-      return static_cast<double>(readInt(lit, i));  // integers exactly, as the semantics read them
-    } else if constexpr (std::is_same_v<T, uint64_t>) {
-      return static_cast<uint64_t>(readInt(lit, i));
-    } else {
-      return lit.toComplex(i);
-    }
-  };
   // The innermost permuted dimension is walked by a stride, the rest by an
   // odometer over the outer ones.
   std::vector<int64_t> index(rank, 0);
@@ -147,7 +112,7 @@ void pack(const Literal& lit, const std::vector<int64_t>& perm, T* out) {
   int64_t innerStride = rank ? strides[perm[rank - 1]] : 1;
   int64_t offset = 0;
   for (int64_t done = 0; done < count; done += inner) {
-    for (int64_t j = 0; j < inner; ++j) *out++ = read(offset + j * innerStride);
+    for (int64_t j = 0; j < inner; ++j) *out++ = readAs<T>(lit, offset + j * innerStride);
     for (int d = rank - 2; d >= 0; --d) {
       int64_t p = perm[d];
       if (++index[p] < dims[p]) {
@@ -212,49 +177,12 @@ size_t batchDims(const Instruction& instr) { return instr.attrs().getInts(AttrKe
 
 size_t freeDims(const Shape& s, size_t batch, size_t contracting) { return s.rank() - batch - contracting; }
 
-template <typename T>
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c) {
-  const CBLAS_TRANSPOSE ta_ = ta ? CblasTrans : CblasNoTrans, tb_ = tb ? CblasTrans : CblasNoTrans;
-  const blasint lda = static_cast<blasint>(ta ? m : k), ldb = static_cast<blasint>(tb ? k : n);
-  if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasRowMajor, ta_, tb_, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, n);
-  } else if constexpr (std::is_same_v<T, double>) {
-    cblas_dgemm(CblasRowMajor, ta_, tb_, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, n);
-  } else {
-    const T one(1), zero(0);
-    cblas_zgemm(CblasRowMajor, ta_, tb_, m, n, k, &one, a, lda, b, ldb, &zero, c, n);
-  }
-}
-
-// c[B, M, N] = a[B, M, K] . b[B, K, N] (either transposed per its flag), by
-// the library or, for small products, a loop.
+// c[B, M, N] = a[B, M, K] . b[B, K, N], either operand transposed per its flag.
 template <typename T>
 void batchedProduct(const DotShape& s, const GemmOperand<T>& a, const GemmOperand<T>& b, T* c, int threads) {
-  int64_t work = s.m * s.n * s.k;
-  for (int64_t bi = 0; bi < s.batch; ++bi) {
-    const T* ab = a.data + bi * s.m * s.k;
-    const T* bb = b.data + bi * s.k * s.n;
-    T* cb = c + bi * s.m * s.n;
-    if (work >= kSmallDot && !std::is_same_v<T, uint64_t>) {
-      if constexpr (!std::is_same_v<T, uint64_t>) {
-        openblas_set_num_threads(threads);
-        gemm<T>(a.transposed, b.transposed, s.m, s.n, s.k, ab, bb, cb);
-      }
-      continue;
-    }
-    std::fill(cb, cb + s.m * s.n, T{});
-    for (int64_t i = 0; i < s.m; ++i)
-      for (int64_t kk = 0; kk < s.k; ++kk) {
-        T av = a.transposed ? ab[kk * s.m + i] : ab[i * s.k + kk];
-        T* __restrict row = cb + i * s.n;
-        if (b.transposed) {
-          for (int64_t j = 0; j < s.n; ++j) row[j] += av * bb[j * s.k + kk];
-        } else {
-          const T* __restrict brow = bb + kk * s.n;
-          for (int64_t j = 0; j < s.n; ++j) row[j] += av * brow[j];
-        }
-      }
-  }
+  for (int64_t bi = 0; bi < s.batch; ++bi)
+    matmul<T>(a.transposed, b.transposed, s.m, s.n, s.k, a.data + bi * s.m * s.k, b.data + bi * s.k * s.n,
+              c + bi * s.m * s.n, threads);
 }
 
 template <typename T>
@@ -274,29 +202,8 @@ Status runAs(const RuntimeCall& call, const DotShape& s, ElementType native) {
   }
   std::vector<T> c(static_cast<size_t>(s.batch * s.m * s.n));
   batchedProduct(s, a, b, c.data(), threads);
-  // Float sums into an integer result: rounded to the float operand type first.
-  std::optional<ElementType> via;
-  if (!isFloat(out.type()) && !isComplex(out.type()))
-    for (const Literal* op : {&lhs, &rhs})
-      if (isFloat(op->type()) && (!via || storageBytes(op->type()) > storageBytes(*via))) via = op->type();
-  std::optional<Literal> scratch;
-  if (via) scratch.emplace(Shape::scalar(*via));
-  for (size_t i = 0; i < c.size(); ++i) {
-    int64_t at = static_cast<int64_t>(i);
-    if constexpr (std::is_same_v<T, uint64_t>) {
-      writeInt(out, at, static_cast<int64_t>(c[i]));
-    } else if constexpr (std::is_same_v<T, std::complex<double>>) {
-      if (isComplex(out.type())) writeComplex(out, at, c[i]);
-      else writeReal(out, at, c[i].real());
-    } else {
-      double v = c[i];
-      if (scratch) {
-        writeReal(*scratch, 0, v);
-        v = scratch->toDouble(0);
-      }
-      writeReal(out, at, v);
-    }
-  }
+  ResultWriter writer(out, lhs, rhs);
+  for (size_t i = 0; i < c.size(); ++i) writer.write(static_cast<int64_t>(i), c[i]);
   return okStatus();
 }
 

@@ -22,6 +22,7 @@ struct LibraryOp {
 };
 constexpr LibraryOp kLibraryOps[] = {
     {Opcode::kDot, planDot},
+    {Opcode::kConvolution, planConvolution},
 };
 
 const LibraryOp* find(Opcode opcode) {

@@ -61,5 +61,6 @@ Status emitScalarFunction(llvm::Module& module, const Computation& computation, 
 
 // The planners of the library ops, one per runtime_<op>.cc.
 StatusOr<RuntimePlan> planDot(llvm::Module& module, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planConvolution(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 
 }  // namespace hlo::cpu

@@ -1,0 +1,126 @@
+// What the contraction library ops (dot, convolution) share: the type they
+// compute in, reading operands into it, matrix products through OpenBLAS
+// (or a loop where the library does not pay), and writing results back.
+#pragma once
+#include <cblas.h>
+
+#include <algorithm>
+#include <complex>
+#include <cstdint>
+#include <optional>
+#include <type_traits>
+
+#include "hlo/element_io.h"
+#include "hlo/literal.h"
+
+namespace hlo::cpu {
+
+// Below this many multiply-adds a loop beats the library call.
+inline constexpr int64_t kSmallProduct = 32 * 32 * 32;
+
+// The type a contraction computes in, from its operand and result types:
+// complex<double> when any is complex; float when all are floats of at most
+// 32 bits (f32, and bf16/f16/f8 widened); double for the other real mixes
+// (f64, integers into floats, floats into integers); uint64 for integers and
+// pred, wrapping modulo 2^64 and then to the result width.
+enum class Compute : uint8_t { kFloat, kDouble, kComplex, kInt };
+
+inline Compute computeTypeFor(ElementType lhs, ElementType rhs, ElementType out) {
+  auto narrowFloat = [](ElementType t) { return isFloat(t) && t != ElementType::kF64; };
+  if (isComplex(lhs) || isComplex(rhs) || isComplex(out)) return Compute::kComplex;
+  if (narrowFloat(lhs) && narrowFloat(rhs) && narrowFloat(out)) return Compute::kFloat;
+  if (isFloat(lhs) || isFloat(rhs) || isFloat(out)) return Compute::kDouble;
+  return Compute::kInt;
+}
+
+inline bool isNumeric(ElementType t) {
+  return isPred(t) || isSigned(t) || isUnsigned(t) || isFloat(t) || isComplex(t);
+}
+
+// Element i of `lit` in the compute type T.
+template <typename T>
+T readAs(const Literal& lit, int64_t i) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (lit.type() == ElementType::kF32) return lit.data<float>()[i];
+    return static_cast<float>(lit.toDouble(i));
+  } else if constexpr (std::is_same_v<T, double>) {
+    if (lit.type() == ElementType::kF64) return lit.data<double>()[i];
+    if (lit.type() == ElementType::kF32) return lit.data<float>()[i];
+    if (isFloat(lit.type())) return lit.toDouble(i);
+    return static_cast<double>(readInt(lit, i));
+  } else if constexpr (std::is_same_v<T, uint64_t>) {
+    return static_cast<uint64_t>(readInt(lit, i));
+  } else {
+    return lit.toComplex(i);
+  }
+}
+
+// c[m, n] = a[m, k] . b[k, n], either operand given transposed ([k, m],
+// [n, k]); c is overwritten. `threads` is what OpenBLAS may use.
+template <typename T>
+void matmul(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c, int threads) {
+  if constexpr (!std::is_same_v<T, uint64_t>) {
+    if (m * n * k >= kSmallProduct) {
+      const CBLAS_TRANSPOSE ta_ = ta ? CblasTrans : CblasNoTrans, tb_ = tb ? CblasTrans : CblasNoTrans;
+      const blasint lda = static_cast<blasint>(ta ? m : k), ldb = static_cast<blasint>(tb ? k : n);
+      openblas_set_num_threads(threads);
+      if constexpr (std::is_same_v<T, float>) {
+        cblas_sgemm(CblasRowMajor, ta_, tb_, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, n);
+      } else if constexpr (std::is_same_v<T, double>) {
+        cblas_dgemm(CblasRowMajor, ta_, tb_, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, n);
+      } else {
+        const T one(1), zero(0);
+        cblas_zgemm(CblasRowMajor, ta_, tb_, m, n, k, &one, a, lda, b, ldb, &zero, c, n);
+      }
+      return;
+    }
+  }
+  std::fill(c, c + m * n, T{});
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t kk = 0; kk < k; ++kk) {
+      T av = ta ? a[kk * m + i] : a[i * k + kk];
+      T* __restrict row = c + i * n;
+      if (tb) {
+        for (int64_t j = 0; j < n; ++j) row[j] += av * b[j * k + kk];
+      } else {
+        const T* __restrict brow = b + kk * n;
+        for (int64_t j = 0; j < n; ++j) row[j] += av * brow[j];
+      }
+    }
+}
+
+// Writes compute-type values into a result literal of any numeric type. A
+// float contraction with an integer result rounds each sum to the widest
+// float operand type before truncating, as XLA reads it (bf16 x bf16 -> s32
+// is convert(dot -> bf16)).
+class ResultWriter {
+ public:
+  ResultWriter(Literal& out, const Literal& lhs, const Literal& rhs) : out_(out) {
+    if (isFloat(out.type()) || isComplex(out.type())) return;
+    for (const Literal* op : {&lhs, &rhs})
+      if (isFloat(op->type()) && (!via_ || storageBytes(op->type()) > storageBytes(via_->type())))
+        via_.emplace(Shape::scalar(op->type()));
+  }
+  void write(int64_t i, uint64_t v) { writeInt(out_, i, static_cast<int64_t>(v)); }
+  void write(int64_t i, std::complex<double> v) {
+    if (isComplex(out_.type())) writeComplex(out_, i, v);
+    else write(i, v.real());
+  }
+  void write(int64_t i, double v) {
+    if (via_) {
+      writeReal(*via_, 0, v);
+      v = via_->toDouble(0);
+    }
+    writeReal(out_, i, v);
+  }
+  void write(int64_t i, float v) {
+    if (out_.type() == ElementType::kF32) out_.data<float>()[i] = v;
+    else write(i, static_cast<double>(v));
+  }
+
+ private:
+  Literal& out_;
+  std::optional<Literal> via_;
+};
+
+}  // namespace hlo::cpu
