@@ -23,6 +23,10 @@ struct LibraryOp {
 constexpr LibraryOp kLibraryOps[] = {
     {Opcode::kDot, planDot},
     {Opcode::kConvolution, planConvolution},
+    {Opcode::kSort, planSort},
+    {Opcode::kTopK, planTopK},
+    {Opcode::kGather, planGather},
+    {Opcode::kScatter, planScatter},
 };
 
 const LibraryOp* find(Opcode opcode) {

@@ -1,0 +1,289 @@
+// Library ops: gather and scatter, with every dimension number XLA has
+// (offset/window dimensions, collapsed/inserted dimensions, the index vector
+// map, batching dimensions, an implicit trailing index vector dimension).
+//
+// Algorithm (gather): walk the result in row-major order. The result
+// dimensions that are not offset dimensions pick an index vector; its
+// components (and the batching dimensions) give the slice's start in the
+// operand, clamped so the slice fits, computed once per index vector. The
+// offset dimensions then add the position inside the slice. When the
+// result's innermost dimension is an offset dimension along the operand's
+// innermost dimension, whole rows are copied with memcpy.
+//
+// Algorithm (scatter): for each scatter position of the updates (row-major)
+// the index vector gives the window's start, not clamped: a window not
+// wholly inside the operand is skipped. Each update element of the window
+// (row-major) is combined with the element it lands on by the compiled
+// to_apply computation, in that order, so duplicate indices combine in the
+// order the semantics give.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "backends/cpu/runtime_ops.h"
+#include "hlo/computation.h"
+#include "hlo/element_io.h"
+#include "jit/elemental_emitter.h"
+
+namespace hlo::cpu {
+namespace {
+
+bool contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
+
+std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (int d = static_cast<int>(dims.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * dims[d + 1];
+  return strides;
+}
+
+// The operand dimensions that are neither in `a` nor in `b`, in order.
+std::vector<int64_t> remainingDims(int64_t rank, const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  std::vector<int64_t> out;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!contains(a, d) && !contains(b, d)) out.push_back(d);
+  return out;
+}
+
+// The index array with an explicit index vector dimension (a trailing one
+// of size 1 when index_vector_dim is its rank).
+struct IndexArray {
+  const Literal* values;
+  std::vector<int64_t> dims, strides;
+  int64_t vectorDim;
+
+  IndexArray(const Literal& indices, int64_t indexVectorDim)
+      : values(&indices), dims(indices.shape().dims()), vectorDim(indexVectorDim) {
+    if (vectorDim == static_cast<int64_t>(dims.size())) dims.push_back(1);
+    strides = rowMajorStrides(dims);
+  }
+  // Batch position dimension d of the index array as an index into the
+  // position (the dimensions after the vector dimension shift down).
+  int64_t positionOf(int64_t d) const { return d < vectorDim ? d : d - 1; }
+  // Component k of the index vector at `position`.
+  int64_t component(const std::vector<int64_t>& position, int64_t k) const {
+    int64_t linear = k * strides[vectorDim];
+    for (size_t b = 0; b < position.size(); ++b)
+      linear += position[b] * strides[b < static_cast<size_t>(vectorDim) ? b : b + 1];
+    return readInt(*values, linear);
+  }
+};
+
+// Advances a row-major odometer over `dims`; returns the first dimension
+// that changed (dims.size() when it wrapped around completely).
+size_t advance(std::vector<int64_t>& index, const std::vector<int64_t>& dims) {
+  for (size_t d = dims.size(); d-- > 0;) {
+    if (++index[d] < dims[d]) return d;
+    index[d] = 0;
+  }
+  return dims.size();
+}
+
+Status runGather(const RuntimeCall& call) {
+  const Instruction& instr = call.instr;
+  const Literal& x = *call.operands[0];
+  Literal& out = call.result;
+  const Attributes& a = instr.attrs();
+  const std::vector<int64_t>& offsetDims = a.getInts(AttrKey::kOffsetDims);
+  const std::vector<int64_t>& startIndexMap = a.getInts(AttrKey::kStartIndexMap);
+  const std::vector<int64_t>& operandBatching = a.getInts(AttrKey::kOperandBatchingDims);
+  const std::vector<int64_t>& indicesBatching = a.getInts(AttrKey::kStartIndicesBatchingDims);
+  const std::vector<int64_t>& sliceSizes = a.getInts(AttrKey::kSliceSizes);
+  IndexArray indices(*call.operands[1], a.getInt(AttrKey::kIndexVectorDim));
+  const std::vector<int64_t>& xDims = x.shape().dims();
+  int64_t rank = x.shape().rank();
+  std::vector<int64_t> sliceDims = remainingDims(rank, a.getInts(AttrKey::kCollapsedSliceDims), operandBatching);
+  std::vector<int64_t> xStrides = rowMajorStrides(xDims);
+  const std::vector<int64_t>& outDims = out.shape().dims();
+  if (out.elementCount() == 0) return okStatus();
+  int bytes = storageBytes(x.type());
+
+  // Offset dimension k of the result reads operand dimension sliceDims[k].
+  std::vector<int64_t> operandDimOf(outDims.size(), -1);
+  for (size_t k = 0; k < offsetDims.size(); ++k) operandDimOf[offsetDims[k]] = sliceDims[k];
+  // Whole rows: the result's last dimension walks the operand's last one.
+  int outRank = static_cast<int>(outDims.size());
+  int64_t run = 1;
+  if (outRank > 0 && operandDimOf[outRank - 1] == rank - 1) run = outDims[outRank - 1];
+  std::vector<int64_t> outerDims = outDims;
+  if (run > 1) outerDims.back() = 1;
+
+  std::vector<int64_t> index(outDims.size(), 0), position, start(rank), at(rank);
+  const char* from = reinterpret_cast<const char*>(x.untypedData());
+  char* to = reinterpret_cast<char*>(out.untypedData());
+  int64_t linear = 0;
+  size_t changed = 0;  // the first time, everything is new
+  int64_t total = out.elementCount();
+  while (linear < total) {
+    bool newPosition = false;
+    for (size_t d = changed; d < index.size() && !newPosition; ++d) newPosition = operandDimOf[d] < 0;
+    if (linear == 0 || newPosition) {
+      position.clear();
+      for (size_t d = 0; d < index.size(); ++d)
+        if (operandDimOf[d] < 0) position.push_back(index[d]);
+      std::fill(start.begin(), start.end(), 0);
+      for (size_t k = 0; k < startIndexMap.size(); ++k) start[startIndexMap[k]] = indices.component(position, k);
+      for (size_t i = 0; i < operandBatching.size(); ++i)
+        start[operandBatching[i]] = position[indices.positionOf(indicesBatching[i])];
+      for (int64_t d = 0; d < rank; ++d) start[d] = std::clamp<int64_t>(start[d], 0, std::max<int64_t>(0, xDims[d] - sliceSizes[d]));
+    }
+    at = start;
+    for (size_t d = 0; d < index.size(); ++d)
+      if (operandDimOf[d] >= 0) at[operandDimOf[d]] += index[d];
+    int64_t offset = 0;
+    for (int64_t d = 0; d < rank; ++d) {
+      if (at[d] < 0 || at[d] >= xDims[d])
+        return errorStatus("cpu: %" + instr.name() + ": a slice of size 0 in a collapsed or batching dimension",
+                           instr.loc());
+      offset += at[d] * xStrides[d];
+    }
+    std::memcpy(to + linear * bytes, from + offset * bytes, run * bytes);
+    linear += run;
+    changed = advance(index, outerDims);
+  }
+  return okStatus();
+}
+
+Status runScatter(const RuntimeCall& call) {
+  const Instruction& instr = call.instr;
+  auto combine = reinterpret_cast<ScalarFn>(call.helpers[0]);
+  size_t n = call.operands.size() / 2;
+  const Attributes& a = instr.attrs();
+  const std::vector<int64_t>& windowDims = a.getInts(AttrKey::kUpdateWindowDims);
+  const std::vector<int64_t>& toOperand = a.getInts(AttrKey::kScatterDimsToOperandDims);
+  const std::vector<int64_t>& operandBatching = a.getInts(AttrKey::kInputBatchingDims);
+  const std::vector<int64_t>& indicesBatching = a.getInts(AttrKey::kScatterIndicesBatchingDims);
+  IndexArray indices(*call.operands[n], a.getInt(AttrKey::kIndexVectorDim));
+  std::vector<Literal*> outs;
+  if (call.result.shape().isTuple()) {
+    for (Literal& e : call.result.tupleElements()) outs.push_back(&e);
+  } else {
+    outs.push_back(&call.result);
+  }
+  for (size_t k = 0; k < n; ++k) std::memcpy(outs[k]->untypedData(), call.operands[k]->untypedData(), outs[k]->byteSize());
+
+  const std::vector<int64_t>& xDims = call.operands[0]->shape().dims();
+  const std::vector<int64_t>& uDims = call.operands[n + 1]->shape().dims();
+  int64_t rank = static_cast<int64_t>(xDims.size());
+  std::vector<int64_t> windowOperandDims = remainingDims(rank, a.getInts(AttrKey::kInsertedWindowDims), operandBatching);
+  std::vector<int64_t> scatterUpdateDims, scatterSizes, windowSizes(windowDims.size());
+  for (int64_t d = 0; d < static_cast<int64_t>(uDims.size()); ++d)
+    if (!contains(windowDims, d)) {
+      scatterUpdateDims.push_back(d);
+      scatterSizes.push_back(uDims[d]);
+    }
+  std::vector<int64_t> extent(rank, 1);
+  for (size_t k = 0; k < windowDims.size(); ++k) {
+    windowSizes[k] = uDims[windowDims[k]];
+    extent[windowOperandDims[k]] = windowSizes[k];
+  }
+  int64_t positions = 1, windowCount = 1;
+  for (int64_t s : scatterSizes) positions *= s;
+  for (int64_t s : windowSizes) windowCount *= s;
+  if (positions == 0 || windowCount == 0) return okStatus();
+  std::vector<int64_t> xStrides = rowMajorStrides(xDims), uStrides = rowMajorStrides(uDims);
+  std::vector<int> bytes(n);
+  for (size_t k = 0; k < n; ++k) bytes[k] = storageBytes(outs[k]->type());
+
+  std::vector<const char*> args(2 * n);
+  std::vector<char> scratch(16 * n);
+  std::vector<char*> results(n);
+  for (size_t k = 0; k < n; ++k) results[k] = scratch.data() + 16 * k;
+  std::vector<int64_t> position(scatterSizes.size(), 0), offset(windowSizes.size(), 0), start(rank);
+  for (int64_t p = 0; p < positions; ++p, advance(position, scatterSizes)) {
+    std::fill(start.begin(), start.end(), 0);
+    for (size_t k = 0; k < toOperand.size(); ++k) start[toOperand[k]] = indices.component(position, k);
+    for (size_t i = 0; i < operandBatching.size(); ++i)
+      start[operandBatching[i]] = position[indices.positionOf(indicesBatching[i])];
+    bool inside = true;
+    for (int64_t d = 0; d < rank; ++d) inside = inside && start[d] >= 0 && start[d] <= xDims[d] - extent[d];
+    if (!inside) continue;  // out of bounds: skipped
+    int64_t updateBase = 0, operandBase = 0;
+    for (int64_t d = 0; d < rank; ++d) operandBase += start[d] * xStrides[d];
+    for (size_t i = 0; i < scatterUpdateDims.size(); ++i) updateBase += position[i] * uStrides[scatterUpdateDims[i]];
+    std::fill(offset.begin(), offset.end(), 0);
+    for (int64_t w = 0; w < windowCount; ++w, advance(offset, windowSizes)) {
+      int64_t from = updateBase, to = operandBase;
+      for (size_t k = 0; k < offset.size(); ++k) {
+        from += offset[k] * uStrides[windowDims[k]];
+        to += offset[k] * xStrides[windowOperandDims[k]];
+      }
+      for (size_t k = 0; k < n; ++k) {
+        args[k] = reinterpret_cast<const char*>(outs[k]->untypedData()) + to * bytes[k];
+        args[n + k] = reinterpret_cast<const char*>(call.operands[n + 1 + k]->untypedData()) + from * bytes[k];
+      }
+      // Results land in scratch first: a later output may still read an argument.
+      combine(args.data(), results.data());
+      for (size_t k = 0; k < n; ++k) std::memcpy(outs[k]->untypedData() + to * bytes[k], results[k], bytes[k]);
+    }
+  }
+  return okStatus();
+}
+
+// The checks both ops need before they can index anything.
+Status checkIndexVectorDim(const Instruction& instr, const Shape& indices, int64_t vectorDim,
+                           const std::vector<int64_t>& indexBatching, size_t components) {
+  if (!indices.isArray() || (!isSigned(indices.type()) && !isUnsigned(indices.type())))
+    return jit::cannotCompile(instr, "indices must be an integer array");
+  if (vectorDim < 0 || vectorDim > indices.rank()) return jit::cannotCompile(instr, "index_vector_dim out of range");
+  int64_t size = vectorDim == indices.rank() ? 1 : indices.dim(static_cast<int>(vectorDim));
+  if (size != static_cast<int64_t>(components))
+    return jit::cannotCompile(instr, "the index vector does not match the index map");
+  if (contains(indexBatching, vectorDim)) return jit::cannotCompile(instr, "a batching dimension is the index_vector_dim");
+  return okStatus();
+}
+
+}  // namespace
+
+StatusOr<RuntimePlan> planGather(llvm::Module&, const Instruction& instr, const std::string&) {
+  if (instr.operandCount() != 2) return jit::cannotCompile(instr, "expected an operand and indices");
+  const Shape& x = instr.operand(0)->shape();
+  if (!x.isArray() || !instr.shape().isArray() || x.isDynamic() || instr.shape().isDynamic() ||
+      instr.operand(1)->shape().isDynamic())
+    return jit::cannotCompile(instr, "operands must be static arrays");
+  const Attributes& a = instr.attrs();
+  if (a.getInts(AttrKey::kSliceSizes).size() != static_cast<size_t>(x.rank()))
+    return jit::cannotCompile(instr, "slice_sizes must have one entry per operand dimension");
+  HLO_RETURN_IF_ERROR(checkIndexVectorDim(instr, instr.operand(1)->shape(), a.getInt(AttrKey::kIndexVectorDim),
+                                          a.getInts(AttrKey::kStartIndicesBatchingDims),
+                                          a.getInts(AttrKey::kStartIndexMap).size()));
+  if (instr.shape().type() != x.type()) return jit::cannotCompile(instr, "the result type differs from the operand's");
+  return RuntimePlan{runGather, {}};
+}
+
+StatusOr<RuntimePlan> planScatter(llvm::Module& module, const Instruction& instr, const std::string& prefix) {
+  const Computation* combine = instr.attrs().getComputation(AttrKey::kToApply);
+  if (!combine) return jit::cannotCompile(instr, "no to_apply computation");
+  if (instr.operandCount() < 3 || instr.operandCount() % 2 == 0)
+    return jit::cannotCompile(instr, "expected operands, indices and as many updates");
+  size_t n = static_cast<size_t>(instr.operandCount() / 2);
+  if (combine->parameterCount() != static_cast<int>(2 * n))
+    return jit::cannotCompile(instr, "to_apply needs two parameters per operand");
+  const Shape& first = instr.operand(0)->shape();
+  const Shape& firstUpdate = instr.operand(static_cast<int>(n + 1))->shape();
+  for (size_t k = 0; k < n; ++k) {
+    const Shape& x = instr.operand(static_cast<int>(k))->shape();
+    const Shape& u = instr.operand(static_cast<int>(n + 1 + k))->shape();
+    if (!x.isArray() || !u.isArray() || x.isDynamic() || u.isDynamic() || x.dims() != first.dims() ||
+        u.dims() != firstUpdate.dims() || u.type() != x.type())
+      return jit::cannotCompile(instr, "operands and updates must be static arrays of matching shapes and types");
+    for (size_t side : {k, n + k}) {
+      const Shape& p = combine->parameter(static_cast<int>(side))->shape();
+      if (!p.isArray() || p.rank() != 0 || p.type() != x.type())
+        return jit::cannotCompile(instr, "to_apply parameters of other types than the operands are not supported");
+    }
+  }
+  const Attributes& a = instr.attrs();
+  HLO_RETURN_IF_ERROR(checkIndexVectorDim(instr, instr.operand(static_cast<int>(n))->shape(),
+                                          a.getInt(AttrKey::kIndexVectorDim),
+                                          a.getInts(AttrKey::kScatterIndicesBatchingDims),
+                                          a.getInts(AttrKey::kScatterDimsToOperandDims).size()));
+  if (static_cast<int64_t>(a.getInts(AttrKey::kUpdateWindowDims).size()) !=
+      first.rank() - static_cast<int64_t>(a.getInts(AttrKey::kInsertedWindowDims).size() +
+                                          a.getInts(AttrKey::kInputBatchingDims).size()))
+    return jit::cannotCompile(instr, "update_window_dims do not match the operand");
+  std::string name = prefix + ".helper.0";
+  HLO_RETURN_IF_ERROR(emitScalarFunction(module, *combine, name));
+  return RuntimePlan{runScatter, {name}};
+}
+
+}  // namespace hlo::cpu
