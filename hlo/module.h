@@ -22,6 +22,11 @@ class Module {
   const std::string& name() const { return name_; }
   void setName(std::string name) { name_ = std::move(name); }
 
+  // A deep copy: every computation and instruction (attributes, literals,
+  // locations, control edges) anew, with references between computations
+  // pointing into the copy. It prints exactly as this module does.
+  std::unique_ptr<Module> clone() const;
+
   // Computations in printing order: callees before callers, entry last.
   const std::vector<std::unique_ptr<Computation>>& computations() const { return computations_; }
   Computation* add(std::unique_ptr<Computation> computation);

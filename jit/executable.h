@@ -11,6 +11,7 @@
 #include "hlo/literal.h"
 #include "hlo/module.h"
 #include "hlo/status.h"
+#include "jit/trace.h"
 
 namespace hlo::jit {
 
@@ -30,6 +31,18 @@ struct CompileOptions {
   int64_t maxWhileIterations = 0;
   // When set, the optimized LLVM IR of the kernels is written to this file.
   std::string llvmIrPath;
+  // When set, this folder gets the optimized HLO module (module.after-passes.hlo),
+  // the LLVM IR before and after optimization (module.ll, module.opt.ll) and
+  // the assembly (module.s).
+  std::string dumpDir;
+  // The compile cache (backends/cpu/compile_cache.h): machine code of modules
+  // compiled before, in this process's memory and, when cacheDir is set, on
+  // disk. hlo-run sets cacheDir to $HLO_CACHE_DIR or ~/.cache/hlo.
+  bool useCache = true;
+  std::string cacheDir;
+  // Record a trace event per compile phase and, on every run, per kernel,
+  // library op and runtime step (Executable::trace()).
+  bool profile = false;
 };
 
 class Executable {
@@ -40,7 +53,17 @@ class Executable {
   virtual StatusOr<Literal> run(std::span<const Literal> args) = 0;
   // How many instructions run on the interpreter (with --allow-interpreter-fallback).
   virtual int fallbackCount() const = 0;
+  // The compile phases and, with CompileOptions::profile, the steps of every run so far.
+  const std::vector<TraceEvent>& trace() const { return trace_; }
+  std::vector<TraceEvent>& mutableTrace() { return trace_; }
+
+ private:
+  std::vector<TraceEvent> trace_;
 };
+
+// The compile cache's folder for tools: $HLO_CACHE_DIR, else ~/.cache/hlo
+// (empty when neither HLO_CACHE_DIR nor HOME is set).
+std::string defaultCacheDir();
 
 // Runs the target's pass pipeline on a copy of `module`, then compiles it.
 // An instruction the target cannot compile is an error naming its opcode and

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <bit>
 #include <chrono>
+#include <filesystem>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -41,6 +42,16 @@ constexpr const char* kUsage =
     "                            the interpreter, logging each such instruction\n"
     "  --verbose                 print compile times to stderr\n"
     "  --dump-llvm=FILE          with --engine=cpu, write the optimized LLVM IR to FILE\n"
+    "  --dump-to=DIR             with --engine=cpu, write the module after the passes\n"
+    "                            (module.after-passes.hlo), the LLVM IR before and after\n"
+    "                            optimization (module.ll, module.opt.ll) and the assembly\n"
+    "                            (module.s) into DIR\n"
+    "  --profile=FILE.json       with --engine=cpu, write a Chrome trace (Perfetto,\n"
+    "                            chrome://tracing): the compile phases, and every kernel,\n"
+    "                            library op and runtime step of every run\n"
+    "  --no-cache                with --engine=cpu, compile without the compile cache (by\n"
+    "                            default machine code is kept in $HLO_CACHE_DIR, else\n"
+    "                            ~/.cache/hlo, and reused for the same module and machine)\n"
     "  --input=VALUE             the next ENTRY parameter, in order: literal text\n"
     "                            ('f32[2] {1, 2}', 's32[] 3', '(f32[] 1, pred[] true)', or\n"
     "                            the values alone in the parameter's shape: '{1, 2}', '3'),\n"
@@ -82,12 +93,13 @@ struct Flags {
   std::string compare;  // "" or "interp"
   bool allowFallback = false;
   bool verbose = false;
-  std::string dumpLlvm;
+  bool noCache = false;
+  std::string dumpLlvm, dumpTo, profile;
 };
 
 // Parses the command line into `flags`; returns an exit status on a usage error.
 std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
-  const std::set<std::string> valued = {"engine", "compare", "dump-llvm", "input", "random-seed", "print-limit", "output",
+  const std::set<std::string> valued = {"engine", "compare", "dump-llvm", "dump-to", "profile", "input", "random-seed", "print-limit", "output",
                                         "iterations", "max-memory", "max-while-iterations"};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
@@ -101,6 +113,10 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
     }
     if (arg == "--verbose") {
       flags.verbose = true;
+      continue;
+    }
+    if (arg == "--no-cache") {
+      flags.noCache = true;
       continue;
     }
     if (arg.rfind("--", 0) != 0 || arg == "-") {
@@ -129,6 +145,10 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
       flags.engine = value;
     } else if (name == "dump-llvm") {
       flags.dumpLlvm = value;
+    } else if (name == "dump-to") {
+      flags.dumpTo = value;
+    } else if (name == "profile") {
+      flags.profile = value;
     } else if (name == "compare") {
       if (value != "interp") return bad("only --compare=interp is available");
       flags.compare = value;
@@ -168,6 +188,8 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
   if (flags.allowFallback && flags.engine != "cpu")
     return usageError("--allow-interpreter-fallback needs --engine=cpu");
   if (!flags.dumpLlvm.empty() && flags.engine != "cpu") return usageError("--dump-llvm needs --engine=cpu");
+  if (!flags.dumpTo.empty() && flags.engine != "cpu") return usageError("--dump-to needs --engine=cpu");
+  if (!flags.profile.empty() && flags.engine != "cpu") return usageError("--profile needs --engine=cpu");
   return std::nullopt;
 }
 
@@ -435,6 +457,15 @@ int main(int argc, char** argv) {
     options.allowInterpreterFallback = flags.allowFallback;
     options.verbose = flags.verbose;
     options.llvmIrPath = flags.dumpLlvm;
+    options.dumpDir = flags.dumpTo;
+    options.profile = !flags.profile.empty();
+    options.useCache = !flags.noCache;
+    if (!flags.noCache) options.cacheDir = hlo::jit::defaultCacheDir();
+    if (!flags.dumpTo.empty()) {
+      std::error_code error;
+      std::filesystem::create_directories(flags.dumpTo, error);
+      if (error) return inputError(flags.dumpTo, "cannot create the folder: " + error.message());
+    }
     options.maxMemoryBytes = flags.options.maxMemoryBytes;
     options.maxWhileIterations = flags.options.maxWhileIterations;
     auto start = std::chrono::steady_clock::now();
@@ -465,6 +496,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "hlo-run: %lld iterations: min %s, median %s\n",
                  static_cast<long long>(flags.iterations), formatSeconds(sorted.front()).c_str(),
                  formatSeconds(sorted[(sorted.size() - 1) / 2]).c_str());
+  }
+
+  if (executable && !flags.profile.empty()) {
+    hlo::Status written = hlo::jit::writeChromeTrace(flags.profile, executable->trace());
+    if (!written.ok()) return inputError(flags.profile, written.message());
   }
 
   bool agree = true;

@@ -26,10 +26,6 @@
 namespace hlo::cpu {
 namespace {
 
-double secondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 // A loop or input fusion is one kernel when it holds no library op (a dot
 // in another compiler's dump) and its reductions are outputs (the root, or
 // elements of a root tuple): a reduce feeding other fused work would be
@@ -181,9 +177,10 @@ CpuExecutable::~CpuExecutable() = default;
 
 StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module> module,
                                                          const jit::CompileOptions& options) {
-  auto start = std::chrono::steady_clock::now();
   if (!module->entry()) return errorStatus("cpu: the module has no ENTRY computation");
   auto exe = std::make_unique<CpuExecutable>(std::move(module), options);
+  std::vector<jit::TraceEvent>& trace = exe->mutableTrace();
+  double emitStart = jit::traceNowUs();
   HLO_ASSIGN_OR_RETURN(exe->jit_, OrcJit::create());
   auto context = std::make_unique<llvm::LLVMContext>();
   auto llvmModule = std::make_unique<llvm::Module>(exe->module_->name(), *context);
@@ -191,11 +188,16 @@ StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>
   // 1-2.
   Builder builder(exe->programs_, *llvmModule, options, exe->fallbacks_);
   HLO_ASSIGN_OR_RETURN(exe->entry_, builder.build(*exe->module_->entry()));
-  double emitSeconds = secondsSince(start);
+  double llvmStart = jit::traceNowUs();
+  trace.push_back({"emit LLVM IR", "compile", "", emitStart, llvmStart - emitStart, 0});
   // 3.
-  auto llvmStart = std::chrono::steady_clock::now();
+  OrcJit::AddOptions add;
+  add.useCache = options.useCache;
+  add.cacheDir = options.cacheDir;
+  add.irPath = options.llvmIrPath;
+  add.dumpDir = options.dumpDir;
+  HLO_ASSIGN_OR_RETURN(OrcJit::AddReport report, exe->jit_->add(std::move(llvmModule), std::move(context), add));
   int kernels = 0;
-  HLO_RETURN_IF_ERROR(exe->jit_->add(std::move(llvmModule), std::move(context), options.llvmIrPath));
   for (auto& program : exe->programs_)
     for (Step& step : program->steps) {
       for (const std::string& helper : step.helperNames) {
@@ -207,9 +209,27 @@ StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>
       step.kernel = reinterpret_cast<KernelFn>(address);
       ++kernels;
     }
-  if (options.verbose)
-    std::fprintf(stderr, "hlo-run: cpu: %d kernels; emit %.3g ms, LLVM %.3g ms\n", kernels, emitSeconds * 1e3,
-                 secondsSince(llvmStart) * 1e3);
+  // The LLVM phases ran one after another from llvmStart.
+  double at = llvmStart;
+  for (const auto& [name, ms] : {std::pair<const char*, double>{"fingerprint and cache lookup", report.fingerprintMs},
+                                 {"LLVM optimize", report.optimizeMs},
+                                 {"LLVM codegen", report.codegenMs},
+                                 {"load machine code", report.loadMs}}) {
+    if (ms <= 0) continue;
+    trace.push_back({name, "compile", "", at, ms * 1e3, 0});
+    at += ms * 1e3;
+  }
+  if (options.verbose) {
+    if (!report.cacheProblem.empty()) std::fprintf(stderr, "hlo-run: cpu: compile cache: %s\n", report.cacheProblem.c_str());
+    std::fprintf(stderr, "hlo-run: cpu: %d kernels; emit %.3g ms, ", kernels, (llvmStart - emitStart) / 1e3);
+    if (report.cacheHit)
+      std::fprintf(stderr, "cache hit %.3g ms (fingerprint and lookup %.3g ms, load %.3g ms)\n",
+                   report.fingerprintMs + report.loadMs, report.fingerprintMs, report.loadMs);
+    else
+      std::fprintf(stderr, "LLVM %.3g ms (optimize %.3g ms, codegen %.3g ms, load %.3g ms)\n",
+                   report.fingerprintMs + report.optimizeMs + report.codegenMs + report.loadMs, report.optimizeMs,
+                   report.codegenMs, report.loadMs);
+  }
   int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
   exe->pool_ = std::make_unique<ThreadPool>(std::max(threads, 1) - 1);
   return std::unique_ptr<jit::Executable>(std::move(exe));

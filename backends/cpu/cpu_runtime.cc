@@ -32,6 +32,16 @@ int64_t arrayBytes(const Shape& shape) {
   return shape.isArray() ? shape.elementCount() * storageBytes(shape.type()) : 0;
 }
 
+// The trace category of a step.
+const char* categoryOf(Step::Kind kind) {
+  switch (kind) {
+    case Step::Kind::kKernel: return "kernel";
+    case Step::Kind::kRuntime: return "library";
+    case Step::Kind::kInterpreter: return "interpreter";
+    default: return "runtime";
+  }
+}
+
 // Work units per thread below which splitting costs more than it saves.
 constexpr int64_t kMinWorkPerThread = int64_t{1} << 15;
 
@@ -76,6 +86,11 @@ StatusOr<Literal> CpuExecutable::runProgram(const Program& program, std::span<co
     std::vector<const Literal*> ops;
     for (int op : step.operands) ops.push_back(&values[op].get());
     Value& v = values[s];
+    // --profile: one span per step that does work (a nested program's steps get their own).
+    bool traced = options_.profile && step.kind != Step::Kind::kParameter && step.kind != Step::Kind::kConstant &&
+                  step.kind != Step::Kind::kToken;
+    jit::TraceScope span(traced ? &mutableTrace() : nullptr, instr.name(), categoryOf(step.kind),
+                         std::string(opcodeName(instr.opcode())));
     switch (step.kind) {
       case Step::Kind::kParameter: {
         int64_t n = instr.parameterNumber();

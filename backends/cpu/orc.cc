@@ -2,24 +2,52 @@
 // ...) resolved from this process.
 #include "backends/cpu/orc.h"
 
+#include <chrono>
+#include <fstream>
 #include <mutex>
 
+#include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/Function.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/SHA256.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/SubtargetFeature.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+
+#include "backends/cpu/compile_cache.h"
 
 namespace hlo::cpu {
 namespace {
 
 Status llvmError(const std::string& what, llvm::Error e) {
   return errorStatus("cpu: " + what + ": " + llvm::toString(std::move(e)));
+}
+
+double msSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string printed(const llvm::Module& module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return text;
+}
+
+Status writeFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) return errorStatus("cpu: cannot write " + path);
+  return okStatus();
 }
 
 }  // namespace
@@ -57,8 +85,9 @@ void OrcJit::configure(llvm::Module& module) const {
   module.setTargetTriple(machine_->getTargetTriple().str());
 }
 
-Status OrcJit::add(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
-                   const std::string& irPath) {
+StatusOr<OrcJit::AddReport> OrcJit::add(std::unique_ptr<llvm::Module> module,
+                                        std::unique_ptr<llvm::LLVMContext> context, const AddOptions& options) {
+  AddReport report;
   // Every function targets the host; with AVX-512 the vectorizer may use
   // full 512-bit vectors (LLVM otherwise prefers 256 bits on these CPUs).
   bool avx512 = machine_->getTargetFeatureString().contains("+avx512f");
@@ -68,26 +97,73 @@ Status OrcJit::add(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::L
     f.addFnAttr("target-features", machine_->getTargetFeatureString());
     if (avx512) f.addFnAttr("prefer-vector-width", "512");
   }
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder passes(machine_.get());
-  passes.registerModuleAnalyses(mam);
-  passes.registerCGSCCAnalyses(cgam);
-  passes.registerFunctionAnalyses(fam);
-  passes.registerLoopAnalyses(lam);
-  passes.crossRegisterProxies(lam, fam, cgam, mam);
-  passes.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(*module, mam);
-  if (!irPath.empty()) {
-    std::error_code error;
-    llvm::raw_fd_ostream out(irPath, error);
-    if (error) return errorStatus("cpu: cannot write " + irPath + ": " + error.message());
-    module->print(out, nullptr);
+  // The cache key: the emitted IR and everything else the code depends on.
+  auto start = std::chrono::steady_clock::now();
+  std::string ir = printed(*module);
+  llvm::SHA256 hash;
+  for (const std::string& part : {ir, machine_->getTargetTriple().str(), machine_->getTargetCPU().str(),
+                                  machine_->getTargetFeatureString().str(), std::string(LLVM_VERSION_STRING),
+                                  std::to_string(kCacheVersion)}) {
+    hash.update(llvm::StringRef(part));
+    hash.update(llvm::StringRef("\0", 1));
   }
-  if (llvm::Error e = jit_->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
-    return llvmError("cannot add the module", std::move(e));
-  return okStatus();
+  CacheKey key = hash.final();
+  CompileCache cache(options.cacheDir);
+  std::optional<std::string> object;
+  if (options.useCache) object = cache.lookup(key, &report.cacheProblem);
+  report.fingerprintMs = msSince(start);
+  if (!options.dumpDir.empty()) HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.ll", ir));
+
+  if (object) {
+    report.cacheHit = true;
+  } else {
+    start = std::chrono::steady_clock::now();
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder passes(machine_.get());
+    passes.registerModuleAnalyses(mam);
+    passes.registerCGSCCAnalyses(cgam);
+    passes.registerFunctionAnalyses(fam);
+    passes.registerLoopAnalyses(lam);
+    passes.crossRegisterProxies(lam, fam, cgam, mam);
+    passes.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(*module, mam);
+    report.optimizeMs = msSince(start);
+    if (!options.irPath.empty()) HLO_RETURN_IF_ERROR(writeFile(options.irPath, printed(*module)));
+    if (!options.dumpDir.empty()) {
+      HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.opt.ll", printed(*module)));
+      // Code generation changes the module it runs on: the assembly comes from a copy.
+      std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*module);
+      llvm::SmallVector<char, 0> text;
+      llvm::raw_svector_ostream os(text);
+      llvm::legacy::PassManager codegen;
+      if (machine_->addPassesToEmitFile(codegen, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+        return errorStatus("cpu: the target cannot write assembly");
+      codegen.run(*copy);
+      HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.s", std::string(text.data(), text.size())));
+    }
+    start = std::chrono::steady_clock::now();
+    llvm::SmallVector<char, 0> bytes;
+    llvm::raw_svector_ostream os(bytes);
+    llvm::legacy::PassManager codegen;
+    if (machine_->addPassesToEmitFile(codegen, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+      return errorStatus("cpu: the target cannot write object files");
+    codegen.run(*module);
+    object = std::string(bytes.data(), bytes.size());
+    report.codegenMs = msSince(start);
+    if (options.useCache)
+      if (std::optional<std::string> failed = cache.store(key, *object)) report.cacheProblem = *failed;
+  }
+  start = std::chrono::steady_clock::now();
+  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(*object, "hlo-module-" + toHex(key).substr(0, 16) + ".o");
+  if (llvm::Error e = jit_->addObjectFile(std::move(buffer))) return llvmError("cannot load the object", std::move(e));
+  report.loadMs = msSince(start);
+  // The IR is no longer needed once it is machine code; the module goes
+  // before the context that owns its types.
+  module.reset();
+  context.reset();
+  return report;
 }
 
 StatusOr<void*> OrcJit::lookup(const std::string& name) {

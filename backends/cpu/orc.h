@@ -20,10 +20,22 @@ class OrcJit {
 
   // The data layout and triple kernels must be emitted for.
   void configure(llvm::Module& module) const;
-  // Runs LLVM's O3 pipeline for the host (writing the result to `irPath`
-  // when it is not empty), then hands the module to the JIT.
-  Status add(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
-             const std::string& irPath = "");
+  struct AddOptions {
+    bool useCache = true;     // the in-memory cache, and the disk one when cacheDir is set
+    std::string cacheDir;     // compile_cache.h; empty: memory only
+    std::string irPath;       // the optimized IR, when not empty
+    std::string dumpDir;      // module.ll, module.opt.ll and module.s, when not empty
+  };
+  struct AddReport {
+    bool cacheHit = false;
+    double fingerprintMs = 0, optimizeMs = 0, codegenMs = 0, loadMs = 0;
+    std::string cacheProblem;  // an unusable disk entry found (and rebuilt), or a failed write
+  };
+  // Compiles the module to an object file — LLVM's O3 pipeline for the host,
+  // then code generation — unless the compile cache has it, and hands the
+  // object to the JIT.
+  StatusOr<AddReport> add(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
+                          const AddOptions& options);
   // The address of a compiled function (compiling the module on first use).
   StatusOr<void*> lookup(const std::string& name);
 

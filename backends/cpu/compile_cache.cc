@@ -1,0 +1,147 @@
+#include "backends/cpu/compile_cache.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <sstream>
+
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Support/SHA256.h>
+
+namespace hlo::cpu {
+namespace {
+
+constexpr char kMagic[8] = {'H', 'L', 'O', 'C', 'A', 'C', 'H', 'E'};
+constexpr size_t kHeaderBytes = sizeof(kMagic) + 4 + 32 + 8 + 32;
+
+// The process-wide in-memory cache.
+std::mutex& memoryMutex() {
+  static std::mutex m;
+  return m;
+}
+std::map<CacheKey, std::string>& memory() {
+  static std::map<CacheKey, std::string> m;
+  return m;
+}
+
+CacheKey sha256(const std::string& data) {
+  llvm::SHA256 hash;
+  hash.update(llvm::StringRef(data));
+  return hash.final();
+}
+
+template <typename T>
+void put(std::string& out, T value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+template <typename T>
+T get(const std::string& in, size_t at) {
+  T value;
+  std::memcpy(&value, in.data() + at, sizeof value);
+  return value;
+}
+
+// Why the entry file's bytes are not a usable entry for `key`, if they are not.
+std::optional<std::string> invalid(const std::string& bytes, const CacheKey& key) {
+  if (bytes.size() < kHeaderBytes) return "truncated header";
+  if (std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0) return "not a cache entry";
+  size_t at = sizeof kMagic;
+  if (get<uint32_t>(bytes, at) != kCacheVersion) return "written by another version";
+  at += 4;
+  if (std::memcmp(bytes.data() + at, key.data(), key.size()) != 0) return "another key";
+  at += 32;
+  uint64_t length = get<uint64_t>(bytes, at);
+  at += 8;
+  if (bytes.size() != kHeaderBytes + length) return "truncated payload";
+  CacheKey recorded;
+  std::memcpy(recorded.data(), bytes.data() + at, recorded.size());
+  if (sha256(bytes.substr(kHeaderBytes)) != recorded) return "payload checksum mismatch";
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string toHex(const CacheKey& key) {
+  static const char* digits = "0123456789abcdef";
+  std::string out;
+  for (uint8_t b : key) {
+    out += digits[b >> 4];
+    out += digits[b & 15];
+  }
+  return out;
+}
+
+std::string CompileCache::pathFor(const CacheKey& key) const { return dir_ + "/" + toHex(key) + ".hlocache"; }
+
+std::optional<std::string> CompileCache::lookup(const CacheKey& key, std::string* problem) {
+  {
+    std::lock_guard<std::mutex> lock(memoryMutex());
+    if (auto it = memory().find(key); it != memory().end()) return it->second;
+  }
+  if (dir_.empty()) return std::nullopt;
+  std::string path = pathFor(key);
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string bytes = ss.str();
+  if (std::optional<std::string> why = invalid(bytes, key)) {
+    if (problem) *problem = path + ": " + *why + "; rebuilt";
+    std::error_code ignored;
+    std::filesystem::remove(path, ignored);
+    return std::nullopt;
+  }
+  std::string object = bytes.substr(kHeaderBytes);
+  std::lock_guard<std::mutex> lock(memoryMutex());
+  memory()[key] = object;
+  return object;
+}
+
+std::optional<std::string> CompileCache::store(const CacheKey& key, const std::string& object) {
+  {
+    std::lock_guard<std::mutex> lock(memoryMutex());
+    memory()[key] = object;
+  }
+  if (dir_.empty()) return std::nullopt;
+  std::error_code error;
+  std::filesystem::create_directories(dir_, error);
+  if (error) return "cannot create " + dir_ + ": " + error.message();
+  std::string entry(kMagic, sizeof kMagic);
+  put<uint32_t>(entry, kCacheVersion);
+  entry.append(reinterpret_cast<const char*>(key.data()), key.size());
+  put<uint64_t>(entry, object.size());
+  CacheKey sum = sha256(object);
+  entry.append(reinterpret_cast<const char*>(sum.data()), sum.size());
+  entry += object;
+  // A name no other writer uses: process id, a per-process counter and a random number.
+  static std::atomic<uint64_t> counter{0};
+  std::random_device random;
+  std::string temp = pathFor(key) + ".tmp." + std::to_string(getpid()) + "." + std::to_string(counter++) + "." +
+                     std::to_string(random());
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out.write(entry.data(), static_cast<std::streamsize>(entry.size()));
+    out.close();
+    if (!out) {
+      std::filesystem::remove(temp, error);
+      return "cannot write " + temp;
+    }
+  }
+  std::filesystem::rename(temp, pathFor(key), error);
+  if (error) {
+    std::filesystem::remove(temp, error);
+    return "cannot rename the entry into " + pathFor(key);
+  }
+  return std::nullopt;
+}
+
+}  // namespace hlo::cpu

@@ -1,0 +1,51 @@
+// The compile cache: machine code of compiled modules, kept in memory for
+// this process and on disk for later ones, so a module compiled before skips
+// LLVM's optimization and code generation.
+//
+// Entries are keyed by a SHA-256 fingerprint of everything the machine code
+// depends on: the LLVM IR emitted for the optimized module (which covers the
+// module, the pass pipeline and the emitters), the target triple, CPU and
+// features, and kCacheVersion. An entry on disk is one file,
+// <dir>/<key in hex>.hlocache:
+//   magic "HLOCACHE" | format u32 | key [32] | payload length u64 |
+//   payload SHA-256 [32] | payload (an object file)
+// A file that is short, has another magic, format or key, or whose payload
+// does not hash to the recorded value is reported, deleted and rebuilt —
+// never loaded. Writers write a temporary file in the same folder and rename
+// it into place, so a reader sees a whole entry or none, and concurrent
+// writers of one key leave one whole entry.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace hlo::cpu {
+
+using CacheKey = std::array<uint8_t, 32>;
+
+// Bumped whenever the entry format or anything the key does not cover changes.
+inline constexpr uint32_t kCacheVersion = 1;
+
+std::string toHex(const CacheKey& key);
+
+class CompileCache {
+ public:
+  // `dir` empty: memory only.
+  explicit CompileCache(std::string dir) : dir_(std::move(dir)) {}
+
+  // The cached object for `key`, from memory or from disk. `problem` is set
+  // when a disk entry was found unusable (and deleted).
+  std::optional<std::string> lookup(const CacheKey& key, std::string* problem = nullptr);
+  // Remembers `object` in memory and, with a folder, on disk. Failing to
+  // write is not an error (the cache is an optimization); it is returned as
+  // a message for --verbose.
+  std::optional<std::string> store(const CacheKey& key, const std::string& object);
+
+  std::string pathFor(const CacheKey& key) const;
+
+ private:
+  std::string dir_;
+};
+
+}  // namespace hlo::cpu

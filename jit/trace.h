@@ -1,0 +1,51 @@
+// Profiling: spans of time (compile phases, kernels, library ops, runtime
+// steps) written as a Chrome trace, which Perfetto and chrome://tracing open.
+#pragma once
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "hlo/status.h"
+
+namespace hlo::jit {
+
+struct TraceEvent {
+  std::string name;      // the HLO instruction's name, or the compile phase
+  std::string category;  // "compile", "kernel", "library", "runtime"
+  std::string opcode;    // for instructions
+  double startUs = 0;    // microseconds since traceClockStart()
+  double durationUs = 0;
+  int thread = 0;
+};
+
+// Microseconds on the trace clock (steady; zero at the first call in the process).
+double traceNowUs();
+
+// Writes `events` as a Chrome trace (JSON object format, complete "X" events).
+Status writeChromeTrace(const std::string& path, const std::vector<TraceEvent>& events);
+
+// Records a span from construction to destruction into `events` (when not null).
+class TraceScope {
+ public:
+  TraceScope(std::vector<TraceEvent>* events, std::string name, std::string category, std::string opcode = "")
+      : events_(events) {
+    if (!events_) return;
+    event_.name = std::move(name);
+    event_.category = std::move(category);
+    event_.opcode = std::move(opcode);
+    event_.startUs = traceNowUs();
+  }
+  ~TraceScope() {
+    if (!events_) return;
+    event_.durationUs = traceNowUs() - event_.startUs;
+    events_->push_back(std::move(event_));
+  }
+  TraceScope(const TraceScope&) = delete;
+  TraceScope& operator=(const TraceScope&) = delete;
+
+ private:
+  std::vector<TraceEvent>* events_;
+  TraceEvent event_;
+};
+
+}  // namespace hlo::jit
