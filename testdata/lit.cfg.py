@@ -19,6 +19,8 @@ llvm_bin = "/usr/lib/llvm-19/bin"
 venv_bin = os.path.join(os.path.dirname(bin_dir), "venv", "bin")
 path = [bin_dir, llvm_bin] + ([venv_bin] if os.path.isdir(venv_bin) else [])
 config.environment["PATH"] = os.pathsep.join(path + [os.environ.get("PATH", "")])
+# hlo-run's compile cache lives beside the test outputs, never in the user's home.
+config.environment["HLO_CACHE_DIR"] = os.path.join(config.test_exec_root, "cache")
 for name in ("HLO_BIN_DIR", "ASAN_OPTIONS", "UBSAN_OPTIONS"):
     if name in os.environ:
         config.environment[name] = os.environ[name]
