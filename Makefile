@@ -110,11 +110,12 @@ $(BUILD)/lib/%.a:
 link = $(CXX) $(HLO_LDFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(JIT_LINK) $(LIBS) $(1) $(LDLIBS_COMMON) $(LLVM_LINK) $(LDLIBS)
 
 # Programs that run the JIT: its libraries (as a group, they refer to each
-# other) before ours, the LLVM shared library, and OpenBLAS for dot.
+# other) before ours, and the LLVM shared library (OpenBLAS is loaded at run
+# time: backends/cpu/blas.h).
 JIT_PROGRAMS := $(BUILD)/bin/hlo-run $(JIT_CORPUS) $(UNIT_TESTS) $(BUILD)/bin/jit_bench
 $(JIT_PROGRAMS): $(JIT_LIBS)
 $(JIT_PROGRAMS): JIT_LINK = -Wl,--start-group $(JIT_LIBS) -Wl,--end-group
-$(JIT_PROGRAMS): LLVM_LINK = $(LLVM_LDLIBS) -lopenblas
+$(JIT_PROGRAMS): LLVM_LINK = $(LLVM_LDLIBS)
 
 $(TOOLS): $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(LIBS)
 	@mkdir -p $(@D)

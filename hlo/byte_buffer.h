@@ -47,6 +47,16 @@ class ByteBuffer {
     size_ = n;
   }
 
+  // `n` bytes of unspecified value, for a buffer about to be overwritten whole.
+  void assignUninitialized(size_t n) {
+    release();
+    if (n > kInline) {
+      heap_ = static_cast<uint8_t*>(std::malloc(n));
+      if (!heap_) throw std::bad_alloc();
+    }
+    size_ = n;
+  }
+
   uint8_t* data() { return heap_ ? heap_ : inline_; }
   const uint8_t* data() const { return heap_ ? heap_ : inline_; }
   size_t size() const { return size_; }

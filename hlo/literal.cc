@@ -13,6 +13,17 @@ Literal::Literal(const Shape& shape) : shape_(shape) {
   if (shape.isArray()) bytes_.assignZeros(shape.elementCount() * storageBytes(shape.type()));
 }
 
+Literal Literal::uninitialized(const Shape& shape) {
+  Literal lit;
+  lit.shape_ = shape;
+  if (shape.isTuple()) {
+    for (const Shape& e : shape.tupleElements()) lit.elements_.push_back(uninitialized(e));
+  } else if (shape.isArray()) {
+    lit.bytes_.assignUninitialized(shape.elementCount() * storageBytes(shape.type()));
+  }
+  return lit;
+}
+
 Literal Literal::elidedArray(const Shape& shape) {
   Literal lit;
   lit.shape_ = shape;

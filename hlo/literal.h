@@ -23,6 +23,10 @@ class Literal {
   Literal() = default;  // the empty tuple
   // Zero-filled (false, 0, +0.0) value of `shape`; tuples recursively.
   explicit Literal(const Shape& shape);
+  // A value of `shape` whose array elements are unspecified: for a result
+  // that is about to be written whole (a compiled kernel's output), which
+  // then costs no zero-filling pass.
+  static Literal uninitialized(const Shape& shape);
 
   const Shape& shape() const { return shape_; }
   Shape& mutableShape() { return shape_; }

@@ -32,6 +32,7 @@ StatusOr<std::unique_ptr<Executable>> compile(const Module& module, Target targe
   }
   std::optional<std::vector<std::string>> passes = pipelineFor(targetName);
   if (!passes) return errorStatus(std::string("jit: no pass pipeline for ") + targetName);
+  if (!options.fuse) std::erase(*passes, std::string("fusion"));
   std::vector<TraceEvent> phases;
   {
     TraceScope scope(&phases, "pass pipeline", "compile");

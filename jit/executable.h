@@ -40,6 +40,9 @@ struct CompileOptions {
   // disk. hlo-run sets cacheDir to $HLO_CACHE_DIR or ~/.cache/hlo.
   bool useCache = true;
   std::string cacheDir;
+  // false: the pipeline without fusion, every op its own kernel (the
+  // unfused baseline the benchmarks compare with).
+  bool fuse = true;
   // Record a trace event per compile phase and, on every run, per kernel,
   // library op and runtime step (Executable::trace()).
   bool profile = false;

@@ -127,18 +127,13 @@ ENTRY %e (x: s32[1000003]) -> s32[1000003] {
 TEST(CpuJit, CannotCompileNamesTheInstruction) {
   auto m = parse(R"(
 HloModule m
-%lt (a: f32[], b: f32[]) -> pred[] {
-  %a = f32[] parameter(0)
-  %b = f32[] parameter(1)
-  ROOT %c = pred[] compare(%a, %b), direction=LT
-}
-ENTRY %e (x: f32[3]) -> f32[3] {
-  %x = f32[3] parameter(0)
-  ROOT %sorted = f32[3] sort(%x), dimensions={0}, to_apply=%lt
+ENTRY %e (x: f32[2,2]) -> f32[2,2] {
+  %x = f32[2,2] parameter(0)
+  ROOT %factor = f32[2,2] cholesky(%x), lower=true
 })");
   auto exe = compile(*m);
   ASSERT_FALSE(exe.ok());
-  EXPECT_NE(exe.status().message().find("cpu: cannot compile sort (%sorted)"), std::string::npos)
+  EXPECT_NE(exe.status().message().find("cpu: cannot compile cholesky (%factor)"), std::string::npos)
       << exe.status().message();
   CompileOptions fallback;
   fallback.allowInterpreterFallback = true;
@@ -146,10 +141,11 @@ ENTRY %e (x: f32[3]) -> f32[3] {
   ASSERT_TRUE(withFallback.ok()) << withFallback.status().message();
   EXPECT_EQ((*withFallback)->fallbackCount(), 1);
   std::vector<Literal> args;
-  args.push_back(f32Array({3}, {3, 1, 2}));
+  args.push_back(f32Array({2, 2}, {4, 2, 2, 5}));
   auto r = (*withFallback)->run(args);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->toString(), "f32[3] {1, 2, 3}");
+  // L L^T = {{4, 2}, {2, 5}} for L = {{2, 0}, {1, 2}}.
+  EXPECT_EQ(r->toString(), "f32[2,2] {{2, 0}, {1, 2}}");
 }
 
 TEST(CpuJit, RejectsArgumentsOfTheWrongShape) {

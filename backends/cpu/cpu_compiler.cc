@@ -13,9 +13,12 @@
 //      instruction — or, when allowed, an interpreter step that is logged.
 //   3. Optimize and compile the LLVM module, and resolve every kernel.
 //   4. Record each value's last reader, so the runtime frees it early.
+#include <malloc.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <mutex>
 #include <string_view>
 #include <unordered_map>
 
@@ -45,6 +48,18 @@ bool oneKernel(const Instruction& fusion) {
     if (!rootElement) return false;
   }
   return true;
+}
+
+// glibc serves blocks over 32 MiB with fresh mmap pages and unmaps them when
+// freed, so every run of a module over large arrays would fault in (and have
+// the kernel zero) all its result pages again. Served from the heap, the
+// buffers of one run are reused by the next.
+void keepLargeBuffersInTheHeap() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  });
 }
 
 class Builder {
@@ -230,6 +245,7 @@ StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>
                    report.fingerprintMs + report.optimizeMs + report.codegenMs + report.loadMs, report.optimizeMs,
                    report.codegenMs, report.loadMs);
   }
+  keepLargeBuffersInTheHeap();
   int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
   exe->pool_ = std::make_unique<ThreadPool>(std::max(threads, 1) - 1);
   return std::unique_ptr<jit::Executable>(std::move(exe));

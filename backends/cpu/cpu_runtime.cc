@@ -132,7 +132,8 @@ StatusOr<Literal> CpuExecutable::runProgram(const Program& program, std::span<co
                                  " bytes, beyond the memory limit of " + std::to_string(options_.maxMemoryBytes) +
                                  " bytes with " + std::to_string(liveBytes_) + " in use",
                              instr.loc());
-        Literal result(instr.shape());
+        // Kernels and library ops write every element of their result.
+        Literal result = Literal::uninitialized(instr.shape());
         if (step.kind == Step::Kind::kKernel) {
           HLO_RETURN_IF_ERROR(runKernel(step, ops, result));
         } else {

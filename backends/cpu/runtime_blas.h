@@ -2,14 +2,13 @@
 // compute in, reading operands into it, matrix products through OpenBLAS
 // (or a loop where the library does not pay), and writing results back.
 #pragma once
-#include <cblas.h>
-
 #include <algorithm>
 #include <complex>
 #include <cstdint>
 #include <optional>
 #include <type_traits>
 
+#include "backends/cpu/blas.h"
 #include "hlo/element_io.h"
 #include "hlo/literal.h"
 
@@ -56,21 +55,23 @@ T readAs(const Literal& lit, int64_t i) {
 }
 
 // c[m, n] = a[m, k] . b[k, n], either operand given transposed ([k, m],
-// [n, k]); c is overwritten. `threads` is what OpenBLAS may use.
+// [n, k]); c is overwritten. `threads` is what OpenBLAS may use; without
+// OpenBLAS (blas.h) every product runs as the loop.
 template <typename T>
 void matmul(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c, int threads) {
   if constexpr (!std::is_same_v<T, uint64_t>) {
-    if (m * n * k >= kSmallProduct) {
+    const Blas* lib = m * n * k >= kSmallProduct ? blas() : nullptr;
+    if (lib) {
       const CBLAS_TRANSPOSE ta_ = ta ? CblasTrans : CblasNoTrans, tb_ = tb ? CblasTrans : CblasNoTrans;
       const blasint lda = static_cast<blasint>(ta ? m : k), ldb = static_cast<blasint>(tb ? k : n);
-      openblas_set_num_threads(threads);
+      lib->setThreads(threads);
       if constexpr (std::is_same_v<T, float>) {
-        cblas_sgemm(CblasRowMajor, ta_, tb_, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, n);
+        lib->sgemm(CblasRowMajor, ta_, tb_, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, n);
       } else if constexpr (std::is_same_v<T, double>) {
-        cblas_dgemm(CblasRowMajor, ta_, tb_, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, n);
+        lib->dgemm(CblasRowMajor, ta_, tb_, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, n);
       } else {
         const T one(1), zero(0);
-        cblas_zgemm(CblasRowMajor, ta_, tb_, m, n, k, &one, a, lda, b, ldb, &zero, c, n);
+        lib->zgemm(CblasRowMajor, ta_, tb_, m, n, k, &one, a, lda, b, ldb, &zero, c, n);
       }
       return;
     }
