@@ -44,7 +44,10 @@ static llvm::Value* libm(llvm::IRBuilder<>& b, llvm::Module& m, const std::strin
   llvm::FunctionCallee callee = m.getOrInsertFunction(fn, llvm::FunctionType::get(ty, params, false));
   if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
     f->setDoesNotThrow();
-    f->setOnlyAccessesInaccessibleMemory();  // errno at most
+    // Pure as far as we care (errno is never read), which lets the loop
+    // vectorizer call the vector math library's variants (orc.cc).
+    f->setDoesNotAccessMemory();
+    f->setWillReturn();
   }
   return b.CreateCall(callee, args);
 }

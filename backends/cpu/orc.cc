@@ -6,6 +6,7 @@
 #include <fstream>
 #include <mutex>
 
+#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
@@ -75,6 +76,15 @@ StatusOr<std::unique_ptr<OrcJit>> OrcJit::create() {
   if (!search) return llvmError("cannot search this process's symbols", search.takeError());
   (*jit)->getMainJITDylib().addGenerator(std::move(*search));
   auto result = std::make_unique<OrcJit>();
+  // The vector math library, when the C library has it (glibc's libmvec).
+  auto vectorMath = llvm::orc::DynamicLibrarySearchGenerator::Load("libmvec.so.1",
+                                                                  (*jit)->getDataLayout().getGlobalPrefix());
+  if (vectorMath) {
+    (*jit)->getMainJITDylib().addGenerator(std::move(*vectorMath));
+    result->vectorMath_ = true;
+  } else {
+    llvm::consumeError(vectorMath.takeError());
+  }
   result->machine_ = std::move(*machine);
   result->jit_ = std::move(*jit);
   return result;
@@ -103,6 +113,7 @@ StatusOr<OrcJit::AddReport> OrcJit::add(std::unique_ptr<llvm::Module> module,
   llvm::SHA256 hash;
   for (const std::string& part : {ir, machine_->getTargetTriple().str(), machine_->getTargetCPU().str(),
                                   machine_->getTargetFeatureString().str(), std::string(LLVM_VERSION_STRING),
+                                  std::string(vectorMath_ ? "libmvec" : "no vector math"),
                                   std::to_string(kCacheVersion)}) {
     hash.update(llvm::StringRef(part));
     hash.update(llvm::StringRef("\0", 1));
@@ -123,6 +134,10 @@ StatusOr<OrcJit::AddReport> OrcJit::add(std::unique_ptr<llvm::Module> module,
     llvm::CGSCCAnalysisManager cgam;
     llvm::ModuleAnalysisManager mam;
     llvm::PassBuilder passes(machine_.get());
+    llvm::Triple triple(machine_->getTargetTriple());
+    llvm::TargetLibraryInfoImpl library(triple);
+    if (vectorMath_) library.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
+    fam.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
     passes.registerModuleAnalyses(mam);
     passes.registerCGSCCAnalyses(cgam);
     passes.registerFunctionAnalyses(fam);

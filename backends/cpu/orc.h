@@ -42,6 +42,9 @@ class OrcJit {
  private:
   std::unique_ptr<llvm::TargetMachine> machine_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
+  // glibc's vector math library (libmvec) is loaded: loops calling expf, logf,
+  // sinf, ... are vectorized with its variants.
+  bool vectorMath_ = false;
 };
 
 }  // namespace hlo::cpu

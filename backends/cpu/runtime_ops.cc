@@ -15,10 +15,13 @@ namespace {
 
 using PlanFn = StatusOr<RuntimePlan> (*)(llvm::Module&, const Instruction&, const std::string&);
 
-// The library ops, one line each: opcode -> its planner (runtime_<op>.cc).
+// The library ops, one line each: opcode -> its planner (runtime_<op>.cc),
+// and whether the elemental emitter also computes it inside a fusion (then
+// only an unfused one is a library call).
 struct LibraryOp {
   Opcode opcode;
   PlanFn plan;
+  bool elementalInFusions = false;
 };
 constexpr LibraryOp kLibraryOps[] = {
     {Opcode::kDot, planDot},
@@ -27,6 +30,7 @@ constexpr LibraryOp kLibraryOps[] = {
     {Opcode::kTopK, planTopK},
     {Opcode::kGather, planGather},
     {Opcode::kScatter, planScatter},
+    {Opcode::kTranspose, planTranspose, true},
 };
 
 const LibraryOp* find(Opcode opcode) {
@@ -37,7 +41,10 @@ const LibraryOp* find(Opcode opcode) {
 
 }  // namespace
 
-bool isLibraryOp(Opcode opcode) { return find(opcode) != nullptr; }
+bool isLibraryOp(Opcode opcode) {
+  const LibraryOp* op = find(opcode);
+  return op && !op->elementalInFusions;
+}
 
 StatusOr<RuntimePlan> planRuntimeOp(llvm::Module& module, const Instruction& instr, const std::string& prefix) {
   const LibraryOp* op = find(instr.opcode());

@@ -51,8 +51,9 @@ struct RuntimePlan {
 // named `prefix` + ".helper.<n>".
 StatusOr<RuntimePlan> planRuntimeOp(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 
-// Whether `opcode` runs as a library op (a fusion holding one cannot be a
-// single kernel).
+// Whether `opcode` runs only as a library op (a fusion holding one cannot be
+// a single kernel); transpose, a library op on its own, is also emitted
+// inside fusions.
 bool isLibraryOp(Opcode opcode);
 
 // Emits `computation` (parameters and root scalars, or a root tuple of
@@ -66,5 +67,6 @@ StatusOr<RuntimePlan> planSort(llvm::Module& module, const Instruction& instr, c
 StatusOr<RuntimePlan> planTopK(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planGather(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planScatter(llvm::Module& module, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planTranspose(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 
 }  // namespace hlo::cpu
