@@ -209,8 +209,10 @@ conformance-xla: $(XLA_CORPUS) $(XLA_VENV_STAMP)
 	$(XLA_CORPUS) --python=$(XLA_VENV)/bin/python --work-dir=$(BUILD)/xla-corpus --corpus=$(CORPUS) \
 	  --testdata=testdata --expectations=conformance/xla_expectations.txt $(if $(UPDATE),--update)
 
-bench-xla:
-	@echo "bench-xla: needs the CPU JIT (jit/, backends/cpu), which is not built yet"; exit 1
+# The bench/ modules on XLA:CPU and on our CPU JIT in the same run, then a
+# table of compile and run times with the ratio.
+bench-xla: $(BUILD)/bin/jit_bench $(XLA_VENV_STAMP)
+	$(BUILD)/bin/jit_bench --xla-python=$(XLA_VENV)/bin/python --xla-oracle=conformance/xla_oracle.py
 
 # ---- fuzzing: clang + libFuzzer, its own build dir -------------------------
 

@@ -22,16 +22,26 @@
 //   compile_ms      compile time without the compile cache (goal < 1000)
 //   cached_ms       compile time again, from the in-memory compile cache
 //                   (goal: a cached start < 10)
+// With --xla-python=PYTHON (make bench-xla), every module also runs on XLA:CPU
+// through conformance/xla_oracle.py --bench (its own compile time, and the
+// median of its runs on inputs already on the device), adding
+//   xla_ms, xla_compile_ms  XLA's run and compile times
+//   x_xla                   XLA run time / ours (> 1: we are faster)
+// and a table of both at the end.
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <cstdio>
+#include <fstream>
 #include <functional>
 #include <thread>
 #include <vector>
 
+#include "hlo/npy.h"
 #include "interp/evaluator.h"
 #include "interp/random_inputs.h"
 #include "jit/executable.h"
@@ -146,6 +156,7 @@ double peakFlops() {
 // ---- modules -------------------------------------------------------------------
 
 struct BenchModule {
+  const char* name;
   const char* text;
   double bytes;  // that must move: every input read once, every output written once
   double flops;  // for the compute-bound ones, else 0
@@ -278,6 +289,85 @@ ENTRY %main (x: f32[8,64,64,64], k: f32[3,3,64,64]) -> f32[8,64,64,64] {
 constexpr double kMiB = 1 << 20;
 constexpr double k16M = 16 * kMiB;
 
+// ---- XLA as the peer (--xla-python) ---------------------------------------------
+
+std::string xlaPython;                           // --xla-python: a Python with jax
+std::string xlaOracle = "conformance/xla_oracle.py";  // --xla-oracle
+
+struct XlaTiming {
+  bool ok = false;
+  double compileSeconds = 0, runSeconds = 0;
+  std::string detail;
+};
+
+// Runs the module on XLA:CPU with the same arguments.
+XlaTiming timeOnXla(const std::string& name, const char* text, const std::vector<hlo::Literal>& args) {
+  XlaTiming out;
+  std::string dir = "/tmp/hlo-bench-xla-" + std::to_string(getpid());
+  std::string module = dir + "-" + name + ".hlo", inputs = dir + "-" + name + ".npz";
+  {
+    std::ofstream f(module);
+    f << text;
+  }
+  std::vector<std::pair<std::string, const hlo::Literal*>> arrays;
+  std::vector<std::string> names;
+  for (size_t i = 0; i < args.size(); ++i) names.push_back("arg" + std::to_string(i));
+  for (size_t i = 0; i < args.size(); ++i) arrays.push_back({names[i], &args[i]});
+  auto bytes = hlo::writeNpz(arrays);
+  if (!bytes.ok()) {
+    out.detail = bytes.status().message();
+    return out;
+  }
+  {
+    std::ofstream f(inputs, std::ios::binary);
+    f << *bytes;
+  }
+  std::string command = xlaPython + " " + xlaOracle + " --bench " + module + " " + inputs + " --repeats=10 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  std::string reply;
+  if (pipe) {
+    char buf[512];
+    while (fgets(buf, sizeof buf, pipe)) reply += buf;
+    pclose(pipe);
+  }
+  std::remove(module.c_str());
+  std::remove(inputs.c_str());
+  // The last line: "ok compile_s=C run_s=R", or an outcome with XLA's message.
+  std::string last = reply;
+  while (!last.empty() && last.back() == '\n') last.pop_back();
+  if (size_t nl = last.rfind('\n'); nl != std::string::npos) last = last.substr(nl + 1);
+  if (std::sscanf(last.c_str(), "ok compile_s=%lf run_s=%lf", &out.compileSeconds, &out.runSeconds) == 2) {
+    out.ok = true;
+  } else {
+    out.detail = last.empty() ? "no answer from " + command : last;
+  }
+  return out;
+}
+
+// One row of the table printed after the benchmarks.
+struct Row {
+  std::string name;
+  double oursCompileMs, oursRunMs;
+  XlaTiming xla;
+};
+std::vector<Row> rows;
+
+void printXlaTable() {
+  if (rows.empty()) return;
+  std::printf("\nbench-xla: XLA:CPU (jaxlib) and our CPU JIT, same inputs; run times are medians\n");
+  std::printf("%-18s %14s %14s %12s %12s %8s\n", "module", "XLA compile", "ours compile", "XLA run", "ours run",
+              "XLA/ours");
+  for (const Row& r : rows) {
+    if (!r.xla.ok) {
+      std::printf("%-18s %14s %11.1f ms %12s %9.2f ms   XLA: %s\n", r.name.c_str(), "-", r.oursCompileMs, "-",
+                  r.oursRunMs, r.xla.detail.c_str());
+      continue;
+    }
+    std::printf("%-18s %11.1f ms %11.1f ms %9.2f ms %9.2f ms %8.2f\n", r.name.c_str(), r.xla.compileSeconds * 1e3,
+                r.oursCompileMs, r.xla.runSeconds * 1e3, r.oursRunMs, r.xla.runSeconds * 1e3 / r.oursRunMs);
+  }
+}
+
 // ---- the measurement -----------------------------------------------------------
 
 double timeRuns(hlo::jit::Executable& exe, const std::vector<hlo::Literal>& args, int runs) {
@@ -347,15 +437,25 @@ void runModule(benchmark::State& state, const BenchModule& m) {
   state.counters["x_interp"] = interpSeconds / jit;
   state.counters["compile_ms"] = compileSeconds * 1e3;
   state.counters["cached_ms"] = cachedSeconds * 1e3;
+  if (!xlaPython.empty()) {
+    std::string name = m.name;
+    XlaTiming xla = timeOnXla(name, m.text, args);
+    if (xla.ok) {
+      state.counters["xla_ms"] = xla.runSeconds * 1e3;
+      state.counters["xla_compile_ms"] = xla.compileSeconds * 1e3;
+      state.counters["x_xla"] = xla.runSeconds / jit;
+    }
+    rows.push_back({name, compileSeconds * 1e3, jit * 1e3, xla});
+  }
 }
 
-void ReduceSum(benchmark::State& s) { runModule(s, {kReduceSum, 3 * 4 * k16M, 0}); }
-void ElementwiseChain(benchmark::State& s) { runModule(s, {kChain, 3 * 4 * k16M, 0}); }
-void Softmax(benchmark::State& s) { runModule(s, {kSoftmax, 2 * 4 * k16M, 0}); }
-void LayerNorm(benchmark::State& s) { runModule(s, {kLayerNorm, 2 * 4 * k16M + 2 * 4 * 4096, 0}); }
-void DotBiasRelu(benchmark::State& s) { runModule(s, {kDotBiasRelu, 0, 2.0 * 1024 * 1024 * 1024}); }
-void Transpose(benchmark::State& s) { runModule(s, {kTranspose, 2 * 4 * k16M, 0}); }
-void Conv3x3(benchmark::State& s) { runModule(s, {kConv, 0, 2.0 * 8 * 64 * 64 * 64 * 3 * 3 * 64}); }
+void ReduceSum(benchmark::State& s) { runModule(s, {"ReduceSum", kReduceSum, 3 * 4 * k16M, 0}); }
+void ElementwiseChain(benchmark::State& s) { runModule(s, {"ElementwiseChain", kChain, 3 * 4 * k16M, 0}); }
+void Softmax(benchmark::State& s) { runModule(s, {"Softmax", kSoftmax, 2 * 4 * k16M, 0}); }
+void LayerNorm(benchmark::State& s) { runModule(s, {"LayerNorm", kLayerNorm, 2 * 4 * k16M + 2 * 4 * 4096, 0}); }
+void DotBiasRelu(benchmark::State& s) { runModule(s, {"DotBiasRelu", kDotBiasRelu, 0, 2.0 * 1024 * 1024 * 1024}); }
+void Transpose(benchmark::State& s) { runModule(s, {"Transpose", kTranspose, 2 * 4 * k16M, 0}); }
+void Conv3x3(benchmark::State& s) { runModule(s, {"Conv3x3", kConv, 0, 2.0 * 8 * 64 * 64 * 64 * 3 * 3 * 64}); }
 
 BENCHMARK(ReduceSum)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
 BENCHMARK(ElementwiseChain)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
@@ -367,4 +467,20 @@ BENCHMARK(Conv3x3)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+// Google Benchmark's main, plus --xla-python=PYTHON and --xla-oracle=FILE.
+int main(int argc, char** argv) {
+  std::vector<char*> rest;
+  for (int i = 0; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--xla-python=", 0) == 0) xlaPython = arg.substr(13);
+    else if (arg.rfind("--xla-oracle=", 0) == 0) xlaOracle = arg.substr(13);
+    else rest.push_back(argv[i]);
+  }
+  int count = static_cast<int>(rest.size());
+  benchmark::Initialize(&count, rest.data());
+  if (benchmark::ReportUnrecognizedArguments(count, rest.data())) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  printXlaTable();
+  return 0;
+}

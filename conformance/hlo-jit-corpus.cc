@@ -107,6 +107,10 @@ int main(int argc, char** argv) {
       "# Corpus modules whose CPU JIT outcome is not ok (see conformance/hlo-jit-corpus.cc).\n"
       "# Regenerate with: build/bin/hlo-jit-corpus --corpus=../shared/corpus "
       "--expectations=conformance/jit_expectations.txt --update\n"
+      "# Every `disagree` is a float sum taken in another order: the JIT's blocked, vectorized\n"
+      "# reductions and OpenBLAS's f32 sgemm against the interpreter's sequential or double\n"
+      "# accumulation, on sums that cancel (or, for bf16 results, land on either side of a\n"
+      "# rounding boundary); each difference is within the rounding of the summed terms.\n"
       "# file\toutcome\tdetail\n";
   return hlo::conformance::runCorpus(program, config, [&](const std::string& path) { return runModule(path, config); });
 }

@@ -3,6 +3,10 @@
 
 One module:
     xla_oracle.py MODULE.hlo INPUTS.npz OUTPUTS.npz
+Timing (make bench-xla): compile once, run a warm-up and then REPEATS runs
+on inputs already on the device; prints `ok compile_s=C run_s=R` (R the
+median run) or the outcome as below:
+    xla_oracle.py --bench MODULE.hlo INPUTS.npz [--repeats=N]
 Many modules, one Python process importing jax once:
     xla_oracle.py --batch JOBS.tsv RESULTS.tsv [--timeout=SECONDS] [--jobs=N] [--log=FILE]
 
@@ -77,8 +81,10 @@ class Oracle:
         else:
             out.append((name if shape.is_array() else None, shape))
 
-    def run(self, module_path, inputs_path, outputs_path, stage=lambda name: None):
-        """Returns (outcome, detail); calls stage(name) as it enters each stage."""
+    def run(self, module_path, inputs_path, outputs_path, stage=lambda name: None, repeats=0):
+        """Returns (outcome, detail); calls stage(name) as it enters each stage.
+        With repeats > 0 nothing is written: the detail holds the compile time
+        and the median of `repeats` timed runs (after one warm-up run)."""
         np, xc = self.np, self.xc
         try:
             with open(module_path, encoding="utf-8", errors="replace") as f:
@@ -139,16 +145,20 @@ class Oracle:
         except Exception as e:
             return "refused", "convert: " + one_line(e)
         stage("compile")
+        compile_start = time.perf_counter()
         try:
             executable = self.device.client.compile_and_load(
                 mlir, executable_devices=self._jax.DeviceList((self.device,)),
                 compile_options=xc.CompileOptions())
         except Exception as e:
             return "refused", "compile: " + one_line(e)
+        compile_seconds = time.perf_counter() - compile_start
         stage("run")
         try:
             with self.jax.enable_x64(True):  # else device_put makes 64-bit arrays 32-bit
                 buffers = [self.jax.device_put(a, self.device) for a in args]
+            if repeats > 0:
+                return "ok", "compile_s=%.6g run_s=%.6g" % (compile_seconds, self.median_run(executable, buffers, repeats))
             results = executable.execute(buffers)
             names = []
             self.leaf_names(program.result_shape(), "result", names)
@@ -169,6 +179,18 @@ class Oracle:
         except Exception as e:
             return "error", "cannot write %s: %s" % (outputs_path, one_line(e))
         return "ok", ""
+
+
+    def median_run(self, executable, buffers, repeats):
+        """Median seconds of `repeats` runs, each waited for, after a warm-up."""
+        def once():
+            start = time.perf_counter()
+            for r in executable.execute(buffers):
+                r.block_until_ready()
+            return time.perf_counter() - start
+        once()
+        times = sorted(once() for _ in range(repeats))
+        return times[(len(times) - 1) // 2]
 
 
 def worker():
@@ -343,6 +365,7 @@ def batch(jobs_path, results_path, timeout, jobs, log_path):
 
 USAGE = """usage: xla_oracle.py MODULE.hlo INPUTS.npz OUTPUTS.npz
        xla_oracle.py --batch JOBS.tsv RESULTS.tsv [--timeout=SECONDS] [--jobs=N] [--log=FILE]
+       xla_oracle.py --bench MODULE.hlo INPUTS.npz [--repeats=N]
 (run it with the Python of `make xla-env`, which has jax and jaxlib)"""
 
 
@@ -350,7 +373,7 @@ def main(argv):
     if argv[:1] == ["--worker"]:
         worker()
         return 0
-    options = {"timeout": "120", "jobs": "1", "log": ""}
+    options = {"timeout": "120", "jobs": "1", "log": "", "repeats": "10"}
     positional = []
     for arg in argv:
         if arg in ("-h", "--help"):
@@ -358,7 +381,7 @@ def main(argv):
             return 0
         if arg.startswith("--") and "=" in arg and arg[2:arg.index("=")] in options:
             options[arg[2:arg.index("=")]] = arg[arg.index("=") + 1:]
-        elif arg == "--batch" or not arg.startswith("-"):
+        elif arg in ("--batch", "--bench") or not arg.startswith("-"):
             positional.append(arg)
         else:
             print("xla_oracle: unknown option %s\n%s" % (arg, USAGE), file=sys.stderr)
@@ -375,7 +398,17 @@ def main(argv):
             print("xla_oracle: %s" % e, file=sys.stderr)
             return 1
         return 0
-    if len(positional) != 3 or "--batch" in positional:
+    if positional[:1] == ["--bench"] and len(positional) == 3:
+        try:
+            oracle = Oracle()
+            repeats = int(options["repeats"])
+        except (ImportError, ValueError) as e:
+            print("xla_oracle: %s" % e, file=sys.stderr)
+            return 1
+        outcome, detail = oracle.run(positional[1], positional[2], None, repeats=max(repeats, 1))
+        print(outcome + (" " + detail if detail else ""))
+        return 0 if outcome == "ok" else 1
+    if len(positional) != 3 or "--batch" in positional or "--bench" in positional:
         print(USAGE, file=sys.stderr)
         return 2
     try:
