@@ -38,6 +38,7 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <thread>
 #include <vector>
 
@@ -65,30 +66,62 @@ void onAllThreads(const std::function<void(int)>& fn) {
 // ---- floors ------------------------------------------------------------------
 
 // Seconds to read `readBytes` and write `writeBytes` by streaming loops over
-// all threads (64-bit words, four independent sums so the loop is bound by
-// memory, not by a chain of additions). Best of five.
+// all threads, with the widest vectors the CPU has: each output vector is
+// written from the input vectors of its share (reads and writes in the
+// module's proportions, as a fused kernel does), four independent sums so
+// the loop is bound by memory, not by a chain of additions. Best of five.
+typedef long long I64x8 __attribute__((vector_size(64)));
+typedef long long I64x4 __attribute__((vector_size(32)));
+#define HLO_STREAM_LOOP(V)                                                                  \
+  const V* in = reinterpret_cast<const V*>(source);                                         \
+  V* out = reinterpret_cast<V*>(sink);                                                      \
+  int64_t perOut = writeVectors ? std::max<int64_t>(1, readVectors / writeVectors) : 0;     \
+  V s0 = {}, s1 = {}, s2 = {}, s3 = {};                                                     \
+  int64_t r = 0;                                                                            \
+  for (int64_t w = 0; w < writeVectors; ++w) {                                              \
+    V x = {};                                                                               \
+    for (int64_t k = 0; k < perOut && r < readVectors; ++k) x ^= in[r++];                  \
+    out[w] = x;                                                                             \
+  }                                                                                         \
+  for (; r + 4 <= readVectors; r += 4) {                                                    \
+    s0 += in[r];                                                                            \
+    s1 += in[r + 1];                                                                        \
+    s2 += in[r + 2];                                                                        \
+    s3 += in[r + 3];                                                                        \
+  }                                                                                         \
+  V total = s0 ^ s1 ^ s2 ^ s3;                                                              \
+  return static_cast<uint64_t>(total[0]);
+__attribute__((target("avx512f"))) uint64_t stream512(const void* source, int64_t readVectors, void* sink,
+                                                      int64_t writeVectors) {
+  HLO_STREAM_LOOP(I64x8)
+}
+__attribute__((target("avx2"))) uint64_t stream256(const void* source, int64_t readVectors, void* sink,
+                                                   int64_t writeVectors) {
+  HLO_STREAM_LOOP(I64x4)
+}
+#undef HLO_STREAM_LOOP
+
 double streamSeconds(int64_t readBytes, int64_t writeBytes) {
   static std::vector<uint64_t> source, sink;
+  bool avx512 = __builtin_cpu_supports("avx512f");
+  int vectorBytes = avx512 ? 64 : 32;
   size_t readWords = static_cast<size_t>(readBytes / 8), writeWords = static_cast<size_t>(writeBytes / 8);
-  if (source.size() < readWords) source.assign(readWords, 1);
-  if (sink.size() < writeWords) sink.assign(writeWords, 0);
+  if (source.size() < readWords + 16) source.assign(readWords + 16, 1);
+  if (sink.size() < writeWords + 16) sink.assign(writeWords + 16, 0);
   int threads = threadCount();
   double best = 1e30;
   for (int run = 0; run < 5; ++run) {
     std::vector<uint64_t> sums(threads);
     auto start = Clock::now();
     onAllThreads([&](int t) {
-      size_t rb = readWords * t / threads, re = readWords * (t + 1) / threads;
-      uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-      for (size_t i = rb; i + 4 <= re; i += 4) {
-        s0 += source[i];
-        s1 += source[i + 1];
-        s2 += source[i + 2];
-        s3 += source[i + 3];
-      }
-      size_t wb = writeWords * t / threads, we = writeWords * (t + 1) / threads;
-      for (size_t i = wb; i < we; ++i) sink[i] = i ^ s0;
-      sums[t] = s0 ^ s1 ^ s2 ^ s3;
+      int64_t readVectors = readBytes / vectorBytes, writeVectors = writeBytes / vectorBytes;
+      int64_t rb = readVectors * t / threads, re = readVectors * (t + 1) / threads;
+      int64_t wb = writeVectors * t / threads, we = writeVectors * (t + 1) / threads;
+      // 64-byte aligned starts (vector loads of the vector type need them).
+      auto* src = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(source.data()) + 63) & ~uintptr_t{63});
+      auto* dst = reinterpret_cast<char*>((reinterpret_cast<uintptr_t>(sink.data()) + 63) & ~uintptr_t{63});
+      sums[t] = avx512 ? stream512(src + rb * vectorBytes, re - rb, dst + wb * vectorBytes, we - wb)
+                       : stream256(src + rb * vectorBytes, re - rb, dst + wb * vectorBytes, we - wb);
     });
     best = std::min(best, since(start));
     benchmark::DoNotOptimize(sums.data());
@@ -439,13 +472,18 @@ void runModule(benchmark::State& state, const BenchModule& m) {
   state.counters["cached_ms"] = cachedSeconds * 1e3;
   if (!xlaPython.empty()) {
     std::string name = m.name;
-    XlaTiming xla = timeOnXla(name, m.text, args);
+    // Google Benchmark calls this more than once per module: XLA runs once.
+    static std::map<std::string, XlaTiming> measured;
+    if (!measured.count(name)) measured[name] = timeOnXla(name, m.text, args);
+    const XlaTiming& xla = measured[name];
     if (xla.ok) {
       state.counters["xla_ms"] = xla.runSeconds * 1e3;
       state.counters["xla_compile_ms"] = xla.compileSeconds * 1e3;
       state.counters["x_xla"] = xla.runSeconds / jit;
     }
-    rows.push_back({name, compileSeconds * 1e3, jit * 1e3, xla});
+    auto row = std::find_if(rows.begin(), rows.end(), [&](const Row& r) { return r.name == name; });
+    if (row == rows.end()) rows.push_back({name, compileSeconds * 1e3, jit * 1e3, xla});
+    else *row = {name, compileSeconds * 1e3, jit * 1e3, xla};  // the last, longest measurement
   }
 }
 
