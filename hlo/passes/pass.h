@@ -67,6 +67,7 @@ Status runPipeline(Module& module, const std::vector<std::string>& passNames,
 bool runDce(Module& module);            // dce.cc
 bool runCse(Module& module);            // cse.cc
 bool runSimplify(Module& module);       // simplify.cc
+bool runReductionSplit(Module& module);  // reduction_split.cc
 bool runInline(Module& module);         // inline.cc
 bool runTupleSimplify(Module& module);  // tuple_simplify.cc
 bool runWhileSimplify(Module& module);  // while_simplify.cc

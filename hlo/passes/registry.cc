@@ -13,6 +13,7 @@ const PassInfo kPasses[] = {
     {"fold", runFold, "constant folding: evaluate pure instructions of constants (results up to 1024 elements)"},
     {"fusion", runFusion, "producer-consumer loop and input fusion, then sibling multi-output fusion"},
     {"inline", runInline, "inline every call instruction, then drop unreachable computations"},
+    {"reduction-split", runReductionSplit, "a reduction of 1M+ elements to a scalar becomes rows reduced in parallel, then their partials"},
     {"simplify", runSimplify, "algebraic simplification: a table of small rewrite rules (x+0, --x, ...)"},
     {"tuple-simplify", runTupleSimplify, "get-tuple-element of tuple, and tuple of get-tuple-elements"},
     {"while-simplify", runWhileSimplify, "replace a while loop that runs zero times by its init value"},
@@ -32,7 +33,8 @@ std::span<const PipelineInfo> registeredPipelines() {
   // Target-independent clean-up first, then fusion and the dce that drops
   // what fusion absorbed; layout and buffer assignment are to come.
   static const PipelineInfo kPipelines[] = {
-      {"cpu", {"inline", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce", "fusion", "dce"}},
+      {"cpu", {"inline", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce",
+               "reduction-split", "fusion", "dce"}},
       {"gpu", {"inline", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce", "fusion", "dce"}},
   };
   return kPipelines;

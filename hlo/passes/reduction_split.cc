@@ -1,0 +1,128 @@
+// reduction-split: a large reduction to a scalar becomes two, so that the
+// first has many outputs to compute in parallel — what XLA's tree reduction
+// rewriter does for the same reason.
+//
+//   r = f32[] reduce(x: f32[N...], init), dimensions={all}
+// becomes
+//   p = f32[P] reduce(reshape(x) : f32[P, N/P], init), dimensions={1}
+//   r = f32[] reduce(p, init), dimensions={0}
+// where N is the element count and P the largest of 256, 128, ..., 16 that
+// divides it. After fusion the first reduce, with x's producers, is a kernel
+// of P independent rows; the second adds up P partial results.
+//
+// Only where the result cannot change except by f32/f64 rounding: the reducer
+// is one associative, commutative binary op of its two parameters (add,
+// multiply, maximum, minimum, and, or) on one operand, and the init is a
+// constant holding that op's identity (applied once per partial, an identity
+// changes nothing). Reductions of fewer than kMinElements elements are left
+// alone: they are fast on one thread.
+#include <cmath>
+#include <optional>
+#include <unordered_set>
+
+#include "hlo/passes/pass.h"
+#include "hlo/passes/pass_util.h"
+
+namespace hlo {
+namespace {
+
+constexpr int64_t kMinElements = int64_t{1} << 20;
+
+// The reducer's op when it is `op(param 0, param 1)` of an associative,
+// commutative kind.
+std::optional<Opcode> simpleReducer(const Computation* c) {
+  if (!c || c->parameterCount() != 2) return std::nullopt;
+  const Instruction* root = c->root();
+  if (!root || root->operandCount() != 2) return std::nullopt;
+  bool params = (root->operand(0) == c->parameter(0) && root->operand(1) == c->parameter(1)) ||
+                (root->operand(0) == c->parameter(1) && root->operand(1) == c->parameter(0));
+  if (!params) return std::nullopt;
+  switch (root->opcode()) {
+    case Opcode::kAdd: case Opcode::kMultiply: case Opcode::kMaximum: case Opcode::kMinimum:
+    case Opcode::kAnd: case Opcode::kOr:
+      return root->opcode();
+    default:
+      return std::nullopt;
+  }
+}
+
+// Whether the constant `init` is the identity of `op` for its type.
+bool isIdentity(const Instruction* init, Opcode op) {
+  const Literal* lit = knownLiteral(*init);
+  if (!lit || !lit->shape().isScalar()) return false;
+  ElementType t = lit->type();
+  double v = lit->toDouble(0);
+  switch (op) {
+    case Opcode::kAdd: return v == 0;  // -0 or +0: partials of +0 sum as one init would
+    case Opcode::kMultiply: return v == 1;
+    case Opcode::kMaximum: return isFloat(t) ? std::isinf(v) && v < 0 : false;
+    case Opcode::kMinimum: return isFloat(t) ? std::isinf(v) && v > 0 : false;
+    case Opcode::kOr: return isPred(t) && v == 0;
+    case Opcode::kAnd: return isPred(t) && v == 1;
+    default: return false;
+  }
+}
+
+bool splitIn(Computation& comp) {
+  std::vector<Instruction*> candidates;
+  for (const auto& i : comp.instructions()) {
+    if (i->opcode() != Opcode::kReduce || i->operandCount() != 2 || !i->shape().isArray() ||
+        i->shape().rank() != 0 || !i->controlPredecessors().empty() || !i->controlSuccessors().empty())
+      continue;
+    const Shape& x = i->operand(0)->shape();
+    if (!x.isArray() || x.isDynamic() || x.elementCount() < kMinElements) continue;
+    // Floats narrower than f32 round at every step: their sums depend on the
+    // order far more, and are folded in order (as the emitters do too).
+    if (isFloat(x.type()) && x.type() != ElementType::kF32 && x.type() != ElementType::kF64) continue;
+    if (static_cast<int64_t>(i->attrs().getInts(AttrKey::kDimensions).size()) != x.rank()) continue;
+    std::optional<Opcode> op = simpleReducer(i->attrs().getComputation(AttrKey::kToApply));
+    if (!op || !isIdentity(i->operand(1), *op)) continue;
+    candidates.push_back(i.get());
+  }
+  NameUniquer names(comp);
+  bool changed = false;
+  for (Instruction* r : candidates) {
+    Instruction* x = r->operand(0);
+    Instruction* init = r->operand(1);
+    int64_t n = x->shape().elementCount(), parts = 0;
+    for (int64_t p : {256, 128, 64, 32, 16})
+      if (n % p == 0) {
+        parts = p;
+        break;
+      }
+    if (parts == 0) continue;
+    ElementType t = x->shape().type();
+    Instruction* rows = comp.add(Opcode::kReshape, names.make(r->name() + ".rows"), Shape(t, {parts, n / parts}), {x});
+    Instruction* partial =
+        comp.add(Opcode::kReduce, names.make(r->name() + ".partial"), Shape(r->shape().type(), {parts}), {rows, init});
+    partial->attrs() = r->attrs();
+    partial->attrs().setInts(AttrKey::kDimensions, {1});
+    Instruction* total = comp.add(Opcode::kReduce, names.make(r->name() + ".total"), r->shape(), {partial, init});
+    total->attrs() = r->attrs();
+    total->attrs().setInts(AttrKey::kDimensions, {0});
+    comp.replaceAllUses(r, total);
+    if (comp.root() == r) comp.setRoot(total);
+    comp.remove(r);
+    changed = true;
+  }
+  if (changed) (void)comp.sortTopologically();
+  return changed;
+}
+
+}  // namespace
+
+bool runReductionSplit(Module& module) {
+  // Fused computations are one kernel already: a split there would only
+  // make a reduce feed another inside it.
+  std::unordered_set<const Computation*> fused;
+  for (const auto& comp : module.computations())
+    for (const auto& i : comp->instructions())
+      if (i->opcode() == Opcode::kFusion)
+        for (const Computation* c : i->calledComputations()) fused.insert(c);
+  bool changed = false;
+  for (const auto& comp : module.computations())
+    if (!fused.count(comp.get())) changed = splitIn(*comp) || changed;
+  return changed;
+}
+
+}  // namespace hlo
