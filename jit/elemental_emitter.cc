@@ -445,6 +445,15 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
     if (!std::binary_search(reduced.begin(), reduced.end(), static_cast<int64_t>(d))) in.multi[d] = index.multi[k++];
 
   auto combine = [&](llvm::Value* acc, llvm::Value* x, bool reassociate) -> StatusOr<llvm::Value*> {
+    // Inside a block, f32/f64 maximum and minimum use LLVM's NaN-propagating
+    // llvm.maximum/minimum, which the loop vectorizer turns into vector
+    // reductions; they differ from the element-wise rule (the first NaN
+    // wins, ties keep the left) only in which NaN or which zero comes out,
+    // and the block's order is free anyway.
+    if (reassociate && (op == Opcode::kMaximum || op == Opcode::kMinimum) &&
+        (t == ElementType::kF32 || t == ElementType::kF64))
+      return static_cast<llvm::Value*>(b_.CreateBinaryIntrinsic(
+          op == Opcode::kMaximum ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, acc, x));
     HLO_ASSIGN_OR_RETURN(llvm::Value * v, binary(op, *root, t, acc, x));
     auto* arith = llvm::dyn_cast<llvm::BinaryOperator>(v);
     if (reassociate && arith && arith->getType()->isFloatingPointTy()) arith->setHasAllowReassoc(true);
