@@ -2,7 +2,7 @@
 // through the interpreter: one test per case.
 #include <gtest/gtest.h>
 
-#include "conformance/op_cases.h"
+#include "conformance/op_case_tests.h"
 #include "interp/evaluator.h"
 #include "parser/parser.h"
 
@@ -26,24 +26,7 @@ void runCase(const conformance::OpCase& c) {
                          << result->toString() << "\n  expected " << spec->expected->toString();
 }
 
-// Registers one test per case found under testdata/ops (relative to the
-// working directory, which `make check` sets to the project root).
-int registerOpTests() {
-  std::vector<conformance::OpCase> cases = conformance::loadOpCases("testdata/ops");
-  for (const conformance::OpCase& c : cases)
-    ::testing::RegisterTest("OpTests", c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                            [c]() -> ::testing::Test* {
-                              struct T : ::testing::Test {
-                                conformance::OpCase c;
-                                explicit T(conformance::OpCase c) : c(std::move(c)) {}
-                                void TestBody() override { runCase(c); }
-                              };
-                              return new T(c);
-                            });
-  return static_cast<int>(cases.size());
-}
-
-const int kRegistered = registerOpTests();
+const int kRegistered = conformance::registerOpCaseTests("OpTests", runCase);
 
 }  // namespace
 }  // namespace hlo

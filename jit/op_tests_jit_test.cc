@@ -9,7 +9,7 @@
 // An ERROR case passes when the JIT refuses the module or the run fails.
 #include <gtest/gtest.h>
 
-#include "conformance/op_cases.h"
+#include "conformance/op_case_tests.h"
 #include "jit/executable.h"
 #include "parser/parser.h"
 
@@ -60,22 +60,7 @@ void runCase(const conformance::OpCase& c) {
                          << result->toString() << "\n  expected " << spec->expected->toString();
 }
 
-int registerJitOpTests() {
-  std::vector<conformance::OpCase> cases = conformance::loadOpCases("testdata/ops");
-  for (const conformance::OpCase& c : cases)
-    ::testing::RegisterTest("JitOpTests", c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                            [c]() -> ::testing::Test* {
-                              struct T : ::testing::Test {
-                                conformance::OpCase c;
-                                explicit T(conformance::OpCase c) : c(std::move(c)) {}
-                                void TestBody() override { runCase(c); }
-                              };
-                              return new T(c);
-                            });
-  return static_cast<int>(cases.size());
-}
-
-const int kRegistered = registerJitOpTests();
+const int kRegistered = conformance::registerOpCaseTests("JitOpTests", runCase);
 
 }  // namespace
 }  // namespace hlo

@@ -111,12 +111,6 @@ StatusOr<ConvShape> classify(const Instruction& instr) {
   return s;
 }
 
-std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (int d = static_cast<int>(dims.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * dims[d + 1];
-  return strides;
-}
-
 // Calls f(index) for every index of `dims`, row-major.
 template <typename F>
 void forEachIndex(const std::vector<int64_t>& dims, F&& f) {

@@ -30,12 +30,6 @@ namespace {
 
 bool contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
-std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (int d = static_cast<int>(dims.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * dims[d + 1];
-  return strides;
-}
-
 // The operand dimensions that are neither in `a` nor in `b`, in order.
 std::vector<int64_t> remainingDims(int64_t rank, const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
   std::vector<int64_t> out;

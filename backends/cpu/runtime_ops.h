@@ -60,6 +60,14 @@ bool isLibraryOp(Opcode opcode);
 // scalars) as a ScalarFn named `name`.
 Status emitScalarFunction(llvm::Module& module, const Computation& computation, const std::string& name);
 
+// Row-major strides (in elements) of an array of `dims`, for the library ops
+// that walk arrays by hand.
+inline std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (int d = static_cast<int>(dims.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * dims[d + 1];
+  return strides;
+}
+
 // The planners of the library ops, one per runtime_<op>.cc.
 StatusOr<RuntimePlan> planDot(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planConvolution(llvm::Module& module, const Instruction& instr, const std::string& prefix);

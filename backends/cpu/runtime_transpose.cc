@@ -22,12 +22,6 @@ namespace {
 
 constexpr int64_t kTile = 32;
 
-std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (int d = static_cast<int>(dims.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * dims[d + 1];
-  return strides;
-}
-
 template <int Bytes>
 void copyTile(const char* in, char* out, int64_t inStrideB, int64_t outStrideA, int64_t rowsA, int64_t colsB) {
   for (int64_t j = 0; j < rowsA; ++j)
