@@ -1,6 +1,7 @@
 // Literal comparison with per-type tolerances.
 #include "conformance/compare.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -28,7 +29,9 @@ bool closeEnough(double a, double e, Tolerance tol, double& absErr, double& relE
   return absErr <= tol.absolute + tol.relative * std::fabs(e);
 }
 
-void compareInto(const Literal& a, const Literal& e, Tolerance tol, const std::string& path,
+// `perType`: each array with its element type's defaultTolerance, or `tol`
+// where that is looser.
+void compareInto(const Literal& a, const Literal& e, Tolerance tol, bool perType, const std::string& path,
                  Comparison& out) {
   auto mismatch = [&](const std::string& what) {
     if (out.firstMismatch.empty()) out.firstMismatch = path + what;
@@ -42,7 +45,7 @@ void compareInto(const Literal& a, const Literal& e, Tolerance tol, const std::s
       return;
     }
     for (size_t i = 0; i < a.tupleElements().size(); ++i)
-      compareInto(a.tupleElements()[i], e.tupleElements()[i], tol,
+      compareInto(a.tupleElements()[i], e.tupleElements()[i], tol, perType,
                   path + "element " + std::to_string(i) + " ", out);
     return;
   }
@@ -52,6 +55,10 @@ void compareInto(const Literal& a, const Literal& e, Tolerance tol, const std::s
   }
   if (!a.shape().isArray()) return;  // tokens
   ElementType t = a.type();
+  if (perType) {
+    Tolerance d = defaultTolerance(t);
+    tol = {std::max(tol.absolute, d.absolute), std::max(tol.relative, d.relative)};
+  }
   bool inexact = isFloat(t) || isComplex(t);
   for (int64_t i = 0; i < a.elementCount(); ++i) {
     bool ok;
@@ -89,7 +96,13 @@ Tolerance defaultTolerance(ElementType t) {
 
 Comparison compareLiterals(const Literal& actual, const Literal& expected, Tolerance tolerance) {
   Comparison out;
-  compareInto(actual, expected, tolerance, "", out);
+  compareInto(actual, expected, tolerance, false, "", out);
+  return out;
+}
+
+Comparison compareWithTypeTolerances(const Literal& actual, const Literal& expected, Tolerance atLeast) {
+  Comparison out;
+  compareInto(actual, expected, atLeast, true, "", out);
   return out;
 }
 

@@ -28,4 +28,9 @@ struct Comparison {
 // only when the tolerance is non-zero.
 Comparison compareLiterals(const Literal& actual, const Literal& expected, Tolerance tolerance);
 
+// The same, each array (tuples element by element) with its own element
+// type's defaultTolerance, or `atLeast` where that is looser: how two
+// engines' results are compared.
+Comparison compareWithTypeTolerances(const Literal& actual, const Literal& expected, Tolerance atLeast = {});
+
 }  // namespace hlo

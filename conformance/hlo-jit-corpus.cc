@@ -43,22 +43,6 @@ std::string compileCategory(const std::string& message) {
   return "cannot-compile: " + message.substr(begin, end == std::string::npos ? end : end - begin);
 }
 
-// Compares array by array, each with the harness's tolerance for its type.
-hlo::Comparison compareAll(const hlo::Literal& actual, const hlo::Literal& expected) {
-  if (actual.shape().isTuple() && expected.shape().isTuple() &&
-      actual.tupleElements().size() == expected.tupleElements().size()) {
-    hlo::Comparison total;
-    for (size_t i = 0; i < actual.tupleElements().size(); ++i) {
-      hlo::Comparison c = compareAll(actual.tupleElements()[i], expected.tupleElements()[i]);
-      if (!c.equal && total.equal) total.firstMismatch = "element " + std::to_string(i) + " " + c.firstMismatch;
-      total.equal = total.equal && c.equal;
-    }
-    return total;
-  }
-  hlo::ElementType t = expected.shape().isArray() ? expected.type() : hlo::ElementType::kPred;
-  return hlo::compareLiterals(actual, expected, hlo::defaultTolerance(t));
-}
-
 Outcome runModule(const std::string& path, const Config& config) {
   auto loaded = hlo::conformance::loadModule(path, config);
   if (auto* notRun = std::get_if<Outcome>(&loaded)) return *notRun;
@@ -80,7 +64,7 @@ Outcome runModule(const std::string& path, const Config& config) {
   hlo::conformance::reportProgress("run");
   auto actual = (*exe)->run(m.args);
   if (!actual.ok()) return {"error", actual.status().message()};
-  hlo::Comparison c = compareAll(*actual, *expected);
+  hlo::Comparison c = hlo::compareWithTypeTolerances(*actual, *expected);
   if (!c.equal) return {"disagree", c.firstMismatch};
   return {"ok", ""};
 }

@@ -165,4 +165,15 @@ std::string Computation::signature() const {
   return out;
 }
 
+std::optional<Opcode> binaryOfParameters(const Computation* c) {
+  if (!c || c->parameterCount() != 2) return std::nullopt;
+  const Instruction* root = c->root();
+  if (!root || root->operandCount() != 2) return std::nullopt;
+  const Instruction* a = c->parameter(0);
+  const Instruction* b = c->parameter(1);
+  bool params = (root->operand(0) == a && root->operand(1) == b) || (root->operand(0) == b && root->operand(1) == a);
+  if (!params) return std::nullopt;
+  return root->opcode();
+}
+
 }  // namespace hlo

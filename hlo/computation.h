@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -88,5 +89,10 @@ class Computation {
   std::string executionThread_;
   bool inline_ = false;
 };
+
+// The opcode of a computation whose root is one binary instruction of its
+// two parameters, in either order (a reducer such as `add(p0, p1)`), or
+// nullopt for any other computation.
+std::optional<Opcode> binaryOfParameters(const Computation* computation);
 
 }  // namespace hlo

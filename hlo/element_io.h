@@ -7,6 +7,7 @@
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 
 #include "hlo/float_formats.h"
 #include "hlo/literal.h"
@@ -94,5 +95,59 @@ inline void convertElement(const Literal& src, int64_t from, Literal& dst, int64
     writeInt(dst, to, readInt(src, from));
   }
 }
+
+// Element i of an integer array as an index: signed values sign-extended,
+// unsigned ones past INT64_MAX saturated (every use clamps or bounds-checks
+// indices afterwards).
+inline int64_t integerAt(const Literal& lit, int64_t i) {
+  uint64_t bits = lit.bitsAt(i);
+  int width = storageBytes(lit.type()) * 8;
+  if (isSigned(lit.type()))
+    return width == 64 ? static_cast<int64_t>(bits)
+                       : static_cast<int64_t>(bits << (64 - width)) >> (64 - width);
+  constexpr uint64_t kMax = static_cast<uint64_t>(INT64_MAX);
+  return bits > kMax ? INT64_MAX : static_cast<int64_t>(bits);
+}
+
+// Element i as an integer whose order is the value order (sort and topk):
+// floats in total order, -NaN < -inf < ... < -0 < +0 < ... < inf < +NaN
+// (sign-magnitude bits mapped onto the integers); integers by value, u64
+// shifted into the signed range.
+inline int64_t totalOrderKey(const Literal& x, int64_t i) {
+  ElementType t = x.type();
+  uint64_t bits = x.bitsAt(i);
+  if (isFloat(t)) {
+    if (t == ElementType::kF8E8M0FNU) return static_cast<int64_t>(bits);  // no sign bit
+    int width = bitWidth(t);
+    uint64_t magnitude = width == 64 ? bits & ~(uint64_t{1} << 63) : bits & ((uint64_t{1} << (width - 1)) - 1);
+    bool negative = (bits >> (width - 1)) & 1;
+    return negative ? -static_cast<int64_t>(magnitude) - 1 : static_cast<int64_t>(magnitude);
+  }
+  if (t == ElementType::kU64) return static_cast<int64_t>(bits ^ (uint64_t{1} << 63));
+  return readInt(x, i);
+}
+
+// A contraction (dot, convolution) of float operands with an integer result
+// is the float contraction, converted — XLA reads bf16 x bf16 -> s32 as
+// convert(dot -> bf16) — so each real sum is first rounded to the widest
+// float operand type. RoundThrough does that rounding for one result type;
+// it passes values through unchanged otherwise.
+class RoundThrough {
+ public:
+  RoundThrough(ElementType result, ElementType lhs, ElementType rhs) {
+    if (isFloat(result) || isComplex(result)) return;
+    for (ElementType t : {lhs, rhs})
+      if (isFloat(t) && (!scratch_ || storageBytes(t) > storageBytes(scratch_->type())))
+        scratch_.emplace(Shape::scalar(t));
+  }
+  double operator()(double v) {
+    if (!scratch_) return v;
+    writeReal(*scratch_, 0, v);
+    return scratch_->toDouble(0);
+  }
+
+ private:
+  std::optional<Literal> scratch_;
+};
 
 }  // namespace hlo

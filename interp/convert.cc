@@ -19,7 +19,7 @@
 
 #include "interp/element_io.h"
 #include "interp/elementwise_kernels.h"
-#include "interp/indexing.h"
+#include "hlo/indexing.h"
 #include "interp/ops.h"
 #include "interp/scalar_ops.h"
 

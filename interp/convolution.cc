@@ -18,73 +18,20 @@
 //      accumulation type of the result (interp/dense.h) and round once.
 #include <complex>
 
+#include "hlo/contraction.h"
 #include "interp/dense.h"
 #include "interp/ops.h"
 
 namespace hlo::interp {
 namespace {
 
-struct ConvPlan {
-  ConvDims dn;
-  std::vector<WindowDim> window;
-  int64_t featureGroups = 1, batchGroups = 1;
-  int64_t inFeaturesPerGroup = 1;  // the kernel's input feature dimension
-  int64_t outFeatures = 1;
-  int64_t outBatch = 1;
-};
-
-bool isPermutation(std::vector<int64_t> v, int64_t rank) {
-  if (static_cast<int64_t>(v.size()) != rank) return false;
-  std::vector<bool> seen(rank, false);
-  for (int64_t d : v) {
-    if (d < 0 || d >= rank || seen[d]) return false;
-    seen[d] = true;
-  }
-  return true;
-}
-
-std::vector<int64_t> withTwo(std::vector<int64_t> v, int64_t a, int64_t b) {
-  v.push_back(a);
-  v.push_back(b);
-  return v;
-}
+// The dimension analysis lives in hlo/contraction.h, shared with the CPU
+// backend's library ops; a malformed instruction is an unsupported one here.
+using ConvPlan = ConvolutionPlan;
 
 StatusOr<ConvPlan> planConv(const Instruction& instr, const Shape& in, const Shape& kernel) {
-  auto bad = [&](const std::string& why) { return EvalContext::unsupported(instr, why); };
-  const AttrValue* labels = instr.attrs().find(AttrKey::kDimLabels);
-  if (!labels) return bad("missing dim_labels");
-  ConvPlan p;
-  p.dn = labels->conv;
-  if (const AttrValue* w = instr.attrs().find(AttrKey::kWindow)) p.window = w->window;
-  p.featureGroups = instr.attrs().getInt(AttrKey::kFeatureGroupCount, 1);
-  p.batchGroups = instr.attrs().getInt(AttrKey::kBatchGroupCount, 1);
-  const Shape& out = instr.shape();
-  size_t n = p.dn.inputSpatial.size();
-  int64_t rank = static_cast<int64_t>(n) + 2;
-  if (!in.isArray() || !kernel.isArray() || !out.isArray() || in.rank() != rank || kernel.rank() != rank ||
-      out.rank() != rank || p.dn.kernelSpatial.size() != n || p.dn.outputSpatial.size() != n)
-    return bad("operand ranks do not match dim_labels");
-  if (!isPermutation(withTwo(p.dn.inputSpatial, p.dn.inputBatch, p.dn.inputFeature), rank) ||
-      !isPermutation(withTwo(p.dn.kernelSpatial, p.dn.kernelInputFeature, p.dn.kernelOutputFeature), rank) ||
-      !isPermutation(withTwo(p.dn.outputSpatial, p.dn.outputBatch, p.dn.outputFeature), rank))
-    return bad("dim_labels must name every dimension once");
-  if (p.window.empty() && n > 0) p.window.resize(n);
-  if (p.window.size() != n) return bad("window has the wrong number of dimensions");
-  for (size_t i = 0; i < n; ++i) {
-    const WindowDim& w = p.window[i];
-    if (w.size != kernel.dim(static_cast<int>(p.dn.kernelSpatial[i])) || w.stride <= 0 ||
-        w.baseDilation < 1 || w.windowDilation < 1)
-      return bad("window does not match the kernel");
-  }
-  int64_t inFeatures = in.dim(static_cast<int>(p.dn.inputFeature));
-  int64_t inBatch = in.dim(static_cast<int>(p.dn.inputBatch));
-  p.inFeaturesPerGroup = kernel.dim(static_cast<int>(p.dn.kernelInputFeature));
-  p.outFeatures = kernel.dim(static_cast<int>(p.dn.kernelOutputFeature));
-  p.outBatch = out.dim(static_cast<int>(p.dn.outputBatch));
-  if (p.featureGroups < 1 || p.batchGroups < 1 || p.outFeatures % p.featureGroups != 0 ||
-      p.outFeatures % p.batchGroups != 0 || inFeatures != p.inFeaturesPerGroup * p.featureGroups ||
-      inBatch != p.outBatch * p.batchGroups || out.dim(static_cast<int>(p.dn.outputFeature)) != p.outFeatures)
-    return bad("feature and batch sizes do not fit the group counts");
+  StatusOr<ConvolutionPlan> p = convolutionPlan(instr.attrs(), in, kernel, instr.shape());
+  if (!p.ok()) return EvalContext::unsupported(instr, p.status().message());
   return p;
 }
 

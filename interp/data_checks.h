@@ -1,6 +1,7 @@
 // Checks and readers shared by the data-movement, gather/scatter and sort ops:
 // a well-typedness check run before an op trusts its attributes to index its
-// operands, and reading integer elements as indices.
+// operands, and clamping indices (integerAt, which reads them, is in
+// hlo/element_io.h).
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "hlo/element_io.h"
 #include "hlo/shape_inference.h"
 #include "interp/context.h"
 
@@ -57,18 +59,6 @@ inline Status requireType(const Instruction& instr, const Literal& value, Elemen
   return EvalContext::unsupported(instr, what + " has element type " +
                                              std::string(elementTypeName(value.type())) + ", not " +
                                              std::string(elementTypeName(want)));
-}
-
-// Element i of an integer array as int64; u64 values past INT64_MAX saturate
-// (every use clamps or bounds-checks indices afterwards).
-inline int64_t integerAt(const Literal& lit, int64_t i) {
-  uint64_t bits = lit.bitsAt(i);
-  int width = storageBytes(lit.type()) * 8;
-  if (isSigned(lit.type()))
-    return width == 64 ? static_cast<int64_t>(bits)
-                       : static_cast<int64_t>(bits << (64 - width)) >> (64 - width);
-  constexpr uint64_t kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-  return bits > kMax ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(bits);
 }
 
 inline int64_t clampIndex(int64_t value, int64_t low, int64_t high) {

@@ -12,7 +12,7 @@
 
 #include "hlo/float_formats.h"
 #include "interp/data_checks.h"
-#include "interp/indexing.h"
+#include "hlo/indexing.h"
 #include "interp/ops.h"
 
 namespace hlo::interp {

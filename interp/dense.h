@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "interp/element_io.h"
-#include "interp/indexing.h"
+#include "hlo/indexing.h"
 
 namespace hlo::interp {
 
@@ -54,57 +54,25 @@ inline void writeAs(Literal& lit, int64_t i, uint64_t v) { writeInt(lit, i, stat
 inline void writeAs(Literal& lit, int64_t i, double v) { writeReal(lit, i, v); }
 inline void writeAs(Literal& lit, int64_t i, std::complex<double> v) { writeComplex(lit, i, v); }
 
-// A contraction of float operands with an integer result is the float
-// contraction, converted (XLA's reading: bf16 x bf16 -> s32 is
-// convert(dot -> bf16)), so each real sum is first rounded to the widest
-// float operand type. RoundVia does that rounding; it is a no-op otherwise.
+// RoundThrough (hlo/element_io.h) for an instruction's result and first two
+// operands: the float-into-integer rounding of dot and convolution. Values
+// of the other accumulation types pass unchanged.
 class RoundVia {
  public:
-  explicit RoundVia(const Instruction& instr) {
-    if (!instr.shape().isArray() || isFloat(instr.shape().type()) || isComplex(instr.shape().type())) return;
-    for (const Instruction* op : instr.operands()) {
-      if (!op->shape().isArray() || !isFloat(op->shape().type())) continue;
-      ElementType t = op->shape().type();
-      if (!scratch_ || storageBytes(t) > storageBytes(scratch_->type())) scratch_.emplace(Shape::scalar(t));
-    }
-  }
-  double operator()(double v) {
-    if (!scratch_) return v;
-    writeReal(*scratch_, 0, v);
-    return scratch_->toDouble(0);
-  }
+  explicit RoundVia(const Instruction& instr)
+      : round_(typeOf(instr.shape()), typeOf(operandShape(instr, 0)), typeOf(operandShape(instr, 1))) {}
+  double operator()(double v) { return round_(v); }
   template <typename T>
   T operator()(const T& v) { return v; }
 
  private:
-  std::optional<Literal> scratch_;
-};
-
-// Calls f(index, offset) for every element of an array of `dims`, visiting
-// them in row-major order of the permuted dimensions dims[perm[0]],
-// dims[perm[1]], ...; `index` is in the original dimension order and
-// `offset` is the element's row-major position in the original array.
-template <typename F>
-void forEachPermuted(const std::vector<int64_t>& dims, const std::vector<int64_t>& perm, F&& f) {
-  std::vector<int64_t> strides = rowMajorStrides(dims);
-  int64_t count = 1;
-  for (int64_t d : dims) count *= d;
-  if (count == 0) return;
-  std::vector<int64_t> index(dims.size(), 0);
-  int64_t offset = 0;
-  for (int64_t n = 0; n < count; ++n) {
-    f(static_cast<const std::vector<int64_t>&>(index), offset);
-    for (int d = static_cast<int>(perm.size()) - 1; d >= 0; --d) {
-      int64_t p = perm[d];
-      if (++index[p] < dims[p]) {
-        offset += strides[p];
-        break;
-      }
-      offset -= (dims[p] - 1) * strides[p];
-      index[p] = 0;
-    }
+  static const Shape& operandShape(const Instruction& instr, int i) {
+    return i < instr.operandCount() ? instr.operand(i)->shape() : instr.shape();
   }
-}
+  // Tuples and tokens take no part: pred stands for "not a float".
+  static ElementType typeOf(const Shape& s) { return s.isArray() ? s.type() : ElementType::kPred; }
+  RoundThrough round_;
+};
 
 // The elements of `lit` in the order of forEachPermuted, converted to T.
 template <typename T>

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <complex>
 
+#include "hlo/contraction.h"
 #include "interp/dense.h"
 #include "interp/ops.h"
 
@@ -24,64 +25,14 @@ namespace {
 
 bool contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
-int64_t product(const std::vector<int64_t>& dims, const std::vector<int64_t>& which) {
-  int64_t p = 1;
-  for (int64_t d : which) p *= dims[d];
-  return p;
-}
+// The dimension analysis lives in hlo/contraction.h, shared with the CPU
+// backend's library ops; a malformed instruction is an unsupported one here.
+using DotPlan = DotDims;
 
-// How the operands of a dot-like op are laid out as [batch, m, k] x [batch, k, n].
-struct DotPlan {
-  std::vector<int64_t> lhsPerm, rhsPerm;  // batch+free+contracting / [group]+batch+contracting+free
-  std::vector<int64_t> lhsFree, rhsFree;
-  int64_t batch = 1, m = 1, k = 1, n = 1;
-};
-
-// Checks the dimension numbers against the operand shapes (the verifier does
-// too, but a module built by hand must not crash us) and builds the plan.
-// `rhsGroup` is ragged-dot's rhs group dimension, put first in rhsPerm.
 StatusOr<DotPlan> planDot(const Instruction& instr, const Shape& lhs, const Shape& rhs,
                           const std::vector<int64_t>& rhsGroup = {}) {
-  const Attributes& a = instr.attrs();
-  const std::vector<int64_t>& lb = a.getInts(AttrKey::kLhsBatchDims);
-  const std::vector<int64_t>& lc = a.getInts(AttrKey::kLhsContractingDims);
-  const std::vector<int64_t>& rb = a.getInts(AttrKey::kRhsBatchDims);
-  const std::vector<int64_t>& rc = a.getInts(AttrKey::kRhsContractingDims);
-  auto bad = [&](const std::string& why) { return EvalContext::unsupported(instr, why); };
-  if (!lhs.isArray() || !rhs.isArray()) return bad("operands must be arrays");
-  if (lb.size() != rb.size() || lc.size() != rc.size())
-    return bad("lhs and rhs need as many batch and contracting dimensions");
-  auto valid = [](const std::vector<int64_t>& dims, int rank, std::vector<bool>& seen) {
-    for (int64_t d : dims) {
-      if (d < 0 || d >= rank || seen[d]) return false;
-      seen[d] = true;
-    }
-    return true;
-  };
-  std::vector<bool> lseen(lhs.rank(), false), rseen(rhs.rank(), false);
-  if (!valid(lb, lhs.rank(), lseen) || !valid(lc, lhs.rank(), lseen) || !valid(rb, rhs.rank(), rseen) ||
-      !valid(rc, rhs.rank(), rseen) || !valid(rhsGroup, rhs.rank(), rseen))
-    return bad("batch, contracting and group dimensions must be distinct dimensions of the operands");
-  for (size_t i = 0; i < lb.size(); ++i)
-    if (lhs.dim(lb[i]) != rhs.dim(rb[i])) return bad("batch dimension sizes differ");
-  for (size_t i = 0; i < lc.size(); ++i)
-    if (lhs.dim(lc[i]) != rhs.dim(rc[i])) return bad("contracting dimension sizes differ");
-  DotPlan p;
-  for (int i = 0; i < lhs.rank(); ++i)
-    if (!lseen[i]) p.lhsFree.push_back(i);
-  for (int i = 0; i < rhs.rank(); ++i)
-    if (!rseen[i]) p.rhsFree.push_back(i);
-  p.lhsPerm = lb;
-  p.lhsPerm.insert(p.lhsPerm.end(), p.lhsFree.begin(), p.lhsFree.end());
-  p.lhsPerm.insert(p.lhsPerm.end(), lc.begin(), lc.end());
-  p.rhsPerm = rhsGroup;
-  p.rhsPerm.insert(p.rhsPerm.end(), rb.begin(), rb.end());
-  p.rhsPerm.insert(p.rhsPerm.end(), rc.begin(), rc.end());
-  p.rhsPerm.insert(p.rhsPerm.end(), p.rhsFree.begin(), p.rhsFree.end());
-  p.batch = product(lhs.dims(), lb);
-  p.m = product(lhs.dims(), p.lhsFree);
-  p.k = product(lhs.dims(), lc);
-  p.n = product(rhs.dims(), p.rhsFree);
+  StatusOr<DotDims> p = dotDims(instr.attrs(), lhs, rhs, rhsGroup);
+  if (!p.ok()) return EvalContext::unsupported(instr, p.status().message());
   return p;
 }
 

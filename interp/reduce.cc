@@ -16,7 +16,7 @@
 #include <numeric>
 
 #include "interp/fast_reducer.h"
-#include "interp/indexing.h"
+#include "hlo/indexing.h"
 #include "interp/ops.h"
 
 namespace hlo::interp {

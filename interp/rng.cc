@@ -34,7 +34,7 @@
 #include <numbers>
 
 #include "interp/element_io.h"
-#include "interp/indexing.h"
+#include "hlo/indexing.h"
 #include "interp/ops.h"
 #include "interp/random_bits.h"
 

@@ -11,7 +11,7 @@
 //   3. The result is (outputs..., final carries...), or the single output
 //      when there is one result and it is not a tuple.
 // is_associative is a hint for backends and changes nothing here.
-#include "interp/indexing.h"
+#include "hlo/indexing.h"
 #include "interp/ops.h"
 
 namespace hlo::interp {

@@ -8,7 +8,7 @@
 #include <algorithm>
 
 #include "interp/data_checks.h"
-#include "interp/indexing.h"
+#include "hlo/indexing.h"
 #include "interp/ops.h"
 
 namespace hlo::interp {
@@ -41,25 +41,8 @@ Status mergeSort(std::vector<int64_t>& items, Before&& before) {
   return okStatus();
 }
 
-// Element i as an integer whose order is the value order; floats in total
-// order: -NaN < -inf < ... < -0 < +0 < ... < inf < +NaN (sign-magnitude bits
-// mapped onto the integers). Unsigned 64-bit values are compared as bits
-// instead (see valueLess).
-int64_t orderKey(const Literal& x, int64_t i) {
-  ElementType t = x.type();
-  if (!isFloat(t)) return integerAt(x, i);
-  uint64_t bits = x.bitsAt(i);
-  if (t == ElementType::kF8E8M0FNU) return static_cast<int64_t>(bits);  // no sign bit
-  int width = bitWidth(t);
-  uint64_t magnitude = width == 64 ? bits & ~(uint64_t{1} << 63) : bits & ((uint64_t{1} << (width - 1)) - 1);
-  bool negative = (bits >> (width - 1)) & 1;
-  return negative ? -static_cast<int64_t>(magnitude) - 1 : static_cast<int64_t>(magnitude);
-}
-
-bool valueLess(const Literal& x, int64_t a, int64_t b) {
-  if (x.type() == ElementType::kU64) return x.bitsAt(a) < x.bitsAt(b);
-  return orderKey(x, a) < orderKey(x, b);
-}
+// x[a] < x[b] in total order (hlo/element_io.h's totalOrderKey).
+bool valueLess(const Literal& x, int64_t a, int64_t b) { return totalOrderKey(x, a) < totalOrderKey(x, b); }
 
 }  // namespace
 

@@ -414,15 +414,13 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
     return cannotCompile(instr, "only reduces of one operand are supported");
   const Computation* reducer = instr.attrs().getComputation(AttrKey::kToApply);
   const Instruction* root = reducer ? reducer->root() : nullptr;
-  Opcode op = root ? root->opcode() : Opcode::kParameter;
-  bool simple = root && reducer->parameterCount() == 2 && root->operandCount() == 2 &&
-                ((root->operand(0) == reducer->parameter(0) && root->operand(1) == reducer->parameter(1)) ||
-                 (root->operand(0) == reducer->parameter(1) && root->operand(1) == reducer->parameter(0)));
+  std::optional<Opcode> reducerOp = binaryOfParameters(reducer);
+  Opcode op = reducerOp.value_or(Opcode::kParameter);
   ElementType t = instr.shape().type();
   if (instr.operand(0)->shape().type() != t || instr.operand(1)->shape().type() != t ||
       (root && root->shape().type() != t))
     return cannotCompile(instr, "mixed-precision reductions are not supported");
-  llvm::Value* id = simple ? identity(op, t) : nullptr;
+  llvm::Value* id = reducerOp ? identity(op, t) : nullptr;
   if (!id) return cannotCompile(instr, "the reducer must be add, multiply, maximum, minimum, and or or of its parameters");
   const Instruction& input = *instr.operand(0);
   const std::vector<int64_t>& inDims = input.shape().dims();

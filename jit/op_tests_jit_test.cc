@@ -16,27 +16,6 @@
 namespace hlo {
 namespace {
 
-Tolerance widen(Tolerance t, ElementType type) {
-  Tolerance d = defaultTolerance(type);
-  return {std::max(t.absolute, d.absolute), std::max(t.relative, d.relative)};
-}
-
-// Compares array by array, each with its type's tolerance.
-Comparison compareAll(const Literal& actual, const Literal& expected, Tolerance tolerance) {
-  if (actual.shape().isTuple() && expected.shape().isTuple() &&
-      actual.tupleElements().size() == expected.tupleElements().size()) {
-    Comparison total;
-    for (size_t i = 0; i < actual.tupleElements().size(); ++i) {
-      Comparison c = compareAll(actual.tupleElements()[i], expected.tupleElements()[i], tolerance);
-      if (!c.equal && total.equal) total.firstMismatch = "element " + std::to_string(i) + " " + c.firstMismatch;
-      total.equal = total.equal && c.equal;
-    }
-    return total;
-  }
-  ElementType t = expected.shape().isArray() ? expected.type() : ElementType::kPred;
-  return compareLiterals(actual, expected, widen(tolerance, t));
-}
-
 void runCase(const conformance::OpCase& c) {
   auto module = parseModule(c.text);
   ASSERT_TRUE(module.ok()) << formatError(module.status(), c.file, c.text);
@@ -55,7 +34,7 @@ void runCase(const conformance::OpCase& c) {
     return;
   }
   ASSERT_TRUE(result.ok()) << formatError(result.status(), c.file, c.text);
-  Comparison cmp = compareAll(*result, *spec->expected, spec->tolerance);
+  Comparison cmp = compareWithTypeTolerances(*result, *spec->expected, spec->tolerance);
   EXPECT_TRUE(cmp.equal) << c.file << " " << c.name << ": " << cmp.firstMismatch << "\n  got      "
                          << result->toString() << "\n  expected " << spec->expected->toString();
 }

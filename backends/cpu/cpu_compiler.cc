@@ -150,19 +150,19 @@ class Builder {
       step.kind = Step::Kind::kCall;
       return callee(step, instr.calledComputations().empty() ? nullptr : instr.calledComputations()[0]);
     }
-    step.kind = Step::Kind::kKernel;
-    step.kernelName = "kernel." + std::to_string(counter_++);
-    StatusOr<RuntimePlan> library = planRuntimeOp(module_, instr, step.kernelName);
-    StatusOr<KernelInfo> info = KernelInfo{};
+    // A library op if the opcode has one, else an emitted kernel.
+    std::string name = "kernel." + std::to_string(counter_++);
+    StatusOr<RuntimePlan> library = planRuntimeOp(module_, instr, name);
     if (library.ok() && library->fn) {
       step.kind = Step::Kind::kRuntime;
       step.runtime = library->fn;
       step.helperNames = std::move(library->helperNames);
-      step.kernelName.clear();
       return okStatus();
     }
-    info = library.ok() ? emitKernel(module_, instr, step.kernelName) : StatusOr<KernelInfo>(library.status());
+    StatusOr<KernelInfo> info = library.ok() ? emitKernel(module_, instr, name) : library.status();
     if (info.ok()) {
+      step.kind = Step::Kind::kKernel;
+      step.kernelName = name;
       step.info = *info;
       return okStatus();
     }
@@ -170,7 +170,6 @@ class Builder {
       return errorStatus("cpu: " + info.status().message(), info.status().loc());
     std::fprintf(stderr, "hlo-run: cpu: %s; running it on the interpreter\n", info.status().message().c_str());
     step.kind = Step::Kind::kInterpreter;
-    step.kernelName.clear();
     ++fallbacks_;
     return okStatus();
   }

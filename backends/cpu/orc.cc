@@ -129,43 +129,17 @@ StatusOr<OrcJit::AddReport> OrcJit::add(std::unique_ptr<llvm::Module> module,
     report.cacheHit = true;
   } else {
     start = std::chrono::steady_clock::now();
-    llvm::LoopAnalysisManager lam;
-    llvm::FunctionAnalysisManager fam;
-    llvm::CGSCCAnalysisManager cgam;
-    llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder passes(machine_.get());
-    llvm::Triple triple(machine_->getTargetTriple());
-    llvm::TargetLibraryInfoImpl library(triple);
-    if (vectorMath_) library.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
-    fam.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
-    passes.registerModuleAnalyses(mam);
-    passes.registerCGSCCAnalyses(cgam);
-    passes.registerFunctionAnalyses(fam);
-    passes.registerLoopAnalyses(lam);
-    passes.crossRegisterProxies(lam, fam, cgam, mam);
-    passes.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(*module, mam);
+    optimize(*module);
     report.optimizeMs = msSince(start);
     if (!options.irPath.empty()) HLO_RETURN_IF_ERROR(writeFile(options.irPath, printed(*module)));
     if (!options.dumpDir.empty()) {
       HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.opt.ll", printed(*module)));
       // Code generation changes the module it runs on: the assembly comes from a copy.
-      std::unique_ptr<llvm::Module> copy = llvm::CloneModule(*module);
-      llvm::SmallVector<char, 0> text;
-      llvm::raw_svector_ostream os(text);
-      llvm::legacy::PassManager codegen;
-      if (machine_->addPassesToEmitFile(codegen, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
-        return errorStatus("cpu: the target cannot write assembly");
-      codegen.run(*copy);
-      HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.s", std::string(text.data(), text.size())));
+      HLO_ASSIGN_OR_RETURN(std::string assembly, emit(*llvm::CloneModule(*module), llvm::CodeGenFileType::AssemblyFile));
+      HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.s", assembly));
     }
     start = std::chrono::steady_clock::now();
-    llvm::SmallVector<char, 0> bytes;
-    llvm::raw_svector_ostream os(bytes);
-    llvm::legacy::PassManager codegen;
-    if (machine_->addPassesToEmitFile(codegen, os, nullptr, llvm::CodeGenFileType::ObjectFile))
-      return errorStatus("cpu: the target cannot write object files");
-    codegen.run(*module);
-    object = std::string(bytes.data(), bytes.size());
+    HLO_ASSIGN_OR_RETURN(object, emit(*module, llvm::CodeGenFileType::ObjectFile));
     report.codegenMs = msSince(start);
     if (options.useCache)
       if (std::optional<std::string> failed = cache.store(key, *object)) report.cacheProblem = *failed;
@@ -179,6 +153,34 @@ StatusOr<OrcJit::AddReport> OrcJit::add(std::unique_ptr<llvm::Module> module,
   module.reset();
   context.reset();
   return report;
+}
+
+void OrcJit::optimize(llvm::Module& module) const {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder passes(machine_.get());
+  llvm::Triple triple(machine_->getTargetTriple());
+  llvm::TargetLibraryInfoImpl library(triple);
+  if (vectorMath_) library.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
+  passes.registerModuleAnalyses(mam);
+  passes.registerCGSCCAnalyses(cgam);
+  passes.registerFunctionAnalyses(fam);
+  passes.registerLoopAnalyses(lam);
+  passes.crossRegisterProxies(lam, fam, cgam, mam);
+  passes.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
+}
+
+StatusOr<std::string> OrcJit::emit(llvm::Module& module, llvm::CodeGenFileType type) const {
+  llvm::SmallVector<char, 0> bytes;
+  llvm::raw_svector_ostream os(bytes);
+  llvm::legacy::PassManager codegen;
+  if (machine_->addPassesToEmitFile(codegen, os, nullptr, type))
+    return errorStatus("cpu: the target cannot write this kind of file");
+  codegen.run(module);
+  return std::string(bytes.data(), bytes.size());
 }
 
 StatusOr<void*> OrcJit::lookup(const std::string& name) {

@@ -40,6 +40,11 @@ class OrcJit {
   StatusOr<void*> lookup(const std::string& name);
 
  private:
+  // LLVM's O3 pipeline for the host (with the vector math library).
+  void optimize(llvm::Module& module) const;
+  // Code generation into an object file or assembly text.
+  StatusOr<std::string> emit(llvm::Module& module, llvm::CodeGenFileType type) const;
+
   std::unique_ptr<llvm::TargetMachine> machine_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   // glibc's vector math library (libmvec) is loaded: loops calling expf, logf,

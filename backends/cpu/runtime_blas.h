@@ -90,30 +90,19 @@ void matmul(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const
     }
 }
 
-// Writes compute-type values into a result literal of any numeric type. A
-// float contraction with an integer result rounds each sum to the widest
-// float operand type before truncating, as XLA reads it (bf16 x bf16 -> s32
-// is convert(dot -> bf16)).
+// Writes compute-type values into a result literal of any numeric type,
+// rounding a float contraction with an integer result as XLA reads it
+// (RoundThrough, hlo/element_io.h).
 class ResultWriter {
  public:
-  ResultWriter(Literal& out, const Literal& lhs, const Literal& rhs) : out_(out) {
-    if (isFloat(out.type()) || isComplex(out.type())) return;
-    for (const Literal* op : {&lhs, &rhs})
-      if (isFloat(op->type()) && (!via_ || storageBytes(op->type()) > storageBytes(via_->type())))
-        via_.emplace(Shape::scalar(op->type()));
-  }
+  ResultWriter(Literal& out, const Literal& lhs, const Literal& rhs)
+      : out_(out), round_(out.type(), lhs.type(), rhs.type()) {}
   void write(int64_t i, uint64_t v) { writeInt(out_, i, static_cast<int64_t>(v)); }
   void write(int64_t i, std::complex<double> v) {
     if (isComplex(out_.type())) writeComplex(out_, i, v);
     else write(i, v.real());
   }
-  void write(int64_t i, double v) {
-    if (via_) {
-      writeReal(*via_, 0, v);
-      v = via_->toDouble(0);
-    }
-    writeReal(out_, i, v);
-  }
+  void write(int64_t i, double v) { writeReal(out_, i, round_(v)); }
   void write(int64_t i, float v) {
     if (out_.type() == ElementType::kF32) out_.data<float>()[i] = v;
     else write(i, static_cast<double>(v));
@@ -121,7 +110,7 @@ class ResultWriter {
 
  private:
   Literal& out_;
-  std::optional<Literal> via_;
+  RoundThrough round_;
 };
 
 }  // namespace hlo::cpu

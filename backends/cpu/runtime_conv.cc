@@ -23,6 +23,8 @@
 #include "backends/cpu/runtime_ops.h"
 #include "backends/cpu/thread_pool.h"
 #include "hlo/attributes.h"
+#include "hlo/contraction.h"
+#include "hlo/indexing.h"
 #include "jit/elemental_emitter.h"
 
 namespace hlo::cpu {
@@ -41,22 +43,6 @@ struct ConvShape {
   Compute compute = Compute::kDouble;
 };
 
-bool isPermutation(std::vector<int64_t> v, int64_t rank) {
-  if (static_cast<int64_t>(v.size()) != rank) return false;
-  std::vector<bool> seen(rank, false);
-  for (int64_t d : v) {
-    if (d < 0 || d >= rank || seen[d]) return false;
-    seen[d] = true;
-  }
-  return true;
-}
-
-std::vector<int64_t> withTwo(std::vector<int64_t> v, int64_t a, int64_t b) {
-  v.push_back(a);
-  v.push_back(b);
-  return v;
-}
-
 StatusOr<ConvShape> classify(const Instruction& instr) {
   auto bad = [&](const std::string& why) { return jit::cannotCompile(instr, why); };
   if (instr.operandCount() != 2) return bad("expected an input and a kernel");
@@ -67,63 +53,22 @@ StatusOr<ConvShape> classify(const Instruction& instr) {
   if (in.isDynamic() || kernel.isDynamic() || out.isDynamic()) return bad("dynamic dimensions are not supported");
   if (instr.attrs().has(AttrKey::kSparsity) || instr.attrs().has(AttrKey::kSparsityConfig))
     return bad("sparse kernels are not supported");
-  const AttrValue* labels = instr.attrs().find(AttrKey::kDimLabels);
-  if (!labels) return bad("missing dim_labels");
+  StatusOr<ConvolutionPlan> plan = convolutionPlan(instr.attrs(), in, kernel, out);
+  if (!plan.ok()) return bad(plan.status().message());
+  if (plan->featureGroups > 1 && plan->batchGroups > 1) return bad("feature and batch groups together are not supported");
   ConvShape s;
-  s.dn = labels->conv;
-  if (const AttrValue* w = instr.attrs().find(AttrKey::kWindow)) s.window = w->window;
-  int64_t featureGroups = instr.attrs().getInt(AttrKey::kFeatureGroupCount, 1);
-  int64_t batchGroups = instr.attrs().getInt(AttrKey::kBatchGroupCount, 1);
-  size_t n = s.dn.inputSpatial.size();
-  int64_t rank = static_cast<int64_t>(n) + 2;
-  if (in.rank() != rank || kernel.rank() != rank || out.rank() != rank || s.dn.kernelSpatial.size() != n ||
-      s.dn.outputSpatial.size() != n)
-    return bad("operand ranks do not match dim_labels");
-  if (!isPermutation(withTwo(s.dn.inputSpatial, s.dn.inputBatch, s.dn.inputFeature), rank) ||
-      !isPermutation(withTwo(s.dn.kernelSpatial, s.dn.kernelInputFeature, s.dn.kernelOutputFeature), rank) ||
-      !isPermutation(withTwo(s.dn.outputSpatial, s.dn.outputBatch, s.dn.outputFeature), rank))
-    return bad("dim_labels must name every dimension once");
-  if (s.window.empty() && n > 0) s.window.resize(n);
-  if (s.window.size() != n) return bad("window has the wrong number of dimensions");
-  for (size_t i = 0; i < n; ++i) {
-    const WindowDim& w = s.window[i];
-    if (w.size != kernel.dim(static_cast<int>(s.dn.kernelSpatial[i])) || w.stride <= 0 || w.baseDilation < 1 ||
-        w.windowDilation < 1)
-      return bad("window does not match the kernel");
-  }
-  if (featureGroups < 1 || batchGroups < 1) return bad("group counts must be positive");
-  if (featureGroups > 1 && batchGroups > 1) return bad("feature and batch groups together are not supported");
-  s.batchGrouped = batchGroups > 1;
-  s.groups = std::max(featureGroups, batchGroups);
-  int64_t inFeatures = in.dim(static_cast<int>(s.dn.inputFeature));
-  int64_t inBatch = in.dim(static_cast<int>(s.dn.inputBatch));
-  int64_t outFeatures = kernel.dim(static_cast<int>(s.dn.kernelOutputFeature));
-  s.ci = kernel.dim(static_cast<int>(s.dn.kernelInputFeature));
-  s.outBatch = out.dim(static_cast<int>(s.dn.outputBatch));
-  if (outFeatures % s.groups != 0 || inFeatures != s.ci * featureGroups || inBatch != s.outBatch * batchGroups ||
-      out.dim(static_cast<int>(s.dn.outputFeature)) != outFeatures)
-    return bad("feature and batch sizes do not fit the group counts");
-  s.og = outFeatures / s.groups;
+  s.dn = plan->dn;
+  s.window = plan->window;
+  s.batchGrouped = plan->batchGroups > 1;
+  s.groups = std::max(plan->featureGroups, plan->batchGroups);
+  s.ci = plan->inFeaturesPerGroup;
+  s.og = plan->outFeatures / s.groups;
+  s.outBatch = plan->outBatch;
   ElementType tl = in.type(), tr = kernel.type(), to = out.type();
   if (!isNumeric(tl) || !isNumeric(tr) || !isNumeric(to))
     return bad("element type " + std::string(elementTypeName(to)) + " is not supported");
   s.compute = computeTypeFor(tl, tr, to);
   return s;
-}
-
-// Calls f(index) for every index of `dims`, row-major.
-template <typename F>
-void forEachIndex(const std::vector<int64_t>& dims, F&& f) {
-  int64_t count = 1;
-  for (int64_t d : dims) count *= d;
-  std::vector<int64_t> index(dims.size(), 0);
-  for (int64_t i = 0; i < count; ++i) {
-    f(static_cast<const std::vector<int64_t>&>(index));
-    for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
-      if (++index[d] < dims[d]) break;
-      index[d] = 0;
-    }
-  }
 }
 
 template <typename T>
@@ -160,9 +105,9 @@ Status convAs(const RuntimeCall& call, const ConvShape& s) {
   int64_t cols = windowCount * s.ci;
   // Every window position as a multi-index, once.
   std::vector<std::vector<int64_t>> windowIndex;
-  forEachIndex(windowDims, [&](const std::vector<int64_t>& w) { windowIndex.push_back(w); });
+  forEachIndex(windowDims, [&](const std::vector<int64_t>& w, int64_t) { windowIndex.push_back(w); });
   std::vector<std::vector<int64_t>> outIndex;
-  forEachIndex(outSpatialDims, [&](const std::vector<int64_t>& o) { outIndex.push_back(o); });
+  forEachIndex(outSpatialDims, [&](const std::vector<int64_t>& o, int64_t) { outIndex.push_back(o); });
 
   int threads = call.pool.workers() + 1;
   int64_t blockRows = std::max<int64_t>(1, std::min<int64_t>(positions, kBlockElements / std::max<int64_t>(cols, 1)));

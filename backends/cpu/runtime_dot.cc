@@ -2,10 +2,8 @@
 // wrapping loop for integers.
 //
 // Algorithm:
-//   1. Classify the operand dimensions as the semantics do: batch (in the
-//      order the attribute lists them), free (in increasing order) and
-//      contracting (listed order). The result is [batch..., lhs free...,
-//      rhs free...] row-major, i.e. a [B, M, N] matrix stack.
+//   1. Classify the operand dimensions (hlo/contraction.h's dotDims, as the
+//      interpreter does): the result is a [B, M, N] matrix stack.
 //   2. Pick the compute type from the operand and result types
 //      (computeTypeFor in runtime_blas.h: float, double, complex or uint64).
 //   3. f32/f64 operands already laid out as [B, M, K] or [B, K, M] (resp.
@@ -22,76 +20,36 @@
 #include "backends/cpu/runtime_blas.h"
 #include "backends/cpu/runtime_ops.h"
 #include "backends/cpu/thread_pool.h"
+#include "hlo/contraction.h"
+#include "hlo/indexing.h"
 #include "jit/elemental_emitter.h"
 
 namespace hlo::cpu {
 namespace {
 
 struct DotShape {
-  std::vector<int64_t> lhsPerm, rhsPerm;  // lhs: batch+free+contracting; rhs: batch+contracting+free
-  int64_t batch = 1, m = 1, k = 1, n = 1;
+  DotDims dims;  // hlo/contraction.h
   Compute compute = Compute::kDouble;
 };
-
-int64_t product(const std::vector<int64_t>& dims, const std::vector<int64_t>& which) {
-  int64_t p = 1;
-  for (int64_t d : which) p *= dims[d];
-  return p;
-}
 
 StatusOr<DotShape> classify(const Instruction& instr) {
   if (instr.operandCount() != 2) return jit::cannotCompile(instr, "expected two operands");
   const Shape& lhs = instr.operand(0)->shape();
   const Shape& rhs = instr.operand(1)->shape();
-  if (!lhs.isArray() || !rhs.isArray() || !instr.shape().isArray())
+  const Shape& out = instr.shape();
+  if (!lhs.isArray() || !rhs.isArray() || !out.isArray())
     return jit::cannotCompile(instr, "operands and result must be arrays");
-  for (const Shape* s : {&lhs, &rhs, &instr.shape()})
-    if (s->isDynamic()) return jit::cannotCompile(instr, "dynamic dimensions are not supported");
+  if (lhs.isDynamic() || rhs.isDynamic() || out.isDynamic())
+    return jit::cannotCompile(instr, "dynamic dimensions are not supported");
   if (instr.attrs().has(AttrKey::kSparsity)) return jit::cannotCompile(instr, "sparse operands are not supported");
-  const Attributes& a = instr.attrs();
-  const std::vector<int64_t>& lb = a.getInts(AttrKey::kLhsBatchDims);
-  const std::vector<int64_t>& lc = a.getInts(AttrKey::kLhsContractingDims);
-  const std::vector<int64_t>& rb = a.getInts(AttrKey::kRhsBatchDims);
-  const std::vector<int64_t>& rc = a.getInts(AttrKey::kRhsContractingDims);
-  if (lb.size() != rb.size() || lc.size() != rc.size())
-    return jit::cannotCompile(instr, "lhs and rhs need as many batch and contracting dimensions");
-  std::vector<bool> lseen(lhs.rank(), false), rseen(rhs.rank(), false);
-  auto mark = [](const std::vector<int64_t>& dims, std::vector<bool>& seen) {
-    for (int64_t d : dims) {
-      if (d < 0 || d >= static_cast<int64_t>(seen.size()) || seen[d]) return false;
-      seen[d] = true;
-    }
-    return true;
-  };
-  if (!mark(lb, lseen) || !mark(lc, lseen) || !mark(rb, rseen) || !mark(rc, rseen))
-    return jit::cannotCompile(instr, "batch and contracting dimensions must be distinct dimensions");
-  for (size_t i = 0; i < lb.size(); ++i)
-    if (lhs.dim(lb[i]) != rhs.dim(rb[i])) return jit::cannotCompile(instr, "batch dimension sizes differ");
-  for (size_t i = 0; i < lc.size(); ++i)
-    if (lhs.dim(lc[i]) != rhs.dim(rc[i])) return jit::cannotCompile(instr, "contracting dimension sizes differ");
-  DotShape s;
-  std::vector<int64_t> lhsFree, rhsFree;
-  for (int i = 0; i < lhs.rank(); ++i)
-    if (!lseen[i]) lhsFree.push_back(i);
-  for (int i = 0; i < rhs.rank(); ++i)
-    if (!rseen[i]) rhsFree.push_back(i);
-  s.lhsPerm = lb;
-  s.lhsPerm.insert(s.lhsPerm.end(), lhsFree.begin(), lhsFree.end());
-  s.lhsPerm.insert(s.lhsPerm.end(), lc.begin(), lc.end());
-  s.rhsPerm = rb;
-  s.rhsPerm.insert(s.rhsPerm.end(), rc.begin(), rc.end());
-  s.rhsPerm.insert(s.rhsPerm.end(), rhsFree.begin(), rhsFree.end());
-  s.batch = product(lhs.dims(), lb);
-  s.m = product(lhs.dims(), lhsFree);
-  s.k = product(lhs.dims(), lc);
-  s.n = product(rhs.dims(), rhsFree);
-  if (instr.shape().elementCount() != s.batch * s.m * s.n)
+  StatusOr<DotDims> dims = dotDims(instr.attrs(), lhs, rhs);
+  if (!dims.ok()) return jit::cannotCompile(instr, dims.status().message());
+  DotShape s{std::move(dims).value()};
+  if (out.elementCount() != s.dims.batch * s.dims.m * s.dims.n)
     return jit::cannotCompile(instr, "the result shape does not match the operands");
-
-  ElementType tl = lhs.type(), tr = rhs.type(), to = instr.shape().type();
-  if (!isNumeric(tl) || !isNumeric(tr) || !isNumeric(to))
-    return jit::cannotCompile(instr, "element type " + std::string(elementTypeName(to)) + " is not supported");
-  s.compute = computeTypeFor(tl, tr, to);
+  if (!isNumeric(lhs.type()) || !isNumeric(rhs.type()) || !isNumeric(out.type()))
+    return jit::cannotCompile(instr, "element type " + std::string(elementTypeName(out.type())) + " is not supported");
+  s.compute = computeTypeFor(lhs.type(), rhs.type(), out.type());
   return s;
 }
 
@@ -99,30 +57,9 @@ StatusOr<DotShape> classify(const Instruction& instr) {
 // dimensions), converted to T.
 template <typename T>
 void pack(const Literal& lit, const std::vector<int64_t>& perm, T* out) {
-  const std::vector<int64_t>& dims = lit.shape().dims();
-  int rank = static_cast<int>(dims.size());
-  std::vector<int64_t> strides(rank, 1);
-  for (int d = rank - 2; d >= 0; --d) strides[d] = strides[d + 1] * dims[d + 1];
-  int64_t count = lit.elementCount();
-  if (count == 0) return;
-  // The innermost permuted dimension is walked by a stride, the rest by an
-  // odometer over the outer ones.
-  std::vector<int64_t> index(rank, 0);
-  int64_t inner = rank ? dims[perm[rank - 1]] : 1;
-  int64_t innerStride = rank ? strides[perm[rank - 1]] : 1;
-  int64_t offset = 0;
-  for (int64_t done = 0; done < count; done += inner) {
-    for (int64_t j = 0; j < inner; ++j) *out++ = readAs<T>(lit, offset + j * innerStride);
-    for (int d = rank - 2; d >= 0; --d) {
-      int64_t p = perm[d];
-      if (++index[p] < dims[p]) {
-        offset += strides[p];
-        break;
-      }
-      offset -= (dims[p] - 1) * strides[p];
-      index[p] = 0;
-    }
-  }
+  forEachPermuted(lit.shape().dims(), perm, [&](const std::vector<int64_t>&, int64_t offset) {
+    *out++ = readAs<T>(lit, offset);
+  });
 }
 
 bool isIdentity(const std::vector<int64_t>& perm) {
@@ -131,8 +68,8 @@ bool isIdentity(const std::vector<int64_t>& perm) {
   return true;
 }
 
-// perm with its last `tail` entries moved before the `mid` entries that
-// precede them: batch+free+contracting -> batch+contracting+free.
+// perm with its `first` entries after the `batch` leading ones moved to the
+// end: batch+free+contracting -> batch+contracting+free, and back.
 std::vector<int64_t> swapGroups(const std::vector<int64_t>& perm, size_t batch, size_t first) {
   std::vector<int64_t> out(perm.begin(), perm.begin() + batch);
   out.insert(out.end(), perm.begin() + batch + first, perm.end());
@@ -173,13 +110,9 @@ GemmOperand<T> gemmOperand(const Literal& lit, const std::vector<int64_t>& perm,
   return op;
 }
 
-size_t batchDims(const Instruction& instr) { return instr.attrs().getInts(AttrKey::kLhsBatchDims).size(); }
-
-size_t freeDims(const Shape& s, size_t batch, size_t contracting) { return s.rank() - batch - contracting; }
-
 // c[B, M, N] = a[B, M, K] . b[B, K, N], either operand transposed per its flag.
 template <typename T>
-void batchedProduct(const DotShape& s, const GemmOperand<T>& a, const GemmOperand<T>& b, T* c, int threads) {
+void batchedProduct(const DotDims& s, const GemmOperand<T>& a, const GemmOperand<T>& b, T* c, int threads) {
   for (int64_t bi = 0; bi < s.batch; ++bi)
     matmul<T>(a.transposed, b.transposed, s.m, s.n, s.k, a.data + bi * s.m * s.k, b.data + bi * s.k * s.n,
               c + bi * s.m * s.n, threads);
@@ -187,21 +120,21 @@ void batchedProduct(const DotShape& s, const GemmOperand<T>& a, const GemmOperan
 
 template <typename T>
 Status runAs(const RuntimeCall& call, const DotShape& s, ElementType native) {
-  const Instruction& instr = call.instr;
-  size_t batch = batchDims(instr);
-  size_t contracting = instr.attrs().getInts(AttrKey::kLhsContractingDims).size();
+  const DotDims& d = s.dims;
+  size_t batch = call.instr.attrs().getInts(AttrKey::kLhsBatchDims).size();
+  size_t contracting = call.instr.attrs().getInts(AttrKey::kLhsContractingDims).size();
   const Literal& lhs = *call.operands[0];
   const Literal& rhs = *call.operands[1];
-  GemmOperand<T> a = gemmOperand<T>(lhs, s.lhsPerm, batch, freeDims(lhs.shape(), batch, contracting), native);
-  GemmOperand<T> b = gemmOperand<T>(rhs, s.rhsPerm, batch, contracting, native);
+  GemmOperand<T> a = gemmOperand<T>(lhs, d.lhsPerm, batch, d.lhsFree.size(), native);
+  GemmOperand<T> b = gemmOperand<T>(rhs, d.rhsPerm, batch, contracting, native);
   int threads = call.pool.workers() + 1;
   Literal& out = call.result;
   if (out.type() == native && !std::is_same_v<T, uint64_t>) {
-    batchedProduct(s, a, b, out.template data<T>(), threads);
+    batchedProduct(d, a, b, out.template data<T>(), threads);
     return okStatus();
   }
-  std::vector<T> c(static_cast<size_t>(s.batch * s.m * s.n));
-  batchedProduct(s, a, b, c.data(), threads);
+  std::vector<T> c(static_cast<size_t>(d.batch * d.m * d.n));
+  batchedProduct(d, a, b, c.data(), threads);
   ResultWriter writer(out, lhs, rhs);
   for (size_t i = 0; i < c.size(); ++i) writer.write(static_cast<int64_t>(i), c[i]);
   return okStatus();

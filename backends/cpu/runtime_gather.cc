@@ -23,44 +23,13 @@
 #include "backends/cpu/runtime_ops.h"
 #include "hlo/computation.h"
 #include "hlo/element_io.h"
+#include "hlo/gather_indices.h"
 #include "jit/elemental_emitter.h"
 
 namespace hlo::cpu {
 namespace {
 
 bool contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
-
-// The operand dimensions that are neither in `a` nor in `b`, in order.
-std::vector<int64_t> remainingDims(int64_t rank, const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
-  std::vector<int64_t> out;
-  for (int64_t d = 0; d < rank; ++d)
-    if (!contains(a, d) && !contains(b, d)) out.push_back(d);
-  return out;
-}
-
-// The index array with an explicit index vector dimension (a trailing one
-// of size 1 when index_vector_dim is its rank).
-struct IndexArray {
-  const Literal* values;
-  std::vector<int64_t> dims, strides;
-  int64_t vectorDim;
-
-  IndexArray(const Literal& indices, int64_t indexVectorDim)
-      : values(&indices), dims(indices.shape().dims()), vectorDim(indexVectorDim) {
-    if (vectorDim == static_cast<int64_t>(dims.size())) dims.push_back(1);
-    strides = rowMajorStrides(dims);
-  }
-  // Batch position dimension d of the index array as an index into the
-  // position (the dimensions after the vector dimension shift down).
-  int64_t positionOf(int64_t d) const { return d < vectorDim ? d : d - 1; }
-  // Component k of the index vector at `position`.
-  int64_t component(const std::vector<int64_t>& position, int64_t k) const {
-    int64_t linear = k * strides[vectorDim];
-    for (size_t b = 0; b < position.size(); ++b)
-      linear += position[b] * strides[b < static_cast<size_t>(vectorDim) ? b : b + 1];
-    return readInt(*values, linear);
-  }
-};
 
 // Advances a row-major odometer over `dims`; returns the first dimension
 // that changed (dims.size() when it wrapped around completely).
@@ -117,7 +86,7 @@ Status runGather(const RuntimeCall& call) {
       std::fill(start.begin(), start.end(), 0);
       for (size_t k = 0; k < startIndexMap.size(); ++k) start[startIndexMap[k]] = indices.component(position, k);
       for (size_t i = 0; i < operandBatching.size(); ++i)
-        start[operandBatching[i]] = position[indices.positionOf(indicesBatching[i])];
+        start[operandBatching[i]] = position[indices.batchPosition(indicesBatching[i])];
       for (int64_t d = 0; d < rank; ++d) start[d] = std::clamp<int64_t>(start[d], 0, std::max<int64_t>(0, xDims[d] - sliceSizes[d]));
     }
     at = start;
@@ -147,12 +116,7 @@ Status runScatter(const RuntimeCall& call) {
   const std::vector<int64_t>& operandBatching = a.getInts(AttrKey::kInputBatchingDims);
   const std::vector<int64_t>& indicesBatching = a.getInts(AttrKey::kScatterIndicesBatchingDims);
   IndexArray indices(*call.operands[n], a.getInt(AttrKey::kIndexVectorDim));
-  std::vector<Literal*> outs;
-  if (call.result.shape().isTuple()) {
-    for (Literal& e : call.result.tupleElements()) outs.push_back(&e);
-  } else {
-    outs.push_back(&call.result);
-  }
+  std::vector<Literal*> outs = resultArrays(call.result);
   for (size_t k = 0; k < n; ++k) std::memcpy(outs[k]->untypedData(), call.operands[k]->untypedData(), outs[k]->byteSize());
 
   const std::vector<int64_t>& xDims = call.operands[0]->shape().dims();
@@ -187,7 +151,7 @@ Status runScatter(const RuntimeCall& call) {
     std::fill(start.begin(), start.end(), 0);
     for (size_t k = 0; k < toOperand.size(); ++k) start[toOperand[k]] = indices.component(position, k);
     for (size_t i = 0; i < operandBatching.size(); ++i)
-      start[operandBatching[i]] = position[indices.positionOf(indicesBatching[i])];
+      start[operandBatching[i]] = position[indices.batchPosition(indicesBatching[i])];
     bool inside = true;
     for (int64_t d = 0; d < rank; ++d) inside = inside && start[d] >= 0 && start[d] <= xDims[d] - extent[d];
     if (!inside) continue;  // out of bounds: skipped

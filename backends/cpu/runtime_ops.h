@@ -40,6 +40,15 @@ struct RuntimeCall {
 };
 using RuntimeFn = Status (*)(const RuntimeCall&);
 
+// The arrays of a result: the elements of a tuple, else the result itself
+// (the outputs of a multi-operand sort or scatter).
+inline std::vector<Literal*> resultArrays(Literal& result) {
+  std::vector<Literal*> out;
+  if (!result.shape().isTuple()) return {&result};
+  for (Literal& e : result.tupleElements()) out.push_back(&e);
+  return out;
+}
+
 struct RuntimePlan {
   RuntimeFn fn = nullptr;                // null: the opcode is not a library op
   std::vector<std::string> helperNames;  // functions emitted into the LLVM module
@@ -59,14 +68,6 @@ bool isLibraryOp(Opcode opcode);
 // Emits `computation` (parameters and root scalars, or a root tuple of
 // scalars) as a ScalarFn named `name`.
 Status emitScalarFunction(llvm::Module& module, const Computation& computation, const std::string& name);
-
-// Row-major strides (in elements) of an array of `dims`, for the library ops
-// that walk arrays by hand.
-inline std::vector<int64_t> rowMajorStrides(const std::vector<int64_t>& dims) {
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (int d = static_cast<int>(dims.size()) - 2; d >= 0; --d) strides[d] = strides[d + 1] * dims[d + 1];
-  return strides;
-}
 
 // The planners of the library ops, one per runtime_<op>.cc.
 StatusOr<RuntimePlan> planDot(llvm::Module& module, const Instruction& instr, const std::string& prefix);

@@ -26,16 +26,6 @@
 namespace hlo::cpu {
 namespace {
 
-std::vector<Literal*> outputsOf(Literal& result) {
-  std::vector<Literal*> outs;
-  if (result.shape().isTuple()) {
-    for (Literal& e : result.tupleElements()) outs.push_back(&e);
-  } else {
-    outs.push_back(&result);
-  }
-  return outs;
-}
-
 template <typename Before>
 void mergeSort(std::vector<int64_t>& items, std::vector<int64_t>& merged, Before&& before) {
   size_t n = items.size();
@@ -55,7 +45,7 @@ void mergeSort(std::vector<int64_t>& items, std::vector<int64_t>& merged, Before
 Status runSort(const RuntimeCall& call) {
   const Instruction& instr = call.instr;
   auto comparator = reinterpret_cast<ScalarFn>(call.helpers[0]);
-  std::vector<Literal*> outs = outputsOf(call.result);
+  std::vector<Literal*> outs = resultArrays(call.result);
   size_t n = call.operands.size();
   if (outs.size() != n) return errorStatus("cpu: %" + instr.name() + ": one result per operand expected", instr.loc());
   const std::vector<int64_t>& dims = call.operands[0]->shape().dims();
@@ -100,23 +90,6 @@ Status runSort(const RuntimeCall& call) {
   return okStatus();
 }
 
-// Element i as an integer whose order is the value order: floats in total
-// order (-NaN < -inf < ... < -0 < +0 < ... < inf < +NaN), signed and
-// unsigned integers by value (u64 by its bits, offset into the signed range).
-int64_t orderKey(const Literal& x, int64_t i) {
-  ElementType t = x.type();
-  uint64_t bits = x.bitsAt(i);
-  if (isFloat(t)) {
-    if (t == ElementType::kF8E8M0FNU) return static_cast<int64_t>(bits);  // no sign bit
-    int width = bitWidth(t);
-    uint64_t magnitude = width == 64 ? bits & ~(uint64_t{1} << 63) : bits & ((uint64_t{1} << (width - 1)) - 1);
-    bool negative = (bits >> (width - 1)) & 1;
-    return negative ? -static_cast<int64_t>(magnitude) - 1 : static_cast<int64_t>(magnitude);
-  }
-  if (t == ElementType::kU64) return static_cast<int64_t>(bits ^ (uint64_t{1} << 63));
-  return readInt(x, i);
-}
-
 Status runTopK(const RuntimeCall& call) {
   const Instruction& instr = call.instr;
   const Literal& x = *call.operands[0];
@@ -132,7 +105,7 @@ Status runTopK(const RuntimeCall& call) {
     int64_t base = row * n;
     for (int64_t i = 0; i < n; ++i) {
       order[i] = i;
-      keys[i] = orderKey(x, base + i);
+      keys[i] = totalOrderKey(x, base + i);
     }
     std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int64_t a, int64_t b) {
       if (keys[a] != keys[b]) return largest ? keys[a] > keys[b] : keys[a] < keys[b];

@@ -15,6 +15,7 @@
 
 #include "backends/cpu/runtime_ops.h"
 #include "backends/cpu/thread_pool.h"
+#include "hlo/indexing.h"
 #include "jit/elemental_emitter.h"
 
 namespace hlo::cpu {

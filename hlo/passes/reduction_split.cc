@@ -31,16 +31,12 @@ constexpr int64_t kMinElements = int64_t{1} << 20;
 // The reducer's op when it is `op(param 0, param 1)` of an associative,
 // commutative kind.
 std::optional<Opcode> simpleReducer(const Computation* c) {
-  if (!c || c->parameterCount() != 2) return std::nullopt;
-  const Instruction* root = c->root();
-  if (!root || root->operandCount() != 2) return std::nullopt;
-  bool params = (root->operand(0) == c->parameter(0) && root->operand(1) == c->parameter(1)) ||
-                (root->operand(0) == c->parameter(1) && root->operand(1) == c->parameter(0));
-  if (!params) return std::nullopt;
-  switch (root->opcode()) {
+  std::optional<Opcode> op = binaryOfParameters(c);
+  if (!op) return std::nullopt;
+  switch (*op) {
     case Opcode::kAdd: case Opcode::kMultiply: case Opcode::kMaximum: case Opcode::kMinimum:
     case Opcode::kAnd: case Opcode::kOr:
-      return root->opcode();
+      return op;
     default:
       return std::nullopt;
   }

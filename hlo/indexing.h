@@ -1,4 +1,5 @@
-// Index arithmetic over row-major arrays, shared by the op implementations.
+// Index arithmetic over row-major arrays, shared by the interpreter's ops
+// and the CPU backend's library ops.
 #pragma once
 
 #include <cstdint>
@@ -7,7 +8,7 @@
 
 #include "hlo/literal.h"
 
-namespace hlo::interp {
+namespace hlo {
 
 // strides[i] = product of dims[i+1..]; the linear index of `index` is
 // sum(index[i] * strides[i]).
@@ -39,10 +40,36 @@ void forEachIndex(const std::vector<int64_t>& dims, F&& f) {
   }
 }
 
+// Calls f(index, offset) for every element of an array of `dims`, visiting
+// them in row-major order of the permuted dimensions dims[perm[0]],
+// dims[perm[1]], ...; `index` is in the original dimension order and
+// `offset` is the element's row-major position in the original array.
+template <typename F>
+void forEachPermuted(const std::vector<int64_t>& dims, const std::vector<int64_t>& perm, F&& f) {
+  std::vector<int64_t> strides = rowMajorStrides(dims);
+  int64_t count = 1;
+  for (int64_t d : dims) count *= d;
+  if (count == 0) return;
+  std::vector<int64_t> index(dims.size(), 0);
+  int64_t offset = 0;
+  for (int64_t n = 0; n < count; ++n) {
+    f(static_cast<const std::vector<int64_t>&>(index), offset);
+    for (int d = static_cast<int>(perm.size()) - 1; d >= 0; --d) {
+      int64_t p = perm[d];
+      if (++index[p] < dims[p]) {
+        offset += strides[p];
+        break;
+      }
+      offset -= (dims[p] - 1) * strides[p];
+      index[p] = 0;
+    }
+  }
+}
+
 // Copies element `from` of `src` to element `to` of `dst` (same element type).
 inline void copyElement(const Literal& src, int64_t from, Literal& dst, int64_t to) {
   int n = storageBytes(src.type());
   std::memcpy(dst.untypedData() + to * n, src.untypedData() + from * n, n);
 }
 
-}  // namespace hlo::interp
+}  // namespace hlo
