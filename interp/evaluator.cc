@@ -45,8 +45,6 @@ StatusOr<Literal> evalGetTupleElement(const Instruction& instr, Operands ops) {
 // A zero-sized value of token shape.
 StatusOr<Literal> tokenValue(const Instruction& instr) { return Literal(instr.shape()); }
 
-StatusOr<Literal> u32Zero(const Instruction& instr) { return Literal(instr.shape()); }
-
 // Every opcode, one case each: no default, so a new opcode cannot be missed.
 StatusOr<Literal> dispatch(EvalContext& ctx, const Instruction& instr, Operands ops,
                            Operands params) {
@@ -120,31 +118,31 @@ StatusOr<Literal> dispatch(EvalContext& ctx, const Instruction& instr, Operands 
     case Opcode::kFusion: return evalCall(ctx, instr, ops);
     case Opcode::kWhile: return evalWhile(ctx, instr, ops);
     case Opcode::kConditional: return evalConditional(ctx, instr, ops);
-    case Opcode::kAsyncStart: return evalAsyncStart(ctx, instr, ops);
-    case Opcode::kAsyncUpdate: return evalAsyncUpdate(ctx, instr, ops);
-    case Opcode::kAsyncDone: return evalAsyncDone(ctx, instr, ops);
-    case Opcode::kCopyStart: return evalAsyncStart(ctx, instr, ops);
-    case Opcode::kCopyDone: return evalAsyncDone(ctx, instr, ops);
-    case Opcode::kCustomCall: return evalCustomCall(ctx, instr, ops);
+    case Opcode::kAsyncStart: return evalSingleDevice(ctx, instr, ops);
+    case Opcode::kAsyncUpdate: return evalSingleDevice(ctx, instr, ops);
+    case Opcode::kAsyncDone: return evalSingleDevice(ctx, instr, ops);
+    case Opcode::kCopyStart: return evalSingleDevice(ctx, instr, ops);
+    case Opcode::kCopyDone: return evalSingleDevice(ctx, instr, ops);
+    case Opcode::kCustomCall: return evalSingleDevice(ctx, instr, ops);
     case Opcode::kOptimizationBarrier: return *ops[0];
     case Opcode::kAddDependency: return *ops[0];
     case Opcode::kDomain: return *ops[0];
     case Opcode::kAfterAll: return tokenValue(instr);
-    case Opcode::kPartitionId: return u32Zero(instr);
-    case Opcode::kReplicaId: return u32Zero(instr);
+    case Opcode::kPartitionId: return evalSingleDevice(ctx, instr, ops);
+    case Opcode::kReplicaId: return evalSingleDevice(ctx, instr, ops);
 
-    case Opcode::kAllReduce: return evalAllReduce(ctx, instr, ops);
-    case Opcode::kAllReduceStart: return evalAllReduce(ctx, instr, ops);
-    case Opcode::kAllGather: return evalAllGather(ctx, instr, ops);
-    case Opcode::kAllGatherStart: return evalAllGather(ctx, instr, ops);
-    case Opcode::kReduceScatter: return evalReduceScatter(ctx, instr, ops);
-    case Opcode::kAllToAll: return evalAllToAll(ctx, instr, ops);
-    case Opcode::kCollectivePermute: return evalCollectivePermute(ctx, instr, ops);
-    case Opcode::kCollectivePermuteStart: return evalCollectivePermute(ctx, instr, ops);
-    case Opcode::kCollectiveBroadcast: return evalCollectiveBroadcast(ctx, instr, ops);
-    case Opcode::kAllReduceDone: return evalCollectiveDone(ctx, instr, ops);
-    case Opcode::kAllGatherDone: return evalCollectiveDone(ctx, instr, ops);
-    case Opcode::kCollectivePermuteDone: return evalCollectiveDone(ctx, instr, ops);
+    case Opcode::kAllReduce: return evalSingleDevice(ctx, instr, ops);
+    case Opcode::kAllReduceStart: return evalSingleDevice(ctx, instr, ops);
+    case Opcode::kAllGather: return evalSingleDevice(ctx, instr, ops);
+    case Opcode::kAllGatherStart: return evalSingleDevice(ctx, instr, ops);
+    case Opcode::kReduceScatter: return evalSingleDevice(ctx, instr, ops);
+    case Opcode::kAllToAll: return evalSingleDevice(ctx, instr, ops);
+    case Opcode::kCollectivePermute: return evalSingleDevice(ctx, instr, ops);
+    case Opcode::kCollectivePermuteStart: return evalSingleDevice(ctx, instr, ops);
+    case Opcode::kCollectiveBroadcast: return evalSingleDevice(ctx, instr, ops);
+    case Opcode::kAllReduceDone: return evalSingleDevice(ctx, instr, ops);
+    case Opcode::kAllGatherDone: return evalSingleDevice(ctx, instr, ops);
+    case Opcode::kCollectivePermuteDone: return evalSingleDevice(ctx, instr, ops);
 
     // No meaning on a single device, or no defined semantics here.
     case Opcode::kCollectiveReduce:

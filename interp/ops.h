@@ -59,23 +59,14 @@ HLO_INTERP_OP(evalRng)
 HLO_INTERP_OP(evalRngBitGenerator)
 HLO_INTERP_OP(evalRngGetAndUpdateState)
 
-// interp/control.cc: calls, loops, branches, fusion, async wrappers.
+// interp/control.cc: calls, loops, branches, fusion.
 HLO_INTERP_OP(evalCall)
 HLO_INTERP_OP(evalWhile)
 HLO_INTERP_OP(evalConditional)
-HLO_INTERP_OP(evalAsyncStart)
-HLO_INTERP_OP(evalAsyncUpdate)
-HLO_INTERP_OP(evalAsyncDone)
-HLO_INTERP_OP(evalCustomCall)
 
-// interp/collectives.cc: collectives over a single participant.
-HLO_INTERP_OP(evalAllReduce)
-HLO_INTERP_OP(evalAllGather)
-HLO_INTERP_OP(evalReduceScatter)
-HLO_INTERP_OP(evalAllToAll)
-HLO_INTERP_OP(evalCollectivePermute)
-HLO_INTERP_OP(evalCollectiveBroadcast)
-HLO_INTERP_OP(evalCollectiveDone)
+// interp/single_device_ops.cc: collectives over one participant, async
+// wrappers, annotation custom calls, replica-id and partition-id.
+HLO_INTERP_OP(evalSingleDevice)
 
 #undef HLO_INTERP_OP
 

@@ -5,8 +5,9 @@
 // Algorithm:
 //   1. Walk the entry computation, and the computations its while loops,
 //      conditionals and calls run, one step per instruction.
-//   2. Bookkeeping opcodes (parameter, constant, tuple, get-tuple-element)
-//      and control flow become runtime steps; a fusion that cannot be one
+//   2. Bookkeeping opcodes (parameter, constant, tuple, get-tuple-element,
+//      the single-device collectives and async wrappers) and control flow
+//      become runtime steps; a fusion that cannot be one
 //      kernel runs its computation as a call; everything else is emitted as
 //      a kernel, or as a call into a library op (runtime_ops.h) when its
 //      opcode has one. What the emitters cannot do is an error naming the
@@ -25,12 +26,23 @@
 #include "backends/cpu/orc.h"
 #include "backends/cpu/program.h"
 #include "hlo/computation.h"
+#include "hlo/single_device.h"
+#include "jit/elemental_emitter.h"
 
 namespace hlo::cpu {
 namespace {
 
+// An array, or a tuple of arrays: what one kernel reads or writes.
+bool flatArrays(const Shape& shape) {
+  if (!shape.isTuple()) return shape.isArray();
+  for (const Shape& e : shape.tupleElements())
+    if (!e.isArray()) return false;
+  return true;
+}
+
 // A loop or input fusion is one kernel when it holds no library op (a dot
-// in another compiler's dump) and its reductions are outputs (the root, or
+// in another compiler's dump), its parameters are arrays and its outputs an
+// array or a tuple of arrays, and its reductions are outputs (the root, or
 // elements of a root tuple): a reduce feeding other fused work would be
 // recomputed for every element that reads it. Other fusions (kind
 // kCustom, or such nests, as other compilers' dumps hold) run as calls.
@@ -40,6 +52,9 @@ bool oneKernel(const Instruction& fusion) {
   if (fusion.calledComputations().empty()) return true;
   const Computation& fused = *fusion.calledComputations()[0];
   const Instruction* root = fused.root();
+  if (!flatArrays(fusion.shape())) return false;
+  for (const Instruction* operand : fusion.operands())
+    if (!operand->shape().isArray()) return false;
   for (const auto& i : fused.instructions()) {
     if (isLibraryOp(i->opcode())) return false;
     if (i->opcode() != Opcode::kReduce || i.get() == root) continue;
@@ -121,6 +136,7 @@ class Builder {
       case Opcode::kTuple: step.kind = Step::Kind::kTuple; return okStatus();
       case Opcode::kGetTupleElement: step.kind = Step::Kind::kGetTupleElement; return okStatus();
       case Opcode::kOptimizationBarrier:
+      case Opcode::kDomain:
       case Opcode::kAddDependency: step.kind = Step::Kind::kForward; return okStatus();
       case Opcode::kAfterAll: step.kind = Step::Kind::kToken; return okStatus();
       case Opcode::kWhile:
@@ -144,6 +160,22 @@ class Builder {
       }
       default:
         break;
+    }
+    if (instr.opcode() == Opcode::kCopy && !instr.shape().isArray()) {
+      step.kind = Step::Kind::kForward;  // a tuple's copy: the runtime copies values
+      return okStatus();
+    }
+    if (single_device::handles(instr)) {
+      // Refused now if one device cannot run it; an async op's wrapped
+      // computation is compiled like a call's.
+      single_device::Hooks hooks{nullptr, [](const Instruction& i, const std::string& why) {
+                                   return errorStatus("cpu: " + jit::cannotCompile(i, why).message(), i.loc());
+                                 }};
+      HLO_RETURN_IF_ERROR(single_device::check(instr, hooks));
+      step.kind = Step::Kind::kSingleDevice;
+      const Computation* wrapped = a.getComputation(AttrKey::kCalls);
+      bool calls = instr.opcode() == Opcode::kAsyncStart || instr.opcode() == Opcode::kAsyncUpdate;
+      return calls && wrapped ? callee(step, wrapped) : okStatus();
     }
     if (instr.opcode() == Opcode::kFusion && !oneKernel(instr)) {
       // Run the fused computation like a call, one kernel per instruction.

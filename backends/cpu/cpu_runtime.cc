@@ -10,6 +10,7 @@
 
 #include "backends/cpu/program.h"
 #include "hlo/computation.h"
+#include "hlo/single_device.h"
 #include "interp/evaluator.h"
 
 namespace hlo::cpu {
@@ -177,6 +178,20 @@ StatusOr<Literal> CpuExecutable::runProgram(const Program& program, std::span<co
       }
       case Step::Kind::kCall: {
         HLO_ASSIGN_OR_RETURN(Literal result, runProgram(*step.callees[0], ops));
+        HLO_RETURN_IF_ERROR(own(v, std::move(result)));
+        break;
+      }
+      case Step::Kind::kSingleDevice: {
+        single_device::Hooks hooks{
+            [&](const Computation&, single_device::Values callArgs) -> StatusOr<Literal> {
+              if (step.callees.empty())
+                return errorStatus("cpu: %" + instr.name() + " has no compiled wrapped computation", instr.loc());
+              return runProgram(*step.callees[0], callArgs);
+            },
+            [](const Instruction& i, const std::string& why) {
+              return errorStatus("cpu: %" + i.name() + ": " + why, i.loc());
+            }};
+        HLO_ASSIGN_OR_RETURN(Literal result, single_device::evaluate(instr, ops, hooks));
         HLO_RETURN_IF_ERROR(own(v, std::move(result)));
         break;
       }

@@ -22,6 +22,7 @@ struct Step {
     kParameter, kConstant, kTuple, kGetTupleElement, kForward, kToken,  // runtime bookkeeping
     kKernel,                                                    // compiled code
     kRuntime,                                                   // a library op (runtime_ops.h)
+    kSingleDevice,                                              // hlo/single_device.h: collectives, async
     kWhile, kConditional, kCall,                                // run sub-programs
     kInterpreter,                                               // --allow-interpreter-fallback
   };
@@ -34,7 +35,8 @@ struct Step {
   RuntimeFn runtime = nullptr;          // kRuntime: the library op
   std::vector<std::string> helperNames; // kRuntime: its compiled helpers, by name
   std::vector<void*> helpers;           //   and by address once compiled
-  std::vector<const Program*> callees;  // while: {condition, body}; conditional: branches; call: {callee}
+  std::vector<const Program*> callees;  // while: {condition, body}; conditional: branches;
+                                        // call, async-start/-update: {callee}
   std::vector<int> freeAfter;           // slots whose last reader is this step
 };
 
