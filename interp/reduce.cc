@@ -3,10 +3,8 @@
 //
 // Algorithm (reduce and reduce-window share it):
 //   1. For each output element, in row-major order, list the input elements
-//      that fold into it, in row-major order of the input (reduce: the
-//      reduced dimensions; reduce-window: the window, skipping padding and
-//      base-dilation holes as XLA's evaluator and CPU backend do — they
-//      never feed the init value in for them).
+//      that fold into it (hlo/fold_order.h: row-major over the reduced
+//      dimensions or the window, padding and base-dilation holes skipped).
 //   2. Fold them left to right: acc = to_apply(acc..., x...), starting from
 //      the init values. Variadic forms carry N accumulators at once.
 //   3. When to_apply is one add / multiply / max / min / and / or of its two
@@ -15,8 +13,9 @@
 #include <algorithm>
 #include <numeric>
 
-#include "interp/fast_reducer.h"
+#include "hlo/fold_order.h"
 #include "hlo/indexing.h"
+#include "interp/fast_reducer.h"
 #include "interp/ops.h"
 
 namespace hlo::interp {
@@ -163,58 +162,16 @@ Status runFold(EvalContext& ctx, const Instruction& instr, Fold& f, Enumerate&& 
   return failure;
 }
 
-// Calls visit(offset) for every element of the box `dims` (row-major) whose
-// positions advance the offset by `strides`, starting from `base`.
-template <typename Visit>
-void forEachOffset(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides, int64_t base,
-                   Visit&& visit) {
-  for (int64_t d : dims)
-    if (d == 0) return;
-  std::vector<int64_t> index(dims.size(), 0);
-  int64_t offset = base;
-  while (true) {
-    visit(offset);
-    int d = static_cast<int>(dims.size()) - 1;
-    for (; d >= 0; --d) {
-      if (++index[d] < dims[d]) {
-        offset += strides[d];
-        break;
-      }
-      offset -= (dims[d] - 1) * strides[d];
-      index[d] = 0;
-    }
-    if (d < 0) return;
-  }
-}
-
 }  // namespace
 
 StatusOr<Literal> evalReduce(EvalContext& ctx, const Instruction& instr, Operands ops) {
   HLO_ASSIGN_OR_RETURN(Fold f, startFold(ctx, instr, ops));
-  const std::vector<int64_t>& inDims = f.inputs[0]->shape().dims();
-  std::vector<int64_t> inStrides = rowMajorStrides(inDims);
-  std::vector<bool> reduced(inDims.size(), false);
-  for (int64_t d : instr.attrs().getInts(AttrKey::kDimensions)) {
-    if (d < 0 || d >= static_cast<int64_t>(inDims.size()) || reduced[d])
-      return EvalContext::unsupported(instr, "dimensions must be distinct dimensions of the input");
-    reduced[d] = true;
-  }
-  std::vector<int64_t> keptStrides, reducedDims, reducedStrides, keptDims;
-  for (size_t d = 0; d < inDims.size(); ++d) {
-    if (reduced[d]) {
-      reducedDims.push_back(inDims[d]);
-      reducedStrides.push_back(inStrides[d]);
-    } else {
-      keptDims.push_back(inDims[d]);
-      keptStrides.push_back(inStrides[d]);
-    }
-  }
-  if (keptDims != f.outputs[0].shape().dims())
-    return EvalContext::unsupported(instr, "result shape does not match the kept dimensions");
+  StatusOr<FoldOrder> order =
+      FoldOrder::forReduce(instr, f.inputs[0]->shape().dims(), f.outputs[0].shape().dims());
+  if (!order.ok()) return EvalContext::unsupported(instr, order.status().message());
+  FoldOrder::Scratch scratch;
   HLO_RETURN_IF_ERROR(runFold(ctx, instr, f, [&](const std::vector<int64_t>& o, auto&& visit) {
-    int64_t base = 0;
-    for (size_t j = 0; j < o.size(); ++j) base += o[j] * keptStrides[j];
-    forEachOffset(reducedDims, reducedStrides, base, visit);
+    order->forEachInput(o, scratch, visit);
   }));
   return finishFold(instr, f);
 }
@@ -237,13 +194,8 @@ bool windowSource(const std::vector<WindowDim>& window, const std::vector<int64_
 }
 
 StatusOr<std::vector<WindowDim>> windowOf(const Instruction& instr, size_t rank) {
-  std::vector<WindowDim> window;
-  if (const AttrValue* w = instr.attrs().find(AttrKey::kWindow)) window = w->window;
-  if (window.empty()) window.resize(rank);  // a scalar operand has an empty window
-  if (window.size() != rank) return EvalContext::unsupported(instr, "window rank differs from the operand's");
-  for (const WindowDim& wd : window)
-    if (wd.size < 0 || wd.stride < 1 || wd.baseDilation < 1 || wd.windowDilation < 1)
-      return EvalContext::unsupported(instr, "window sizes, strides and dilations must be positive");
+  StatusOr<std::vector<WindowDim>> window = FoldOrder::windowOf(instr, rank);
+  if (!window.ok()) return EvalContext::unsupported(instr, window.status().message());
   return window;
 }
 
@@ -257,35 +209,12 @@ std::vector<int64_t> windowSizes(const std::vector<WindowDim>& window) {
 
 StatusOr<Literal> evalReduceWindow(EvalContext& ctx, const Instruction& instr, Operands ops) {
   HLO_ASSIGN_OR_RETURN(Fold f, startFold(ctx, instr, ops));
-  const std::vector<int64_t>& inDims = f.inputs[0]->shape().dims();
-  std::vector<int64_t> inStrides = rowMajorStrides(inDims);
-  HLO_ASSIGN_OR_RETURN(std::vector<WindowDim> window, windowOf(instr, inDims.size()));
-  if (f.outputs[0].shape().rank() != static_cast<int>(inDims.size()))
-    return EvalContext::unsupported(instr, "result rank differs from the operand's");
-  size_t rank = inDims.size();
-  std::vector<int64_t> boxDims(rank), boxStrides(rank);
+  StatusOr<FoldOrder> order =
+      FoldOrder::forReduceWindow(instr, f.inputs[0]->shape().dims(), f.outputs[0].shape().dims());
+  if (!order.ok()) return EvalContext::unsupported(instr, order.status().message());
+  FoldOrder::Scratch scratch;
   HLO_RETURN_IF_ERROR(runFold(ctx, instr, f, [&](const std::vector<int64_t>& o, auto&& visit) {
-    // The window positions w that land on an input element form a box: per
-    // dimension, pos = o*stride + w*dilation - padLow must be >= 0, a
-    // multiple of the base dilation, and below size * base dilation; those w
-    // step evenly from the first one. Walked row-major, as forEachIndex over
-    // the whole window with windowSource would, skipping the rest.
-    int64_t base = 0;
-    for (size_t d = 0; d < rank; ++d) {
-      const WindowDim& wd = window[d];
-      int64_t start = o[d] * wd.stride - wd.padLow, step = wd.windowDilation, b = wd.baseDilation;
-      int64_t first = start >= 0 ? 0 : (-start + step - 1) / step;
-      int64_t k = 0;
-      while (k < b && first + k < wd.size && (start + (first + k) * step) % b != 0) ++k;
-      first += k;
-      int64_t room = (inDims[d] - 1) * b - start;  // pos <= room + start
-      int64_t last = room < 0 ? -1 : std::min(wd.size - 1, room / step);
-      int64_t every = b / std::gcd(step, b);
-      boxDims[d] = k == b || first > last ? 0 : (last - first) / every + 1;
-      boxStrides[d] = every * step / b * inStrides[d];
-      base += (start + first * step) / b * inStrides[d];
-    }
-    forEachOffset(boxDims, boxStrides, base, visit);
+    order->forEachInput(o, scratch, visit);
   }));
   return finishFold(instr, f);
 }

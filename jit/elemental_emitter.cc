@@ -20,6 +20,26 @@ Status cannotCompile(const Instruction& instr, const std::string& why) {
   return errorStatus(message, instr.loc());
 }
 
+bool emitsReduce(const Instruction& instr) {
+  if (instr.opcode() != Opcode::kReduce || instr.operandCount() != 2 || !instr.shape().isArray()) return false;
+  const Computation* reducer = instr.attrs().getComputation(AttrKey::kToApply);
+  std::optional<Opcode> op = binaryOfParameters(reducer);
+  if (!op) return false;
+  ElementType t = instr.shape().type();
+  if (instr.operand(0)->shape().type() != t || instr.operand(1)->shape().type() != t ||
+      reducer->root()->shape().type() != t)
+    return false;
+  switch (*op) {
+    case Opcode::kAdd:
+    case Opcode::kMultiply:
+    case Opcode::kMaximum:
+    case Opcode::kMinimum: return true;
+    case Opcode::kAnd:
+    case Opcode::kOr: return !isFloat(t);
+    default: return false;
+  }
+}
+
 namespace {
 
 // Element types the emitter computes with: pred, 8- to 64-bit integers and
@@ -410,18 +430,15 @@ StatusOr<llvm::Value*> ElementalEmitter::emitDynamicUpdateSlice(const Instructio
 // accurate one.)
 StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, const IrIndex& index) {
   constexpr int64_t kBlock = 4096;
-  if (instr.operandCount() != 2 || !instr.shape().isArray())
-    return cannotCompile(instr, "only reduces of one operand are supported");
+  if (!emitsReduce(instr))
+    return cannotCompile(instr, "a reduce folded in a kernel has one input, one element type, and a reducer "
+                                "that is one add, multiply, maximum, minimum, and or or of its parameters");
   const Computation* reducer = instr.attrs().getComputation(AttrKey::kToApply);
-  const Instruction* root = reducer ? reducer->root() : nullptr;
-  std::optional<Opcode> reducerOp = binaryOfParameters(reducer);
-  Opcode op = reducerOp.value_or(Opcode::kParameter);
+  const Instruction* root = reducer->root();
+  Opcode op = *binaryOfParameters(reducer);
   ElementType t = instr.shape().type();
-  if (instr.operand(0)->shape().type() != t || instr.operand(1)->shape().type() != t ||
-      (root && root->shape().type() != t))
-    return cannotCompile(instr, "mixed-precision reductions are not supported");
-  llvm::Value* id = reducerOp ? identity(op, t) : nullptr;
-  if (!id) return cannotCompile(instr, "the reducer must be add, multiply, maximum, minimum, and or or of its parameters");
+  llvm::Value* id = identity(op, t);
+  if (!id) return cannotCompile(instr, "no identity value for " + std::string(elementTypeName(t)));
   const Instruction& input = *instr.operand(0);
   const std::vector<int64_t>& inDims = input.shape().dims();
   std::vector<int64_t> reduced = instr.attrs().getInts(AttrKey::kDimensions);

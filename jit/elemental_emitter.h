@@ -106,6 +106,12 @@ class ElementalEmitter {
   std::unordered_map<const Instruction*, llvm::Value*> arrays_;
 };
 
+// Whether the emitter folds the reduce `instr` itself: one input, one
+// element type throughout, and a reducer that is one add, multiply,
+// maximum, minimum, and or or (and/or on integers and pred) of its
+// parameters. Other reduces are library ops (backends/cpu/runtime_reduce.cc).
+bool emitsReduce(const Instruction& instr);
+
 // "cannot compile <opcode> (%name)" plus an optional reason.
 Status cannotCompile(const Instruction& instr, const std::string& why = "");
 

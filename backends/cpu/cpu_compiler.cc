@@ -56,7 +56,7 @@ bool oneKernel(const Instruction& fusion) {
   for (const Instruction* operand : fusion.operands())
     if (!operand->shape().isArray()) return false;
   for (const auto& i : fused.instructions()) {
-    if (isLibraryOp(i->opcode())) return false;
+    if (isLibraryOp(*i)) return false;
     if (i->opcode() != Opcode::kReduce || i.get() == root) continue;
     bool rootElement = root->opcode() == Opcode::kTuple;
     for (const Instruction* user : i->users()) rootElement = rootElement && user == root;

@@ -15,13 +15,16 @@ namespace {
 
 using PlanFn = StatusOr<RuntimePlan> (*)(llvm::Module&, const Instruction&, const std::string&);
 
+bool always(const Instruction&) { return true; }
+
 // The library ops, one line each: opcode -> its planner (runtime_<op>.cc),
-// and whether the elemental emitter also computes it inside a fusion (then
-// only an unfused one is a library call).
+// and which instances the elemental emitter also computes inside a fusion
+// (none when null). A transpose is a library call only unfused; a reduce
+// only when the emitter cannot fold it (several inputs, another reducer).
 struct LibraryOp {
   Opcode opcode;
   PlanFn plan;
-  bool elementalInFusions = false;
+  bool (*elementalInFusions)(const Instruction&) = nullptr;
 };
 constexpr LibraryOp kLibraryOps[] = {
     {Opcode::kDot, planDot},
@@ -30,7 +33,9 @@ constexpr LibraryOp kLibraryOps[] = {
     {Opcode::kTopK, planTopK},
     {Opcode::kGather, planGather},
     {Opcode::kScatter, planScatter},
-    {Opcode::kTranspose, planTranspose, true},
+    {Opcode::kTranspose, planTranspose, always},
+    {Opcode::kReduce, planReduce, jit::emitsReduce},
+    {Opcode::kReduceWindow, planReduce},
 };
 
 const LibraryOp* find(Opcode opcode) {
@@ -41,9 +46,9 @@ const LibraryOp* find(Opcode opcode) {
 
 }  // namespace
 
-bool isLibraryOp(Opcode opcode) {
-  const LibraryOp* op = find(opcode);
-  return op && !op->elementalInFusions;
+bool isLibraryOp(const Instruction& instr) {
+  const LibraryOp* op = find(instr.opcode());
+  return op && !(op->elementalInFusions && op->elementalInFusions(instr));
 }
 
 StatusOr<RuntimePlan> planRuntimeOp(llvm::Module& module, const Instruction& instr, const std::string& prefix) {

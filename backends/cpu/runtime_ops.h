@@ -60,10 +60,10 @@ struct RuntimePlan {
 // named `prefix` + ".helper.<n>".
 StatusOr<RuntimePlan> planRuntimeOp(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 
-// Whether `opcode` runs only as a library op (a fusion holding one cannot be
-// a single kernel); transpose, a library op on its own, is also emitted
-// inside fusions.
-bool isLibraryOp(Opcode opcode);
+// Whether `instr` runs only as a library op (a fusion holding one cannot be
+// a single kernel); a transpose, a library op on its own, is also emitted
+// inside fusions, and so is a reduce the elemental emitter folds.
+bool isLibraryOp(const Instruction& instr);
 
 // Emits `computation` (parameters and root scalars, or a root tuple of
 // scalars) as a ScalarFn named `name`.
@@ -76,6 +76,7 @@ StatusOr<RuntimePlan> planSort(llvm::Module& module, const Instruction& instr, c
 StatusOr<RuntimePlan> planTopK(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planGather(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planScatter(llvm::Module& module, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planReduce(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planTranspose(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 
 }  // namespace hlo::cpu

@@ -1,0 +1,119 @@
+// Library ops: reduce-window, and the reduces the elemental emitter does not
+// fold itself (several inputs, as an argmax carries value and index; or any
+// other to_apply computation).
+//
+// Algorithm:
+//   1. Compile to_apply (acc_0..acc_{n-1}, x_0..x_{n-1}) -> (acc'_0..acc'_{n-1})
+//      into a scalar function (runtime_ops.h: emitScalarFunction).
+//   2. For each output element, start from the init values and fold in the
+//      input elements in the order of hlo/fold_order.h (row-major over the
+//      reduced dimensions or the window; padding skipped), one call per
+//      element. This is the reference interpreter's order, so a reducer that
+//      is not associative gives the same answer on both.
+//   3. Output elements are split across the thread pool.
+#include <cstring>
+#include <vector>
+
+#include "backends/cpu/runtime_ops.h"
+#include "backends/cpu/thread_pool.h"
+#include "hlo/computation.h"
+#include "hlo/fold_order.h"
+#include "hlo/indexing.h"
+#include "jit/elemental_emitter.h"
+
+namespace hlo::cpu {
+namespace {
+
+// Bytes of the widest element a reducer carries (c128 would need 16).
+constexpr int kMaxElementBytes = 16;
+
+Status runFold(const RuntimeCall& call) {
+  const Instruction& instr = call.instr;
+  auto reducer = reinterpret_cast<ScalarFn>(call.helpers[0]);
+  std::vector<Literal*> outs = resultArrays(call.result);
+  size_t n = outs.size();
+  const std::vector<int64_t>& inDims = call.operands[0]->shape().dims();
+  const std::vector<int64_t>& outDims = outs[0]->shape().dims();
+  StatusOr<FoldOrder> order = instr.opcode() == Opcode::kReduce ? FoldOrder::forReduce(instr, inDims, outDims)
+                                                                 : FoldOrder::forReduceWindow(instr, inDims, outDims);
+  if (!order.ok()) return errorStatus("cpu: %" + instr.name() + ": " + order.status().message(), instr.loc());
+  std::vector<int> bytes(n);
+  std::vector<const char*> inputs(n), inits(n);
+  for (size_t i = 0; i < n; ++i) {
+    bytes[i] = storageBytes(outs[i]->type());
+    inputs[i] = reinterpret_cast<const char*>(call.operands[i]->untypedData());
+    inits[i] = reinterpret_cast<const char*>(call.operands[n + i]->untypedData());
+  }
+  int64_t total = outs[0]->elementCount();
+  if (total == 0) return okStatus();
+  int64_t work = call.operands[0]->elementCount() + total;
+  int chunks = static_cast<int>(std::min<int64_t>(total, work >= (int64_t{1} << 15) ? 4 * (call.pool.workers() + 1) : 1));
+  std::vector<int64_t> strides = rowMajorStrides(outDims);
+  call.pool.parallelFor(total, std::max(chunks, 1), [&](int64_t begin, int64_t end) {
+    // The accumulators and the reducer's answers live apart: the compiled
+    // function may read a parameter after it has stored an earlier result.
+    std::vector<char> acc(n * kMaxElementBytes), next(n * kMaxElementBytes);
+    std::vector<const char*> args(2 * n);
+    std::vector<char*> results(n);
+    for (size_t i = 0; i < n; ++i) {
+      args[i] = &acc[i * kMaxElementBytes];
+      results[i] = &next[i * kMaxElementBytes];
+    }
+    FoldOrder::Scratch scratch;
+    std::vector<int64_t> index(outDims.size());
+    for (int64_t linear = begin; linear < end; ++linear) {
+      int64_t rest = linear;
+      for (size_t d = 0; d < outDims.size(); ++d) {
+        index[d] = rest / strides[d];
+        rest %= strides[d];
+      }
+      for (size_t i = 0; i < n; ++i) std::memcpy(&acc[i * kMaxElementBytes], inits[i], bytes[i]);
+      order->forEachInput(index, scratch, [&](int64_t offset) {
+        for (size_t i = 0; i < n; ++i) args[n + i] = inputs[i] + offset * bytes[i];
+        reducer(args.data(), results.data());
+        for (size_t i = 0; i < n; ++i) std::memcpy(&acc[i * kMaxElementBytes], results[i], bytes[i]);
+      });
+      for (size_t i = 0; i < n; ++i)
+        std::memcpy(outs[i]->untypedData() + linear * bytes[i], &acc[i * kMaxElementBytes], bytes[i]);
+    }
+  });
+  return okStatus();
+}
+
+}  // namespace
+
+// Shared by reduce and reduce-window: N inputs of one shape, N scalar
+// inits, N results, a reducer over 2N scalars returning N, and one element
+// type per position i throughout (mixed precision is not compiled).
+StatusOr<RuntimePlan> planReduce(llvm::Module& module, const Instruction& instr, const std::string& prefix) {
+  if (instr.opcode() == Opcode::kReduce && jit::emitsReduce(instr)) return RuntimePlan{};  // a kernel folds it
+  int count = instr.operandCount();
+  const Computation* reducer = instr.attrs().getComputation(AttrKey::kToApply);
+  std::vector<Shape> results = instr.shape().isTuple() ? instr.shape().tupleElements() : std::vector<Shape>{instr.shape()};
+  size_t n = results.size();
+  if (count < 2 || count % 2 != 0 || static_cast<size_t>(count) != 2 * n || !reducer ||
+      reducer->parameterCount() != count)
+    return jit::cannotCompile(instr, "expected N inputs, N init values, N results and a reducer of 2N parameters");
+  const Shape& first = instr.operand(0)->shape();
+  const Shape& root = reducer->root()->shape();
+  if (n > 1 && (!root.isTuple() || root.tupleElements().size() != n))
+    return jit::cannotCompile(instr, "the reducer must return one value per input");
+  for (size_t i = 0; i < n; ++i) {
+    const Shape& input = instr.operand(static_cast<int>(i))->shape();
+    const Shape& init = instr.operand(static_cast<int>(n + i))->shape();
+    const Shape& returned = n > 1 ? root.tupleElements()[i] : root;
+    ElementType t = results[i].type();
+    if (!input.isArray() || input.isDynamic() || input.dims() != first.dims() || !results[i].isArray() ||
+        results[i].dims() != results[0].dims() || !init.isScalar() || storageBytes(t) > kMaxElementBytes)
+      return jit::cannotCompile(instr, "inputs must be static arrays of one shape, init values scalars");
+    if (input.type() != t || init.type() != t || returned.type() != t ||
+        reducer->parameter(static_cast<int>(i))->shape().type() != t ||
+        reducer->parameter(static_cast<int>(n + i))->shape().type() != t)
+      return jit::cannotCompile(instr, "mixed-precision reductions are not supported");
+  }
+  std::string name = prefix + ".helper.0";
+  HLO_RETURN_IF_ERROR(emitScalarFunction(module, *reducer, name));
+  return RuntimePlan{runFold, {name}};
+}
+
+}  // namespace hlo::cpu
