@@ -63,7 +63,7 @@ bool isCollectiveDone(Opcode op) {
 // With no replica groups the participants are "every device", a number the
 // module does not state; a result shaped unlike its operand (an all-gather
 // that grows, a reduce-scatter that shrinks) shows there is more than one.
-Status sameShapeAsOperand(const Instruction& instr, const Shape& operand, const Shape& result, const Hooks& hooks) {
+Status sameShapeAsOperand(const Instruction& instr, const Shape& operand, const Shape& result, const EngineHooks& hooks) {
   if (operand.compatible(result)) return okStatus();
   return hooks.refuse(instr, "result " + result.toString() + " differs from operand " + operand.toString() +
                                  ": needs more than one participant; only one device is simulated");
@@ -71,7 +71,7 @@ Status sameShapeAsOperand(const Instruction& instr, const Shape& operand, const 
 
 // The operand(s) as the result: one operand as itself, several as a tuple.
 // A -start shaped (operands, results) is its own async state.
-StatusOr<Literal> passThrough(const Instruction& instr, Values ops, const Hooks& hooks) {
+StatusOr<Literal> passThrough(const Instruction& instr, Values ops, const EngineHooks& hooks) {
   bool isStart = instr.opcode() == Opcode::kAllGatherStart || instr.opcode() == Opcode::kAllReduceStart;
   if (isStart && instr.shape().isTuple() && instr.shape().tupleSize() == 2 && !ops.empty()) {
     Literal operands;
@@ -114,7 +114,7 @@ bool sendsToItself(const Instruction& instr) {
   return false;
 }
 
-StatusOr<Literal> permute(const Instruction& instr, Values ops, const Hooks& hooks) {
+StatusOr<Literal> permute(const Instruction& instr, Values ops, const EngineHooks& hooks) {
   if (ops.size() != 1) return hooks.refuse(instr, "in-place form");
   Literal value = sendsToItself(instr) ? *ops[0] : Literal(ops[0]->shape());
   if (instr.opcode() == Opcode::kCollectivePermute) return value;
@@ -128,7 +128,7 @@ StatusOr<Literal> permute(const Instruction& instr, Values ops, const Hooks& hoo
 }
 
 // The -done of a start whose value is (operand, result, ...) or the result itself.
-StatusOr<Literal> collectiveDone(const Instruction& instr, const Literal& state, const Hooks& hooks) {
+StatusOr<Literal> collectiveDone(const Instruction& instr, const Literal& state, const EngineHooks& hooks) {
   if (state.shape().compatible(instr.shape())) return state;
   if (state.shape().isTuple() && state.tupleElements().size() >= 2) return state.tupleElements()[1];
   return hooks.refuse(instr, "unexpected state shape");
@@ -157,7 +157,7 @@ std::vector<const Literal*> boundOperands(const Literal& state) {
 // there, the wrapped computation's result (or `earlier`'s, when it already ran).
 StatusOr<Literal> makeAsyncState(const Instruction& instr, const Computation& callee,
                                  const std::vector<const Literal*>& operands, const Literal* earlier,
-                                 const Hooks& hooks) {
+                                 const EngineHooks& hooks) {
   Literal state(instr.shape());
   if (!state.shape().isTuple() || state.tupleElements().size() < 2)
     return hooks.refuse(instr, "unexpected async state shape");
@@ -179,7 +179,7 @@ StatusOr<Literal> makeAsyncState(const Instruction& instr, const Computation& ca
   return state;
 }
 
-StatusOr<Literal> asyncStart(const Instruction& instr, Values ops, const Hooks& hooks) {
+StatusOr<Literal> asyncStart(const Instruction& instr, Values ops, const EngineHooks& hooks) {
   if (instr.opcode() == Opcode::kCopyStart) {
     Literal state(instr.shape());
     if (!state.shape().isTuple() || state.tupleElements().size() < 2)
@@ -195,7 +195,7 @@ StatusOr<Literal> asyncStart(const Instruction& instr, Values ops, const Hooks& 
 
 // An update passes the state on; extra operands bind more of the wrapped
 // computation's parameters.
-StatusOr<Literal> asyncUpdate(const Instruction& instr, Values ops, const Hooks& hooks) {
+StatusOr<Literal> asyncUpdate(const Instruction& instr, Values ops, const EngineHooks& hooks) {
   const Literal& state = *ops[0];
   const Computation* callee = instr.attrs().getComputation(AttrKey::kCalls);
   // An update may also restate the state's shape, e.g. with the result slot
@@ -209,7 +209,7 @@ StatusOr<Literal> asyncUpdate(const Instruction& instr, Values ops, const Hooks&
   return makeAsyncState(instr, *callee, operands, &state, hooks);
 }
 
-StatusOr<Literal> asyncDone(const Instruction& instr, Values ops, const Hooks& hooks) {
+StatusOr<Literal> asyncDone(const Instruction& instr, Values ops, const EngineHooks& hooks) {
   const Literal& state = *ops[0];
   if (!state.shape().isTuple() || state.tupleElements().size() < 2)
     return hooks.refuse(instr, "operand is not an async state");
@@ -230,7 +230,7 @@ bool handles(const Instruction& instr) {
          op == Opcode::kPartitionId;
 }
 
-Status check(const Instruction& instr, const Hooks& hooks) {
+Status check(const Instruction& instr, const EngineHooks& hooks) {
   Opcode op = instr.opcode();
   if (isGroupCollective(op)) {
     int64_t n = largestGroup(instr);
@@ -249,7 +249,7 @@ Status check(const Instruction& instr, const Hooks& hooks) {
   return okStatus();
 }
 
-StatusOr<Literal> evaluate(const Instruction& instr, Values ops, const Hooks& hooks) {
+StatusOr<Literal> evaluate(const Instruction& instr, Values ops, const EngineHooks& hooks) {
   HLO_RETURN_IF_ERROR(check(instr, hooks));
   Opcode op = instr.opcode();
   if (isGroupCollective(op)) return passThrough(instr, ops, hooks);

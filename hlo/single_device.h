@@ -5,30 +5,15 @@
 // functions, so the two engines cannot drift apart.
 //
 // What one device cannot do (a group of several participants, a permute
-// between devices) is refused through `Hooks::refuse`, which each engine
-// words in its own way; running a wrapped computation goes through
-// `Hooks::call`, the engine's own.
+// between devices) is refused through `EngineHooks::refuse`, which each
+// engine words in its own way; running a wrapped computation goes through
+// `EngineHooks::call`, the engine's own.
 #pragma once
-#include <functional>
-#include <span>
-#include <string>
-
-#include "hlo/literal.h"
-#include "hlo/status.h"
+#include "hlo/engine_hooks.h"
 
 namespace hlo {
 
-class Computation;
-class Instruction;
-
 namespace single_device {
-
-using Values = std::span<const Literal* const>;
-
-struct Hooks {
-  std::function<StatusOr<Literal>(const Computation&, Values)> call;
-  std::function<Status(const Instruction&, const std::string& why)> refuse;
-};
 
 // Whether `instr` is an op this file gives a value to.
 bool handles(const Instruction& instr);
@@ -36,10 +21,10 @@ bool handles(const Instruction& instr);
 // Refuses, before anything runs, what one device cannot do: collectives
 // whose replica groups hold more than one participant, permutes that send
 // between devices, custom calls other than the annotations.
-Status check(const Instruction& instr, const Hooks& hooks);
+Status check(const Instruction& instr, const EngineHooks& hooks);
 
 // The value of `instr` (for which handles() is true) from its operands.
-StatusOr<Literal> evaluate(const Instruction& instr, Values operands, const Hooks& hooks);
+StatusOr<Literal> evaluate(const Instruction& instr, Values operands, const EngineHooks& hooks);
 
 }  // namespace single_device
 }  // namespace hlo

@@ -44,7 +44,6 @@ HLO_INTERP_OP(evalTopK)
 HLO_INTERP_OP(evalReduce)
 HLO_INTERP_OP(evalReduceWindow)
 HLO_INTERP_OP(evalSelectAndScatter)
-HLO_INTERP_OP(evalScan)
 HLO_INTERP_OP(evalDot)
 HLO_INTERP_OP(evalRaggedDot)
 HLO_INTERP_OP(evalScaledDot)
@@ -64,9 +63,11 @@ HLO_INTERP_OP(evalCall)
 HLO_INTERP_OP(evalWhile)
 HLO_INTERP_OP(evalConditional)
 
-// interp/single_device_ops.cc: collectives over one participant, async
-// wrappers, annotation custom calls, replica-id and partition-id.
+// interp/shared_semantics.cc: the ops whose semantics live in hlo/, shared
+// with the CPU runtime: collectives over one participant, async wrappers,
+// annotation custom calls, replica-id and partition-id; scan.
 HLO_INTERP_OP(evalSingleDevice)
+HLO_INTERP_OP(evalScan)
 
 #undef HLO_INTERP_OP
 

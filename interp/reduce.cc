@@ -1,5 +1,5 @@
 // Interpreter ops: reduce, reduce-window and select-and-scatter (scan lives
-// in interp/scan.cc).
+// in hlo/scan.cc).
 //
 // Algorithm (reduce and reduce-window share it):
 //   1. For each output element, in row-major order, list the input elements

@@ -7,7 +7,7 @@
 //      conditionals and calls run, one step per instruction.
 //   2. Bookkeeping opcodes (parameter, constant, tuple, get-tuple-element,
 //      the single-device collectives and async wrappers) and control flow
-//      become runtime steps; a fusion that cannot be one
+//      (while, conditional, call, scan) become runtime steps; a fusion that cannot be one
 //      kernel runs its computation as a call; everything else is emitted as
 //      a kernel, or as a call into a library op (runtime_ops.h) when its
 //      opcode has one. What the emitters cannot do is an error naming the
@@ -26,6 +26,7 @@
 #include "backends/cpu/orc.h"
 #include "backends/cpu/program.h"
 #include "hlo/computation.h"
+#include "hlo/scan.h"
 #include "hlo/single_device.h"
 #include "jit/elemental_emitter.h"
 
@@ -168,14 +169,22 @@ class Builder {
     if (single_device::handles(instr)) {
       // Refused now if one device cannot run it; an async op's wrapped
       // computation is compiled like a call's.
-      single_device::Hooks hooks{nullptr, [](const Instruction& i, const std::string& why) {
-                                   return errorStatus("cpu: " + jit::cannotCompile(i, why).message(), i.loc());
-                                 }};
+      EngineHooks hooks;
+      hooks.refuse = [](const Instruction& i, const std::string& why) {
+        return errorStatus("cpu: " + jit::cannotCompile(i, why).message(), i.loc());
+      };
       HLO_RETURN_IF_ERROR(single_device::check(instr, hooks));
-      step.kind = Step::Kind::kSingleDevice;
+      step.kind = Step::Kind::kShared;
+      step.shared = single_device::evaluate;
       const Computation* wrapped = a.getComputation(AttrKey::kCalls);
       bool calls = instr.opcode() == Opcode::kAsyncStart || instr.opcode() == Opcode::kAsyncUpdate;
       return calls && wrapped ? callee(step, wrapped) : okStatus();
+    }
+    if (instr.opcode() == Opcode::kScan) {
+      // The runtime steps through the scan, running to_apply compiled.
+      step.kind = Step::Kind::kShared;
+      step.shared = evaluateScan;
+      return callee(step, a.getComputation(AttrKey::kToApply));
     }
     if (instr.opcode() == Opcode::kFusion && !oneKernel(instr)) {
       // Run the fused computation like a call, one kernel per instruction.

@@ -10,7 +10,6 @@
 
 #include "backends/cpu/program.h"
 #include "hlo/computation.h"
-#include "hlo/single_device.h"
 #include "interp/evaluator.h"
 
 namespace hlo::cpu {
@@ -81,6 +80,15 @@ StatusOr<Literal> CpuExecutable::runProgram(const Program& program, std::span<co
     v.owned = std::move(lit);
     return okStatus();
   };
+  // Whether a value of `shape` fits under the memory limit now.
+  auto room = [&](const Instruction& instr, const Shape& shape) -> Status {
+    int64_t bytes = arrayBytes(shape);
+    if (bytes <= options_.maxMemoryBytes - liveBytes_) return okStatus();
+    return errorStatus("cpu: %" + instr.name() + " needs " + std::to_string(bytes) +
+                           " bytes, beyond the memory limit of " + std::to_string(options_.maxMemoryBytes) +
+                           " bytes with " + std::to_string(liveBytes_) + " in use",
+                       instr.loc());
+  };
   for (size_t s = 0; s < program.steps.size(); ++s) {
     const Step& step = program.steps[s];
     const Instruction& instr = *step.instr;
@@ -127,12 +135,7 @@ StatusOr<Literal> CpuExecutable::runProgram(const Program& program, std::span<co
       case Step::Kind::kKernel:
       case Step::Kind::kRuntime: {
         // The seam for buffer assignment: outputs are allocated here, one per value.
-        int64_t bytes = arrayBytes(instr.shape());
-        if (bytes > options_.maxMemoryBytes - liveBytes_)
-          return errorStatus("cpu: %" + instr.name() + " needs " + std::to_string(bytes) +
-                                 " bytes, beyond the memory limit of " + std::to_string(options_.maxMemoryBytes) +
-                                 " bytes with " + std::to_string(liveBytes_) + " in use",
-                             instr.loc());
+        HLO_RETURN_IF_ERROR(room(instr, instr.shape()));
         // Kernels and library ops write every element of their result.
         Literal result = Literal::uninitialized(instr.shape());
         if (step.kind == Step::Kind::kKernel) {
@@ -181,17 +184,18 @@ StatusOr<Literal> CpuExecutable::runProgram(const Program& program, std::span<co
         HLO_RETURN_IF_ERROR(own(v, std::move(result)));
         break;
       }
-      case Step::Kind::kSingleDevice: {
-        single_device::Hooks hooks{
-            [&](const Computation&, single_device::Values callArgs) -> StatusOr<Literal> {
+      case Step::Kind::kShared: {
+        EngineHooks hooks{
+            [&](const Computation&, Values callArgs) -> StatusOr<Literal> {
               if (step.callees.empty())
-                return errorStatus("cpu: %" + instr.name() + " has no compiled wrapped computation", instr.loc());
+                return errorStatus("cpu: %" + instr.name() + " has no compiled computation to run", instr.loc());
               return runProgram(*step.callees[0], callArgs);
             },
             [](const Instruction& i, const std::string& why) {
               return errorStatus("cpu: %" + i.name() + ": " + why, i.loc());
-            }};
-        HLO_ASSIGN_OR_RETURN(Literal result, single_device::evaluate(instr, ops, hooks));
+            },
+            room};
+        HLO_ASSIGN_OR_RETURN(Literal result, step.shared(instr, ops, hooks));
         HLO_RETURN_IF_ERROR(own(v, std::move(result)));
         break;
       }

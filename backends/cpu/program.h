@@ -10,6 +10,7 @@
 #include "backends/cpu/kernel_emitter.h"
 #include "backends/cpu/runtime_ops.h"
 #include "backends/cpu/thread_pool.h"
+#include "hlo/engine_hooks.h"
 #include "jit/executable.h"
 
 namespace hlo::cpu {
@@ -22,7 +23,7 @@ struct Step {
     kParameter, kConstant, kTuple, kGetTupleElement, kForward, kToken,  // runtime bookkeeping
     kKernel,                                                    // compiled code
     kRuntime,                                                   // a library op (runtime_ops.h)
-    kSingleDevice,                                              // hlo/single_device.h: collectives, async
+    kShared,                                                    // semantics shared with the interpreter
     kWhile, kConditional, kCall,                                // run sub-programs
     kInterpreter,                                               // --allow-interpreter-fallback
   };
@@ -33,10 +34,11 @@ struct Step {
   KernelFn kernel = nullptr;
   KernelInfo info;
   RuntimeFn runtime = nullptr;          // kRuntime: the library op
+  SharedSemantics shared = nullptr;     // kShared: hlo/single_device.h, hlo/scan.h
   std::vector<std::string> helperNames; // kRuntime: its compiled helpers, by name
   std::vector<void*> helpers;           //   and by address once compiled
   std::vector<const Program*> callees;  // while: {condition, body}; conditional: branches;
-                                        // call, async-start/-update: {callee}
+                                        // call, async-start/-update, scan: {callee}
   std::vector<int> freeAfter;           // slots whose last reader is this step
 };
 

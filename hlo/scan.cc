@@ -1,4 +1,5 @@
-// Interpreter op: scan.
+// scan, shared by the interpreter and the CPU runtime (which runs to_apply
+// as a compiled program).
 //
 // scan(inputs..., inits...), dimensions={d}, num_carries=c, is_reverse=r,
 // to_apply=f, where f maps (input slices..., carries...) to
@@ -11,10 +12,13 @@
 //   3. The result is (outputs..., final carries...), or the single output
 //      when there is one result and it is not a tuple.
 // is_associative is a hint for backends and changes nothing here.
-#include "hlo/indexing.h"
-#include "interp/ops.h"
+#include "hlo/scan.h"
 
-namespace hlo::interp {
+#include "hlo/computation.h"
+#include "hlo/indexing.h"
+#include "hlo/instruction.h"
+
+namespace hlo {
 namespace {
 
 // The row-major layout of an array around dimension d: outer * size * inner.
@@ -51,33 +55,33 @@ void copySlice(const Literal& from, Literal& to, const Around& a, int64_t t, boo
 
 }  // namespace
 
-StatusOr<Literal> evalScan(EvalContext& ctx, const Instruction& instr, Operands ops) {
+StatusOr<Literal> evaluateScan(const Instruction& instr, Values ops, const EngineHooks& hooks) {
   const Computation* body = instr.attrs().getComputation(AttrKey::kToApply);
   const std::vector<int64_t>& dimAttr = instr.attrs().getInts(AttrKey::kDimensions);
   int64_t carries = instr.attrs().getInt(AttrKey::kNumCarries, 0);
   bool reverse = instr.attrs().getBool(AttrKey::kIsReverse, false);
-  if (!body) return EvalContext::unsupported(instr, "missing to_apply");
-  if (dimAttr.size() != 1 || dimAttr[0] < 0) return EvalContext::unsupported(instr, "expected dimensions={d}");
+  if (!body) return hooks.refuse(instr, "missing to_apply");
+  if (dimAttr.size() != 1 || dimAttr[0] < 0) return hooks.refuse(instr, "expected dimensions={d}");
   int d = static_cast<int>(dimAttr[0]);
   std::vector<Shape> resultShapes =
       instr.shape().isTuple() ? instr.shape().tupleElements() : std::vector<Shape>{instr.shape()};
   int64_t inputs = static_cast<int64_t>(ops.size()) - carries;
   int64_t outputs = static_cast<int64_t>(resultShapes.size()) - carries;
   if (carries < 0 || inputs < 0 || outputs < 0)
-    return EvalContext::unsupported(instr, "num_carries does not fit the operands and results");
+    return hooks.refuse(instr, "num_carries does not fit the operands and results");
   for (int64_t i = 0; i < inputs; ++i)
     if (!ops[i]->shape().isArray() || ops[i]->shape().rank() <= d)
-      return EvalContext::unsupported(instr, "inputs must be arrays with the scan dimension");
+      return hooks.refuse(instr, "inputs must be arrays with the scan dimension");
   for (int64_t i = 0; i < outputs; ++i)
     if (!resultShapes[i].isArray() || resultShapes[i].rank() <= d)
-      return EvalContext::unsupported(instr, "outputs must be arrays with the scan dimension");
+      return hooks.refuse(instr, "outputs must be arrays with the scan dimension");
   int64_t length = inputs > 0 ? ops[0]->shape().dim(d) : outputs > 0 ? resultShapes[0].dim(d) : 0;
   for (int64_t i = 0; i < inputs; ++i)
-    if (ops[i]->shape().dim(d) != length) return EvalContext::unsupported(instr, "inputs differ in scan length");
+    if (ops[i]->shape().dim(d) != length) return hooks.refuse(instr, "inputs differ in scan length");
   for (int64_t i = 0; i < outputs; ++i)
-    if (resultShapes[i].dim(d) != length) return EvalContext::unsupported(instr, "outputs differ in scan length");
+    if (resultShapes[i].dim(d) != length) return hooks.refuse(instr, "outputs differ in scan length");
 
-  HLO_RETURN_IF_ERROR(ctx.checkMemory(shapeBytes(instr.shape()), instr));
+  if (hooks.checkMemory) HLO_RETURN_IF_ERROR(hooks.checkMemory(instr, instr.shape()));
   std::vector<Literal> results;
   for (const Shape& s : resultShapes) results.emplace_back(s);
   std::vector<Literal> state;  // input slices, then carries
@@ -89,21 +93,21 @@ StatusOr<Literal> evalScan(EvalContext& ctx, const Instruction& instr, Operands 
   for (int64_t step = 0; step < length; ++step) {
     int64_t t = reverse ? length - 1 - step : step;
     for (int64_t i = 0; i < inputs; ++i) copySlice(*ops[i], state[i], around(ops[i]->shape(), d), t, false);
-    HLO_ASSIGN_OR_RETURN(Literal r, ctx.call(*body, args));
+    HLO_ASSIGN_OR_RETURN(Literal r, hooks.call(*body, args));
     std::vector<Literal> parts;
     if (r.shape().isTuple()) parts = std::move(r.tupleElements());
     else parts.push_back(std::move(r));
     if (static_cast<int64_t>(parts.size()) != outputs + carries)
-      return EvalContext::unsupported(instr, "to_apply returns the wrong number of values");
+      return hooks.refuse(instr, "to_apply returns the wrong number of values");
     for (int64_t i = 0; i < outputs; ++i) {
       Around a = around(resultShapes[i], d);
       if (parts[i].type() != results[i].type() || parts[i].elementCount() != a.outer * a.inner)
-        return EvalContext::unsupported(instr, "to_apply output " + std::to_string(i) + " has the wrong shape");
+        return hooks.refuse(instr, "to_apply output " + std::to_string(i) + " has the wrong shape");
       copySlice(parts[i], results[i], a, t, true);
     }
     for (int64_t i = 0; i < carries; ++i) {
       if (!parts[outputs + i].shape().compatible(state[inputs + i].shape()))
-        return EvalContext::unsupported(instr, "carry " + std::to_string(i) + " changes shape");
+        return hooks.refuse(instr, "carry " + std::to_string(i) + " changes shape");
       state[inputs + i] = std::move(parts[outputs + i]);
     }
   }
@@ -114,4 +118,4 @@ StatusOr<Literal> evalScan(EvalContext& ctx, const Instruction& instr, Operands 
   return result;
 }
 
-}  // namespace hlo::interp
+}  // namespace hlo
