@@ -42,17 +42,16 @@ bool emitsReduce(const Instruction& instr) {
 
 namespace {
 
-// Element types the emitter computes with: pred, 8- to 64-bit integers and
-// f16, bf16, f32, f64 (sub-byte, f8 and complex types are not done yet).
+// Element types the emitter computes with: pred, integers of every width
+// (s2 and s4 compute as LLVM i2 and i4, so they wrap as they must) and f16,
+// bf16, f32, f64 (f8 and complex types are not done yet).
 bool supportedType(ElementType t) {
   switch (t) {
-    case ElementType::kPred: case ElementType::kS8: case ElementType::kS16: case ElementType::kS32:
-    case ElementType::kS64: case ElementType::kU8: case ElementType::kU16: case ElementType::kU32:
-    case ElementType::kU64: case ElementType::kF16: case ElementType::kBF16: case ElementType::kF32:
+    case ElementType::kPred: case ElementType::kF16: case ElementType::kBF16: case ElementType::kF32:
     case ElementType::kF64:
       return true;
     default:
-      return false;
+      return isInteger(t);
   }
 }
 
@@ -98,20 +97,34 @@ llvm::Type* ElementalEmitter::storageType(ElementType t) {
   }
 }
 
+// pred computes as i1; a sub-byte integer as an integer of its width
+// (stored one per byte, signed ones sign-extended).
 llvm::Type* ElementalEmitter::valueType(ElementType t) {
-  return t == ElementType::kPred ? b_.getInt1Ty() : storageType(t);
+  if (t == ElementType::kPred) return b_.getInt1Ty();
+  if (isInteger(t) && bitWidth(t) < storageBytes(t) * 8) return b_.getIntNTy(bitWidth(t));
+  return storageType(t);
+}
+
+llvm::Value* ElementalEmitter::fromStorage(llvm::Value* stored, ElementType t) {
+  if (t == ElementType::kPred) return b_.CreateICmpNE(stored, b_.getInt8(0));
+  llvm::Type* vt = valueType(t);
+  return vt == stored->getType() ? stored : b_.CreateTrunc(stored, vt);
+}
+
+llvm::Value* ElementalEmitter::toStorage(llvm::Value* value, ElementType t) {
+  llvm::Type* st = storageType(t);
+  if (value->getType() == st) return value;
+  return isSigned(t) ? b_.CreateSExt(value, st) : b_.CreateZExt(value, st);
 }
 
 llvm::Value* ElementalEmitter::load(llvm::Value* base, llvm::Value* linear, ElementType t) {
   llvm::Type* st = storageType(t);
-  llvm::Value* v = b_.CreateLoad(st, b_.CreateInBoundsGEP(st, base, linear));
-  return t == ElementType::kPred ? b_.CreateICmpNE(v, b_.getInt8(0)) : v;
+  return fromStorage(b_.CreateLoad(st, b_.CreateInBoundsGEP(st, base, linear)), t);
 }
 
 void ElementalEmitter::store(llvm::Value* value, llvm::Value* base, llvm::Value* linear, ElementType t) {
   llvm::Type* st = storageType(t);
-  if (t == ElementType::kPred) value = b_.CreateZExt(value, st);
-  b_.CreateStore(value, b_.CreateInBoundsGEP(st, base, linear));
+  b_.CreateStore(toStorage(value, t), b_.CreateInBoundsGEP(st, base, linear));
 }
 
 llvm::Value* ElementalEmitter::linearize(const IrIndex& index) {
@@ -307,8 +320,8 @@ StatusOr<llvm::Value*> ElementalEmitter::emitConstant(const Instruction& instr, 
   auto scalarAt = [&](int64_t i) -> llvm::Value* {
     uint64_t bits = lit.bitsAt(i);
     llvm::Value* v = llvm::ConstantInt::get(b_.getIntNTy(storageBytes(t) * 8), bits);
-    if (st->isFloatingPointTy()) v = b_.CreateBitCast(v, st);
-    return t == ElementType::kPred ? b_.getInt1(bits != 0) : v;
+    if (st->isFloatingPointTy()) return b_.CreateBitCast(v, st);
+    return fromStorage(v, t);
   };
   if (lit.elementCount() == 1) return scalarAt(0);
   // Larger constants live in a global of their storage bytes.

@@ -53,6 +53,10 @@ class ElementalEmitter {
   // Loads/stores one element, converting pred between i8 and i1.
   llvm::Value* load(llvm::Value* base, llvm::Value* linear, ElementType t);
   void store(llvm::Value* value, llvm::Value* base, llvm::Value* linear, ElementType t);
+  // Between an element's storage form (storageType) and the value the
+  // emitter computes with (valueType).
+  llvm::Value* fromStorage(llvm::Value* stored, ElementType t);
+  llvm::Value* toStorage(llvm::Value* value, ElementType t);
 
   // Index helpers.
   llvm::Value* linearize(const IrIndex& index);
