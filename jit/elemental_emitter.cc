@@ -43,17 +43,9 @@ bool emitsReduce(const Instruction& instr) {
 namespace {
 
 // Element types the emitter computes with: pred, integers of every width
-// (s2 and s4 compute as LLVM i2 and i4, so they wrap as they must) and f16,
-// bf16, f32, f64 (f8 and complex types are not done yet).
-bool supportedType(ElementType t) {
-  switch (t) {
-    case ElementType::kPred: case ElementType::kF16: case ElementType::kBF16: case ElementType::kF32:
-    case ElementType::kF64:
-      return true;
-    default:
-      return isInteger(t);
-  }
-}
+// (s2 and s4 compute as LLVM i2 and i4, so they wrap as they must) and
+// every real float type (complex types are not done yet).
+bool supportedType(ElementType t) { return t == ElementType::kPred || isInteger(t) || isFloat(t); }
 
 Status checkTypes(const Instruction& instr) {
   auto check = [&](const Shape& s) -> Status {
@@ -487,10 +479,10 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
     if (reassociate && arith && arith->getType()->isFloatingPointTy()) arith->setHasAllowReassoc(true);
     return v;
   };
-  // f16 and bf16 are rounded at every step, so their sums depend on the
+  // f16, bf16, f8 and f4 are rounded at every step, so their sums depend on the
   // order far more than f32's: they fold in row-major order, one element
   // after another, exactly as the reference interpreter does.
-  bool sequential = t == ElementType::kF16 || t == ElementType::kBF16;
+  bool sequential = t == ElementType::kF16 || t == ElementType::kBF16 || encodedFloat(t);
   // The innermost reduced dimension, in blocks.
   auto innermost = [&]() -> Status {
     if (sequential && !reduced.empty()) {

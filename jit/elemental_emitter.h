@@ -110,6 +110,15 @@ class ElementalEmitter {
   std::unordered_map<const Instruction*, llvm::Value*> arrays_;
 };
 
+// The f8 and f4 formats compute in f32; the host runtime provides these two
+// functions, hlo/float_formats.h's decodeSmallFloat and encodeSmallFloat:
+//   double hlo_decode_small_float(i32 element_type, i32 bits)
+//   i32    hlo_encode_small_float(i32 element_type, double value)
+inline constexpr const char* kDecodeSmallFloat = "hlo_decode_small_float";
+inline constexpr const char* kEncodeSmallFloat = "hlo_encode_small_float";
+// f8 and f4 types (stored one per byte, computed through those functions).
+bool encodedFloat(ElementType t);
+
 // Whether the emitter folds the reduce `instr` itself: one input, one
 // element type throughout, and a reducer that is one add, multiply,
 // maximum, minimum, and or or (and/or on integers and pred) of its

@@ -10,21 +10,54 @@
 namespace hlo::jit {
 namespace {
 
-bool smallFloat(ElementType t) { return t == ElementType::kF16 || t == ElementType::kBF16; }
+// A runtime function of the host that decodes or encodes an f8/f4 value:
+// pure, so LLVM may hoist and merge its calls.
+llvm::FunctionCallee runtimeFloatCodec(llvm::Module& module, const char* name, llvm::Type* result,
+                                       llvm::Type* argument) {
+  llvm::LLVMContext& c = module.getContext();
+  auto* type = llvm::FunctionType::get(result, {llvm::Type::getInt32Ty(c), argument}, false);
+  llvm::FunctionCallee callee = module.getOrInsertFunction(name, type);
+  if (auto* fn = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+    fn->setDoesNotThrow();
+    fn->setMemoryEffects(llvm::MemoryEffects::none());
+    fn->addFnAttr(llvm::Attribute::WillReturn);
+  }
+  return callee;
+}
 
 }  // namespace
 
+bool encodedFloat(ElementType t) { return isFloat(t) && bitWidth(t) <= 8; }
+
+// The float types stored narrower than they compute (in f32).
+static bool smallFloat(ElementType t) { return t == ElementType::kF16 || t == ElementType::kBF16 || encodedFloat(t); }
+
 // f16 and bf16 compute in f32 (as the interpreter does) and round once per
-// operation; these move values between the storage and compute forms.
+// operation; these move values between the storage and compute forms. The
+// f8 and f4 formats are decoded and encoded by the runtime functions named
+// in elemental_emitter.h, which apply hlo/float_formats.h: the
+// interpreter's own rounding rules.
 static llvm::Value* toCompute(llvm::IRBuilder<>& b, ElementType t, llvm::Value* x) {
   if (t == ElementType::kF16) return b.CreateFPExt(x, b.getFloatTy());
   if (t == ElementType::kBF16)
     return b.CreateBitCast(b.CreateShl(b.CreateZExt(x, b.getInt32Ty()), 16), b.getFloatTy());
+  if (encodedFloat(t)) {
+    llvm::Module& module = *b.GetInsertBlock()->getModule();
+    llvm::FunctionCallee decode = runtimeFloatCodec(module, kDecodeSmallFloat, b.getDoubleTy(), b.getInt32Ty());
+    llvm::Value* d = b.CreateCall(decode, {b.getInt32(static_cast<uint32_t>(t)), b.CreateZExt(x, b.getInt32Ty())});
+    return b.CreateFPTrunc(d, b.getFloatTy());  // exact: every f8/f4 value is an f32
+  }
   return x;
 }
 
 static llvm::Value* fromCompute(llvm::IRBuilder<>& b, ElementType t, llvm::Value* f) {
   if (t == ElementType::kF16) return b.CreateFPTrunc(f, b.getHalfTy());
+  if (encodedFloat(t)) {
+    llvm::Module& module = *b.GetInsertBlock()->getModule();
+    llvm::FunctionCallee encode = runtimeFloatCodec(module, kEncodeSmallFloat, b.getInt32Ty(), b.getDoubleTy());
+    if (!f->getType()->isDoubleTy()) f = b.CreateFPExt(f, b.getDoubleTy());
+    return b.CreateTrunc(b.CreateCall(encode, {b.getInt32(static_cast<uint32_t>(t)), f}), b.getInt8Ty());
+  }
   if (t != ElementType::kBF16) return f;
   // Round to nearest even on the bits; NaN stays NaN (made quiet).
   llvm::Value* bits = b.CreateBitCast(f, b.getInt32Ty());
@@ -61,7 +94,7 @@ llvm::Value* ElementalEmitter::identity(Opcode op, ElementType t) {
   bool isF = isFloat(t);
   int bits = ty->isIntegerTy() ? static_cast<int>(ty->getIntegerBitWidth()) : 0;
   auto fp = [&](double v) -> llvm::Value* {
-    if (t == ElementType::kBF16) return fromCompute(b_, t, llvm::ConstantFP::get(b_.getFloatTy(), v));
+    if (t == ElementType::kBF16 || encodedFloat(t)) return fromCompute(b_, t, llvm::ConstantFP::get(b_.getFloatTy(), v));
     return llvm::ConstantFP::get(ty, v);
   };
   switch (op) {
@@ -288,6 +321,7 @@ StatusOr<llvm::Value*> ElementalEmitter::compare(const Instruction& instr, Eleme
     return b_.CreateFCmp(pick(P::FCMP_OEQ, P::FCMP_UNE, P::FCMP_OGE, P::FCMP_OGT, P::FCMP_OLE, P::FCMP_OLT), x, y);
   }
   if (isFloat(t)) {
+    if (encodedFloat(t)) return cannotCompile(instr, "total-order comparison of " + std::string(elementTypeName(t)));
     // Total order: sign-magnitude bits read as a signed number.
     auto key = [&](llvm::Value* v) {
       llvm::Type* it = b_.getIntNTy(v->getType()->getPrimitiveSizeInBits());
@@ -344,8 +378,10 @@ StatusOr<llvm::Value*> ElementalEmitter::convert(const Instruction& instr, Eleme
                                                        llvm::ConstantInt::get(target, 0)));
     return b_.CreateSelect(inRange, v, sat);
   }
-  // To a float: integers and f64 reach f16/bf16 through f32, as the interpreter does.
-  llvm::Type* compute = to == ElementType::kF64 ? b_.getDoubleTy() : b_.getFloatTy();
+  // To a float: integers and f64 reach f16/bf16 through f32, as the
+  // interpreter does; f64 reaches f8 and f4 directly.
+  bool wide = to == ElementType::kF64 || (from == ElementType::kF64 && encodedFloat(to));
+  llvm::Type* compute = wide ? b_.getDoubleTy() : b_.getFloatTy();
   llvm::Value* f;
   if (from == ElementType::kPred) {
     f = b_.CreateUIToFP(x, compute);

@@ -1,5 +1,6 @@
 // ORC LLJIT set up for the host, with the C library's symbols (expf, fmod,
-// ...) resolved from this process.
+// ...) resolved from this process, and the runtime functions compiled code
+// calls (the f8/f4 codecs of jit/elemental_emitter.h) defined by address.
 #include "backends/cpu/orc.h"
 
 #include <chrono>
@@ -24,6 +25,8 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include "backends/cpu/compile_cache.h"
+#include "hlo/float_formats.h"
+#include "jit/elemental_emitter.h"
 
 namespace hlo::cpu {
 namespace {
@@ -34,6 +37,25 @@ Status llvmError(const std::string& what, llvm::Error e) {
 
 double msSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+double decodeSmallFloatForJit(int32_t type, uint32_t bits) {
+  return decodeSmallFloat(static_cast<ElementType>(type), bits);
+}
+
+uint32_t encodeSmallFloatForJit(int32_t type, double value) {
+  return encodeSmallFloat(static_cast<ElementType>(type), value);
+}
+
+// The runtime functions compiled code calls, by address.
+llvm::Error defineRuntimeFunctions(llvm::orc::LLJIT& jit) {
+  llvm::orc::SymbolMap symbols;
+  auto flags = llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable;
+  symbols[jit.mangleAndIntern(jit::kDecodeSmallFloat)] = {
+      llvm::orc::ExecutorAddr::fromPtr(&decodeSmallFloatForJit), flags};
+  symbols[jit.mangleAndIntern(jit::kEncodeSmallFloat)] = {
+      llvm::orc::ExecutorAddr::fromPtr(&encodeSmallFloatForJit), flags};
+  return jit.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols)));
 }
 
 std::string printed(const llvm::Module& module) {
@@ -75,6 +97,7 @@ StatusOr<std::unique_ptr<OrcJit>> OrcJit::create() {
       (*jit)->getDataLayout().getGlobalPrefix());
   if (!search) return llvmError("cannot search this process's symbols", search.takeError());
   (*jit)->getMainJITDylib().addGenerator(std::move(*search));
+  if (llvm::Error e = defineRuntimeFunctions(**jit)) return llvmError("cannot define the runtime functions", std::move(e));
   auto result = std::make_unique<OrcJit>();
   // The vector math library, when the C library has it (glibc's libmvec).
   auto vectorMath = llvm::orc::DynamicLibrarySearchGenerator::Load("libmvec.so.1",
