@@ -1,5 +1,6 @@
 #include "hlo/contraction.h"
 
+#include <algorithm>
 #include <string>
 
 namespace hlo {
@@ -71,6 +72,46 @@ StatusOr<DotDims> dotDims(const Attributes& a, const Shape& lhs, const Shape& rh
   p.k = product(lhs.dims(), lc);
   p.n = product(rhs.dims(), p.rhsFree);
   return p;
+}
+
+StatusOr<RaggedDotPlan> raggedDotPlan(const Attributes& attrs, const Shape& lhs, const Shape& rhs,
+                                      const Shape& groupSizes) {
+  const std::vector<int64_t>& ragged = attrs.getInts(AttrKey::kLhsRaggedDims);
+  const std::vector<int64_t>& rhsGroup = attrs.getInts(AttrKey::kRhsGroupDims);
+  if (ragged.size() != 1 || ragged[0] < 0 || ragged[0] >= lhs.rank())
+    return errorStatus("expected exactly one lhs ragged dimension");
+  if (!groupSizes.isArray() || groupSizes.rank() < 1 || !isInteger(groupSizes.type()))
+    return errorStatus("group_sizes must be an integer array");
+  RaggedDotPlan plan;
+  plan.raggedDim = ragged[0];
+  plan.groups = groupSizes.dim(groupSizes.rank() - 1);
+  auto contains = [](const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); };
+  if (contains(attrs.getInts(AttrKey::kLhsBatchDims), plan.raggedDim))
+    plan.mode = RaggedDotPlan::Mode::kBatch;
+  else if (contains(attrs.getInts(AttrKey::kLhsContractingDims), plan.raggedDim))
+    plan.mode = RaggedDotPlan::Mode::kContracting;
+  else
+    plan.mode = RaggedDotPlan::Mode::kFree;
+  bool free = plan.mode == RaggedDotPlan::Mode::kFree;
+  if (free != (rhsGroup.size() == 1) || rhsGroup.size() > 1)
+    return errorStatus("rhs needs one group dimension exactly when the ragged dimension is free");
+  if (free && (rhsGroup[0] < 0 || rhsGroup[0] >= rhs.rank() || rhs.dim(static_cast<int>(rhsGroup[0])) != plan.groups))
+    return errorStatus("the rhs group dimension must have one entry per group");
+  HLO_ASSIGN_OR_RETURN(plan.dot, dotDims(attrs, lhs, rhs, rhsGroup));
+  if (plan.mode == RaggedDotPlan::Mode::kBatch || groupSizes.rank() == 1) return plan;
+  plan.prefix = attrs.getInts(AttrKey::kLhsBatchDims);
+  const std::vector<int64_t>& kind =
+      plan.mode == RaggedDotPlan::Mode::kContracting ? attrs.getInts(AttrKey::kLhsContractingDims) : plan.dot.lhsFree;
+  for (int64_t d : kind) {
+    if (d == plan.raggedDim) break;
+    plan.prefix.push_back(d);
+  }
+  if (static_cast<int64_t>(plan.prefix.size()) != groupSizes.rank() - 1)
+    return errorStatus("group_sizes must be [g] or [batch..., outer dims..., g]");
+  for (size_t i = 0; i < plan.prefix.size(); ++i)
+    if (groupSizes.dim(static_cast<int>(i)) != lhs.dim(static_cast<int>(plan.prefix[i])))
+      return errorStatus("group_sizes dimensions must match the lhs dimensions they index");
+  return plan;
 }
 
 StatusOr<ConvolutionPlan> convolutionPlan(const Attributes& attrs, const Shape& in, const Shape& kernel,

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "hlo/attributes.h"
+#include "hlo/indexing.h"
 #include "hlo/shape.h"
 #include "hlo/status.h"
 
@@ -29,6 +30,38 @@ struct DotDims {
 StatusOr<DotDims> dotDims(const Attributes& attrs, const Shape& lhs, const Shape& rhs,
                           const std::vector<int64_t>& rhsGroup = {});
 
+// ragged-dot(lhs, rhs, group_sizes) with one lhs ragged dimension, by the
+// kind of that dimension:
+//   kFree (m):        rhs has a group dimension; lhs row m uses rhs group
+//                     j(m); rows in no group give zeros. [b,m,k] x [g,b,k,n] -> [b,m,n]
+//   kContracting (k): result [g, b, m, n]; group j sums only over k in group j.
+//   kBatch:           an ordinary dot.
+// group_sizes is [g], or [p..., g] with one set of g sizes per index of the
+// prefix dimensions p... (JAX's ragged_dot_general): the lhs batch
+// dimensions, then the lhs dimensions of the ragged one's kind (free
+// dimensions in increasing order, or contracting dimensions in listed order)
+// that come before it. Along the ragged dimension, group j covers the
+// coordinates [sizes[0] + ... + sizes[j-1], sizes[0] + ... + sizes[j]);
+// coordinates past the last group belong to none.
+struct RaggedDotPlan {
+  enum class Mode { kFree, kContracting, kBatch };
+  DotDims dot;  // rhsPerm puts the group dimension first in kFree mode
+  Mode mode = Mode::kBatch;
+  int64_t raggedDim = 0;
+  int64_t groups = 0;
+  std::vector<int64_t> prefix;  // lhs dimensions that index group_sizes' leading ones
+};
+
+StatusOr<RaggedDotPlan> raggedDotPlan(const Attributes& attrs, const Shape& lhs, const Shape& rhs,
+                                      const Shape& groupSizes);
+
+// The group of every lhs element, in the dense [batch, m, k] order of
+// plan.dot.lhsPerm; -1 for an element in no group. `readSize(i)` is element
+// i of group_sizes.
+template <typename ReadSize>
+std::vector<int32_t> raggedGroups(const RaggedDotPlan& plan, const Shape& lhs, const Shape& groupSizes,
+                                  ReadSize&& readSize);
+
 // A convolution's dimension numbers, window (one entry per spatial
 // dimension, filled with defaults when absent) and groups, checked against
 // the input, kernel and output shapes.
@@ -43,5 +76,30 @@ struct ConvolutionPlan {
 
 StatusOr<ConvolutionPlan> convolutionPlan(const Attributes& attrs, const Shape& in, const Shape& kernel,
                                           const Shape& out);
+
+template <typename ReadSize>
+std::vector<int32_t> raggedGroups(const RaggedDotPlan& plan, const Shape& lhs, const Shape& groupSizes,
+                                  ReadSize&& readSize) {
+  std::vector<int32_t> groupOf;
+  groupOf.reserve(static_cast<size_t>(lhs.elementCount()));
+  std::vector<int64_t> gsStrides = rowMajorStrides(groupSizes.dims());
+  forEachPermuted(lhs.dims(), plan.dot.lhsPerm, [&](const std::vector<int64_t>& index, int64_t) {
+    int64_t row = 0;
+    for (size_t i = 0; i < plan.prefix.size(); ++i) row += index[plan.prefix[i]] * gsStrides[i];
+    int64_t coord = index[plan.raggedDim];
+    int64_t start = 0;
+    int32_t group = -1;
+    for (int64_t j = 0; j < plan.groups; ++j) {
+      int64_t end = start + readSize(row + j);
+      if (coord >= start && coord < end) {
+        group = static_cast<int32_t>(j);
+        break;
+      }
+      start = end;
+    }
+    groupOf.push_back(group);
+  });
+  return groupOf;
+}
 
 }  // namespace hlo

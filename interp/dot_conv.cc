@@ -23,8 +23,6 @@
 namespace hlo::interp {
 namespace {
 
-bool contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
-
 // The dimension analysis lives in hlo/contraction.h, shared with the CPU
 // backend's library ops; a malformed instruction is an unsupported one here.
 using DotPlan = DotDims;
@@ -144,79 +142,19 @@ StatusOr<Literal> evalScaledDot(EvalContext& ctx, const Instruction& instr, Oper
 
 // ---- ragged-dot ------------------------------------------------------------
 //
-// ragged-dot(lhs, rhs, group_sizes) with one lhs ragged dimension. group_sizes
-// is [g], or [p..., g] with one set of g sizes per index of the prefix
-// dimensions p... (JAX's ragged_dot_general): the lhs batch dimensions, then
-// the lhs dimensions of the ragged one's kind (free dimensions in increasing
-// order, or contracting dimensions in listed order) that come before it.
-// Along the ragged dimension, group j covers the coordinates
-// [sizes[0] + ... + sizes[j-1], sizes[0] + ... + sizes[j]); coordinates past
-// the last group belong to none. Three modes, by the kind of ragged dimension:
-//   free (m):        rhs has a group dimension; lhs row m uses rhs group j(m);
-//                    rows in no group give zeros. [b,m,k] x [g,b,k,n] -> [b,m,n]
-//   contracting (k): result [g, b, m, n]; group j sums only over k in group j.
-//   batch:           an ordinary dot.
-// This is XLA's RaggedDotRewriter (mask the lhs per group, then dot) and
-// JAX's reference, except that a row only ever meets its own group's rhs:
-// masked-out zeros are never multiplied by another group's inf or NaN.
+// The modes and groups are hlo/contraction.h's RaggedDotPlan. This is XLA's
+// RaggedDotRewriter (mask the lhs per group, then dot) and JAX's reference,
+// except that a row only ever meets its own group's rhs: masked-out zeros
+// are never multiplied by another group's inf or NaN.
 
 namespace {
 
-struct RaggedPlan {
-  DotPlan dot;
-  int64_t raggedDim = 0;
-  int64_t groups = 0;
-  bool contracting = false;
-  // Group of each lhs element in the dense [batch, m, k] order, -1 for none.
-  std::vector<int32_t> groupOf;
-};
-
-// Fills plan.groupOf from group_sizes.
-Status assignGroups(const Instruction& instr, const Literal& lhs, const Literal& sizes, RaggedPlan& plan) {
-  const Shape& gs = sizes.shape();
-  std::vector<int64_t> prefix = instr.attrs().getInts(AttrKey::kLhsBatchDims);
-  if (gs.rank() > 1) {
-    const std::vector<int64_t>& kind =
-        plan.contracting ? instr.attrs().getInts(AttrKey::kLhsContractingDims) : plan.dot.lhsFree;
-    for (int64_t d : kind) {
-      if (d == plan.raggedDim) break;
-      prefix.push_back(d);
-    }
-    if (static_cast<int64_t>(prefix.size()) != gs.rank() - 1)
-      return EvalContext::unsupported(instr, "group_sizes must be [g] or [batch..., outer dims..., g]");
-    for (size_t i = 0; i < prefix.size(); ++i)
-      if (gs.dim(static_cast<int>(i)) != lhs.shape().dim(static_cast<int>(prefix[i])))
-        return EvalContext::unsupported(instr, "group_sizes dimensions must match the lhs dimensions they index");
-  } else {
-    prefix.clear();
-  }
-  int64_t g = plan.groups;
-  plan.groupOf.reserve(static_cast<size_t>(lhs.elementCount()));
-  std::vector<int64_t> gsStrides = rowMajorStrides(gs.dims());
-  forEachPermuted(lhs.shape().dims(), plan.dot.lhsPerm, [&](const std::vector<int64_t>& index, int64_t) {
-    int64_t row = 0;
-    for (size_t i = 0; i < prefix.size(); ++i) row += index[prefix[i]] * gsStrides[i];
-    int64_t coord = index[plan.raggedDim];
-    int64_t start = 0;
-    int32_t group = -1;
-    for (int64_t j = 0; j < g; ++j) {
-      int64_t end = start + readInt(sizes, row + j);
-      if (coord >= start && coord < end) {
-        group = static_cast<int32_t>(j);
-        break;
-      }
-      start = end;
-    }
-    plan.groupOf.push_back(group);
-  });
-  return okStatus();
-}
-
 template <typename T>
 StatusOr<Literal> raggedDotAs(EvalContext& ctx, const Instruction& instr, const Literal& lhs,
-                              const Literal& rhs, const RaggedPlan& rp) {
+                              const Literal& rhs, const RaggedDotPlan& rp, const std::vector<int32_t>& groupOf) {
   const DotPlan& p = rp.dot;
-  int64_t outCount = (rp.contracting ? rp.groups : 1) * p.batch * p.m * p.n;
+  bool contracting = rp.mode == RaggedDotPlan::Mode::kContracting;
+  int64_t outCount = (contracting ? rp.groups : 1) * p.batch * p.m * p.n;
   HLO_RETURN_IF_ERROR(checkResultCount(instr, outCount));
   HLO_RETURN_IF_ERROR(checkScratch(ctx, instr, lhs.elementCount() + rhs.elementCount() + outCount, sizeof(T)));
   std::vector<T> a = gatherAs<T>(lhs, p.lhsPerm);
@@ -226,10 +164,10 @@ StatusOr<Literal> raggedDotAs(EvalContext& ctx, const Instruction& instr, const 
     for (int64_t i = 0; i < p.m; ++i) {
       for (int64_t kk = 0; kk < p.k; ++kk) {
         int64_t aIndex = (bi * p.m + i) * p.k + kk;
-        int32_t j = rp.groupOf[aIndex];
+        int32_t j = groupOf[aIndex];
         if (j < 0) continue;
-        T* cRow = c.data() + ((rp.contracting ? j * p.batch : 0) + bi) * p.m * p.n + i * p.n;
-        const T* bRow = b.data() + ((rp.contracting ? 0 : j * p.batch) + bi) * p.k * p.n + kk * p.n;
+        T* cRow = c.data() + ((contracting ? j * p.batch : 0) + bi) * p.m * p.n + i * p.n;
+        const T* bRow = b.data() + ((contracting ? 0 : j * p.batch) + bi) * p.k * p.n + kk * p.n;
         T av = a[aIndex];
         for (int64_t jj = 0; jj < p.n; ++jj) cRow[jj] += av * bRow[jj];
       }
@@ -247,36 +185,22 @@ StatusOr<Literal> evalRaggedDot(EvalContext& ctx, const Instruction& instr, Oper
   const Literal& lhs = *ops[0];
   const Literal& rhs = *ops[1];
   const Literal& sizes = *ops[2];
-  const std::vector<int64_t>& ragged = instr.attrs().getInts(AttrKey::kLhsRaggedDims);
-  const std::vector<int64_t>& rhsGroup = instr.attrs().getInts(AttrKey::kRhsGroupDims);
-  if (ragged.size() != 1 || ragged[0] < 0 || ragged[0] >= lhs.shape().rank())
-    return EvalContext::unsupported(instr, "expected exactly one lhs ragged dimension");
-  if (!sizes.shape().isArray() || sizes.shape().rank() < 1 || !isInteger(sizes.type()))
-    return EvalContext::unsupported(instr, "group_sizes must be an integer array");
-  RaggedPlan rp;
-  rp.raggedDim = ragged[0];
-  rp.groups = sizes.shape().dim(sizes.shape().rank() - 1);
-  bool batch = contains(instr.attrs().getInts(AttrKey::kLhsBatchDims), rp.raggedDim);
-  rp.contracting = contains(instr.attrs().getInts(AttrKey::kLhsContractingDims), rp.raggedDim);
-  bool free = !batch && !rp.contracting;
-  if (free != (rhsGroup.size() == 1) || rhsGroup.size() > 1)
-    return EvalContext::unsupported(instr, "rhs needs one group dimension exactly when the ragged dimension is free");
-  if (free && rhs.shape().dim(static_cast<int>(rhsGroup[0])) != rp.groups)
-    return EvalContext::unsupported(instr, "the rhs group dimension must have one entry per group");
-  HLO_ASSIGN_OR_RETURN(rp.dot, planDot(instr, lhs.shape(), rhs.shape(), rhsGroup));
-  if (batch) {  // an ordinary dot
-    HLO_RETURN_IF_ERROR(checkResultCount(instr, rp.dot.batch * rp.dot.m * rp.dot.n));
+  StatusOr<RaggedDotPlan> rp = raggedDotPlan(instr.attrs(), lhs.shape(), rhs.shape(), sizes.shape());
+  if (!rp.ok()) return EvalContext::unsupported(instr, rp.status().message());
+  if (rp->mode == RaggedDotPlan::Mode::kBatch) {  // an ordinary dot
+    HLO_RETURN_IF_ERROR(checkResultCount(instr, rp->dot.batch * rp->dot.m * rp->dot.n));
     switch (accKindFor(instr.shape().type(), lhs.type(), rhs.type())) {
-      case AccKind::kInt: return plainDot<uint64_t>(ctx, instr, lhs, rhs, rp.dot);
-      case AccKind::kReal: return plainDot<double>(ctx, instr, lhs, rhs, rp.dot);
-      case AccKind::kComplex: return plainDot<std::complex<double>>(ctx, instr, lhs, rhs, rp.dot);
+      case AccKind::kInt: return plainDot<uint64_t>(ctx, instr, lhs, rhs, rp->dot);
+      case AccKind::kReal: return plainDot<double>(ctx, instr, lhs, rhs, rp->dot);
+      case AccKind::kComplex: return plainDot<std::complex<double>>(ctx, instr, lhs, rhs, rp->dot);
     }
   }
-  HLO_RETURN_IF_ERROR(assignGroups(instr, lhs, sizes, rp));
+  std::vector<int32_t> groupOf =
+      raggedGroups(*rp, lhs.shape(), sizes.shape(), [&](int64_t i) { return readInt(sizes, i); });
   switch (accKindFor(instr.shape().type(), lhs.type(), rhs.type())) {
-    case AccKind::kInt: return raggedDotAs<uint64_t>(ctx, instr, lhs, rhs, rp);
-    case AccKind::kReal: return raggedDotAs<double>(ctx, instr, lhs, rhs, rp);
-    case AccKind::kComplex: return raggedDotAs<std::complex<double>>(ctx, instr, lhs, rhs, rp);
+    case AccKind::kInt: return raggedDotAs<uint64_t>(ctx, instr, lhs, rhs, *rp, groupOf);
+    case AccKind::kReal: return raggedDotAs<double>(ctx, instr, lhs, rhs, *rp, groupOf);
+    case AccKind::kComplex: return raggedDotAs<std::complex<double>>(ctx, instr, lhs, rhs, *rp, groupOf);
   }
   return EvalContext::unsupported(instr);
 }

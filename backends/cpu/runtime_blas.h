@@ -10,6 +10,7 @@
 
 #include "backends/cpu/blas.h"
 #include "hlo/element_io.h"
+#include "hlo/indexing.h"
 #include "hlo/literal.h"
 
 namespace hlo::cpu {
@@ -52,6 +53,15 @@ T readAs(const Literal& lit, int64_t i) {
   } else {
     return lit.toComplex(i);
   }
+}
+
+// The elements of `lit` in the order of `perm` (a permutation of its
+// dimensions), converted to T.
+template <typename T>
+void pack(const Literal& lit, const std::vector<int64_t>& perm, T* out) {
+  forEachPermuted(lit.shape().dims(), perm, [&](const std::vector<int64_t>&, int64_t offset) {
+    *out++ = readAs<T>(lit, offset);
+  });
 }
 
 // c[m, n] = a[m, k] . b[k, n], either operand given transposed ([k, m],

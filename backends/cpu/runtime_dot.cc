@@ -53,15 +53,6 @@ StatusOr<DotShape> classify(const Instruction& instr) {
   return s;
 }
 
-// The elements of `lit` in the order of `perm` (a permutation of its
-// dimensions), converted to T.
-template <typename T>
-void pack(const Literal& lit, const std::vector<int64_t>& perm, T* out) {
-  forEachPermuted(lit.shape().dims(), perm, [&](const std::vector<int64_t>&, int64_t offset) {
-    *out++ = readAs<T>(lit, offset);
-  });
-}
-
 bool isIdentity(const std::vector<int64_t>& perm) {
   for (size_t i = 0; i < perm.size(); ++i)
     if (perm[i] != static_cast<int64_t>(i)) return false;

@@ -28,6 +28,7 @@ struct LibraryOp {
 };
 constexpr LibraryOp kLibraryOps[] = {
     {Opcode::kDot, planDot},
+    {Opcode::kRaggedDot, planRaggedDot},
     {Opcode::kConvolution, planConvolution},
     {Opcode::kSort, planSort},
     {Opcode::kTopK, planTopK},
