@@ -114,6 +114,16 @@ StatusOr<RaggedDotPlan> raggedDotPlan(const Attributes& attrs, const Shape& lhs,
   return plan;
 }
 
+Status checkDotScale(const Shape& x, const Shape& scale) {
+  if (!scale.isArray()) return errorStatus("scales must be arrays");
+  if (scale.isScalar()) return okStatus();
+  if (scale.rank() != x.rank()) return errorStatus("a scale must be a scalar or have its operand's rank");
+  for (int d = 0; d < x.rank(); ++d)
+    if (scale.dim(d) <= 0 || x.dim(d) % scale.dim(d) != 0)
+      return errorStatus("operand dimensions must be multiples of the scale's");
+  return okStatus();
+}
+
 StatusOr<ConvolutionPlan> convolutionPlan(const Attributes& attrs, const Shape& in, const Shape& kernel,
                                           const Shape& out) {
   auto bad = [](const std::string& why) { return errorStatus(why); };

@@ -62,6 +62,26 @@ template <typename ReadSize>
 std::vector<int32_t> raggedGroups(const RaggedDotPlan& plan, const Shape& lhs, const Shape& groupSizes,
                                   ReadSize&& readSize);
 
+// scaled-dot(lhs, rhs, lhs_scale, rhs_scale): each operand is first
+// multiplied by its scale — a scalar, or an array of the operand's rank whose
+// element s[i / block] scales operand element x[i], block = x.dim / s.dim per
+// dimension — then it is an ordinary dot. checkDotScale says whether `scale`
+// fits `x`; forEachScaled calls f(offset, scaleOffset) for every element of
+// x in the order of `perm`, with the row-major offset of its scale.
+Status checkDotScale(const Shape& x, const Shape& scale);
+
+template <typename F>
+void forEachScaled(const Shape& x, const Shape& scale, const std::vector<int64_t>& perm, F&& f) {
+  const std::vector<int64_t>& dims = x.dims();
+  std::vector<int64_t> scaleStrides = rowMajorStrides(scale.dims());
+  forEachPermuted(dims, perm, [&](const std::vector<int64_t>& index, int64_t offset) {
+    int64_t s = 0;
+    if (!scale.isScalar())
+      for (size_t d = 0; d < dims.size(); ++d) s += index[d] / (dims[d] / scale.dim(static_cast<int>(d))) * scaleStrides[d];
+    f(offset, s);
+  });
+}
+
 // A convolution's dimension numbers, window (one entry per spatial
 // dimension, filled with defaults when absent) and groups, checked against
 // the input, kernel and output shapes.

@@ -83,39 +83,25 @@ StatusOr<Literal> evalDot(EvalContext& ctx, const Instruction& instr, Operands o
 
 // ---- scaled-dot ------------------------------------------------------------
 //
-// scaled-dot(lhs, rhs, lhs_scale, rhs_scale): each operand is first
-// multiplied by its scale — a scalar, or an array of the operand's rank whose
-// element s[i / block] scales operand element x[i], block = x.dim / s.dim per
-// dimension — then it is an ordinary dot. The products are exact in double
-// (XLA's rewrite rounds the dequantized operands to an intermediate type);
-// an integer result takes the sum truncated toward zero.
+// The operands are dequantized as hlo/contraction.h says (forEachScaled).
+// The products are exact in double (XLA's rewrite rounds the dequantized
+// operands to an intermediate type); an integer result takes the sum
+// truncated toward zero.
 
 namespace {
 
 template <typename T>
 std::vector<T> dequantize(const Literal& x, const Literal& scale, const std::vector<int64_t>& perm) {
-  const std::vector<int64_t>& dims = x.shape().dims();
-  std::vector<int64_t> scaleStrides = rowMajorStrides(scale.shape().dims());
   std::vector<T> out;
   out.reserve(static_cast<size_t>(x.elementCount()));
-  forEachPermuted(dims, perm, [&](const std::vector<int64_t>& index, int64_t offset) {
-    int64_t s = 0;
-    if (!scale.shape().isScalar())
-      for (size_t d = 0; d < dims.size(); ++d)
-        s += index[d] / (dims[d] / scale.shape().dim(static_cast<int>(d))) * scaleStrides[d];
-    out.push_back(readAs<T>(x, offset) * readAs<T>(scale, s));
-  });
+  forEachScaled(x.shape(), scale.shape(), perm,
+                [&](int64_t offset, int64_t s) { out.push_back(readAs<T>(x, offset) * readAs<T>(scale, s)); });
   return out;
 }
 
 Status checkScale(const Instruction& instr, const Shape& x, const Shape& s) {
-  if (!s.isArray()) return EvalContext::unsupported(instr, "scales must be arrays");
-  if (s.isScalar()) return okStatus();
-  if (s.rank() != x.rank()) return EvalContext::unsupported(instr, "a scale must be a scalar or have its operand's rank");
-  for (int d = 0; d < x.rank(); ++d)
-    if (s.dim(d) <= 0 || x.dim(d) % s.dim(d) != 0)
-      return EvalContext::unsupported(instr, "operand dimensions must be multiples of the scale's");
-  return okStatus();
+  Status fits = checkDotScale(x, s);
+  return fits.ok() ? fits : EvalContext::unsupported(instr, fits.message());
 }
 
 template <typename T>

@@ -29,6 +29,7 @@ struct LibraryOp {
 constexpr LibraryOp kLibraryOps[] = {
     {Opcode::kDot, planDot},
     {Opcode::kRaggedDot, planRaggedDot},
+    {Opcode::kScaledDot, planScaledDot},
     {Opcode::kConvolution, planConvolution},
     {Opcode::kSort, planSort},
     {Opcode::kTopK, planTopK},

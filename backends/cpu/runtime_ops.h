@@ -72,6 +72,7 @@ Status emitScalarFunction(llvm::Module& module, const Computation& computation, 
 // The planners of the library ops, one per runtime_<op>.cc.
 StatusOr<RuntimePlan> planDot(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planRaggedDot(llvm::Module& module, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planScaledDot(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planConvolution(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planSort(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planTopK(llvm::Module& module, const Instruction& instr, const std::string& prefix);
