@@ -40,7 +40,7 @@ HLO_INTERP_OP(evalSort)
 HLO_INTERP_OP(evalTranspose)
 HLO_INTERP_OP(evalTopK)
 
-// interp/reduce.cc, interp/dot_conv.cc, interp/linalg.cc, interp/rng.cc
+// interp/reduce.cc, interp/dot_conv.cc, interp/linalg.cc
 HLO_INTERP_OP(evalReduce)
 HLO_INTERP_OP(evalReduceWindow)
 HLO_INTERP_OP(evalSelectAndScatter)
@@ -54,9 +54,6 @@ HLO_INTERP_OP(evalCholesky)
 HLO_INTERP_OP(evalBatchNormInference)
 HLO_INTERP_OP(evalBatchNormTraining)
 HLO_INTERP_OP(evalBatchNormGrad)
-HLO_INTERP_OP(evalRng)
-HLO_INTERP_OP(evalRngBitGenerator)
-HLO_INTERP_OP(evalRngGetAndUpdateState)
 
 // interp/control.cc: calls, loops, branches, fusion.
 HLO_INTERP_OP(evalCall)
@@ -65,9 +62,13 @@ HLO_INTERP_OP(evalConditional)
 
 // interp/shared_semantics.cc: the ops whose semantics live in hlo/, shared
 // with the CPU runtime: collectives over one participant, async wrappers,
-// annotation custom calls, replica-id and partition-id; scan.
+// annotation custom calls, replica-id and partition-id; scan; the
+// random-number ops.
 HLO_INTERP_OP(evalSingleDevice)
 HLO_INTERP_OP(evalScan)
+HLO_INTERP_OP(evalRng)
+HLO_INTERP_OP(evalRngBitGenerator)
+HLO_INTERP_OP(evalRngGetAndUpdateState)
 
 #undef HLO_INTERP_OP
 

@@ -1,7 +1,9 @@
 // Interpreter ops whose semantics live in hlo/, shared with the CPU runtime:
 // the single-device ops (hlo/single_device.h: collectives over one
 // participant, async wrappers, annotation custom calls, replica and
-// partition ids) and scan (hlo/scan.h).
+// partition ids), scan (hlo/scan.h) and the random-number ops
+// (hlo/random.h).
+#include "hlo/random.h"
 #include "hlo/scan.h"
 #include "hlo/single_device.h"
 #include "interp/ops.h"
@@ -24,6 +26,18 @@ StatusOr<Literal> evalSingleDevice(EvalContext& ctx, const Instruction& instr, O
 
 StatusOr<Literal> evalScan(EvalContext& ctx, const Instruction& instr, Operands ops) {
   return evaluateScan(instr, ops, hooksOf(ctx));
+}
+
+StatusOr<Literal> evalRng(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  return evaluateRng(instr, ops, hooksOf(ctx));
+}
+
+StatusOr<Literal> evalRngBitGenerator(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  return evaluateRngBitGenerator(instr, ops, hooksOf(ctx));
+}
+
+StatusOr<Literal> evalRngGetAndUpdateState(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  return evaluateRngGetAndUpdateState(instr, ops, hooksOf(ctx));
 }
 
 }  // namespace hlo::interp

@@ -26,6 +26,7 @@
 #include "backends/cpu/orc.h"
 #include "backends/cpu/program.h"
 #include "hlo/computation.h"
+#include "hlo/random.h"
 #include "hlo/scan.h"
 #include "hlo/single_device.h"
 #include "jit/elemental_emitter.h"
@@ -64,6 +65,19 @@ bool oneKernel(const Instruction& fusion) {
     if (!rootElement) return false;
   }
   return true;
+}
+
+// Ops whose values come from semantics in hlo/ shared with the interpreter:
+// the runtime steps through a scan, and the random-number generators are
+// XLA's bit for bit, which only one implementation should define.
+SharedSemantics sharedSemanticsOf(Opcode opcode) {
+  switch (opcode) {
+    case Opcode::kScan: return evaluateScan;
+    case Opcode::kRng: return evaluateRng;
+    case Opcode::kRngBitGenerator: return evaluateRngBitGenerator;
+    case Opcode::kRngGetAndUpdateState: return evaluateRngGetAndUpdateState;
+    default: return nullptr;
+  }
 }
 
 // glibc serves blocks over 32 MiB with fresh mmap pages and unmaps them when
@@ -180,11 +194,13 @@ class Builder {
       bool calls = instr.opcode() == Opcode::kAsyncStart || instr.opcode() == Opcode::kAsyncUpdate;
       return calls && wrapped ? callee(step, wrapped) : okStatus();
     }
-    if (instr.opcode() == Opcode::kScan) {
-      // The runtime steps through the scan, running to_apply compiled.
+    if (SharedSemantics shared = sharedSemanticsOf(instr.opcode())) {
+      // The runtime computes it as the interpreter does; a scan runs its
+      // to_apply compiled.
       step.kind = Step::Kind::kShared;
-      step.shared = evaluateScan;
-      return callee(step, a.getComputation(AttrKey::kToApply));
+      step.shared = shared;
+      const Computation* applied = a.getComputation(AttrKey::kToApply);
+      return applied ? callee(step, applied) : okStatus();
     }
     if (instr.opcode() == Opcode::kFusion && !oneKernel(instr)) {
       // Run the fused computation like a call, one kernel per instruction.

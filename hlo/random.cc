@@ -1,4 +1,5 @@
-// Interpreter ops: rng, rng-bit-generator and rng-get-and-update-state.
+// rng, rng-bit-generator and rng-get-and-update-state, shared by the
+// interpreter and the CPU runtime.
 //
 // rng-bit-generator follows XLA's RngBitGeneratorExpander bit for bit, so a
 // module gives the same bits here as on XLA:
@@ -33,12 +34,16 @@
 #include <cmath>
 #include <numbers>
 
-#include "interp/element_io.h"
-#include "hlo/indexing.h"
-#include "interp/ops.h"
-#include "interp/random_bits.h"
+#include "hlo/random.h"
 
-namespace hlo::interp {
+#include <string>
+
+#include "hlo/element_io.h"
+#include "hlo/indexing.h"
+#include "hlo/instruction.h"
+#include "hlo/random_bits.h"
+
+namespace hlo {
 namespace {
 
 constexpr uint64_t kInitialRngState = 0x7012395;
@@ -136,27 +141,28 @@ int mantissaBits(ElementType t) {
 
 }  // namespace
 
-StatusOr<Literal> evalRngBitGenerator(EvalContext& ctx, const Instruction& instr, Operands ops) {
-  if (ops.size() != 1) return EvalContext::unsupported(instr, "expected one state operand");
+StatusOr<Literal> evaluateRngBitGenerator(const Instruction& instr, Values ops, const EngineHooks& hooks) {
+  if (ops.size() != 1) return hooks.refuse(instr, "expected one state operand");
   const Literal& state = *ops[0];
   const Shape& shape = instr.shape();
   // The result is (new state, bits), or just the bits (XLA accepts that too).
   bool bitsOnly = shape.isArray();
   if (!bitsOnly && (!shape.isTuple() || shape.tupleSize() != 2 || !shape.tupleElement(1).isArray() ||
                     !shape.tupleElement(0).compatible(state.shape())))
-    return EvalContext::unsupported(instr, "result must be (state, bits) or bits");
+    return hooks.refuse(instr, "result must be (state, bits) or bits");
   const Shape& data = bitsOnly ? shape : shape.tupleElement(1);
   int bits = valueBits(data.type());
-  if (bits == 0) return EvalContext::unsupported(instr, "bits of type " + std::string(elementTypeName(data.type())));
+  if (bits == 0) return hooks.refuse(instr, "bits of type " + std::string(elementTypeName(data.type())));
   std::string_view algorithm = instr.attrs().getString(AttrKey::kAlgorithm);
   bool threeFry = algorithm == "rng_three_fry";
   if (!threeFry && !algorithm.empty() && algorithm != "rng_philox" && algorithm != "rng_default")
-    return EvalContext::unsupported(instr, "algorithm " + std::string(algorithm));
+    return hooks.refuse(instr, "algorithm " + std::string(algorithm));
   int64_t words = state.shape().isArray() && state.shape().rank() == 1 && state.type() == ElementType::kU64
                       ? state.elementCount() : 0;
   if (threeFry ? words != 2 : words != 2 && words != 3)
-    return EvalContext::unsupported(instr, std::string("state must be u64[") + (threeFry ? "2" : "2 or 3") + "]");
-  HLO_ASSIGN_OR_RETURN(Literal result, ctx.allocate(shape, instr));
+    return hooks.refuse(instr, std::string("state must be u64[") + (threeFry ? "2" : "2 or 3") + "]");
+  if (hooks.checkMemory) HLO_RETURN_IF_ERROR(hooks.checkMemory(instr, shape));
+  Literal result(shape);
   Literal newState(state.shape());
   uint64_t key = state.bitsAt(0);
   std::vector<uint64_t> values;
@@ -177,21 +183,22 @@ StatusOr<Literal> evalRngBitGenerator(EvalContext& ctx, const Instruction& instr
   return result;
 }
 
-StatusOr<Literal> evalRng(EvalContext& ctx, const Instruction& instr, Operands ops) {
+StatusOr<Literal> evaluateRng(const Instruction& instr, Values ops, const EngineHooks& hooks) {
   if (ops.size() < 2 || !ops[0]->shape().isScalar() || !ops[1]->shape().isScalar() || !instr.shape().isArray())
-    return EvalContext::unsupported(instr, "expected two scalar bounds and an array result");
+    return hooks.refuse(instr, "expected two scalar bounds and an array result");
   ElementType t = instr.shape().type();
   std::string_view distribution = instr.attrs().getString(AttrKey::kDistribution);
   bool normal = distribution == "rng_normal";
   if (!normal && distribution != "rng_uniform")
-    return EvalContext::unsupported(instr, "distribution " + std::string(distribution));
+    return hooks.refuse(instr, "distribution " + std::string(distribution));
   if (isComplex(t) || (normal && !isFloat(t)))
-    return EvalContext::unsupported(instr, std::string(distribution) + " of " + std::string(elementTypeName(t)));
+    return hooks.refuse(instr, std::string(distribution) + " of " + std::string(elementTypeName(t)));
   int bits = bitWidth(t) == 64 ? 64 : 32;
   int64_t count = instr.shape().elementCount();
   U128 counter;
   std::vector<uint64_t> values = philoxValues(fnv1a(instr.name()), counter, count + (normal ? 1 : 0), bits);
-  HLO_ASSIGN_OR_RETURN(Literal out, ctx.allocate(instr.shape(), instr));
+  if (hooks.checkMemory) HLO_RETURN_IF_ERROR(hooks.checkMemory(instr, instr.shape()));
+  Literal out(instr.shape());
   const Literal& a = *ops[0];
   const Literal& b = *ops[1];
   if (normal) {
@@ -216,13 +223,14 @@ StatusOr<Literal> evalRng(EvalContext& ctx, const Instruction& instr, Operands o
   return out;
 }
 
-StatusOr<Literal> evalRngGetAndUpdateState(EvalContext& ctx, const Instruction& instr, Operands) {
+StatusOr<Literal> evaluateRngGetAndUpdateState(const Instruction& instr, Values, const EngineHooks& hooks) {
   if (!instr.shape().isArray() || instr.shape().type() != ElementType::kU64 || instr.shape().elementCount() != 2)
-    return EvalContext::unsupported(instr, "result must be u64[2]");
-  HLO_ASSIGN_OR_RETURN(Literal out, ctx.allocate(instr.shape(), instr));
+    return hooks.refuse(instr, "result must be u64[2]");
+  if (hooks.checkMemory) HLO_RETURN_IF_ERROR(hooks.checkMemory(instr, instr.shape()));
+  Literal out(instr.shape());
   out.setBitsAt(0, kInitialRngState);
   out.setBitsAt(1, 0);
   return out;
 }
 
-}  // namespace hlo::interp
+}  // namespace hlo

@@ -8,7 +8,7 @@
 #include <array>
 #include <cstdint>
 
-namespace hlo::interp {
+namespace hlo {
 
 inline uint32_t rotateLeft(uint32_t v, int distance) { return (v << distance) | (v >> (32 - distance)); }
 
@@ -52,4 +52,4 @@ inline std::array<uint32_t, 2> splitU64(uint64_t v) {
 
 inline uint64_t joinU32(uint32_t low, uint32_t high) { return uint64_t{low} | (uint64_t{high} << 32); }
 
-}  // namespace hlo::interp
+}  // namespace hlo
