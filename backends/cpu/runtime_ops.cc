@@ -20,7 +20,8 @@ bool always(const Instruction&) { return true; }
 // The library ops, one line each: opcode -> its planner (runtime_<op>.cc),
 // and which instances the elemental emitter also computes inside a fusion
 // (none when null). A transpose is a library call only unfused; a reduce
-// only when the emitter cannot fold it (several inputs, another reducer).
+// only when the emitter cannot fold it (several inputs, another reducer); a
+// bitcast-convert only between widths.
 struct LibraryOp {
   Opcode opcode;
   PlanFn plan;
@@ -38,6 +39,7 @@ constexpr LibraryOp kLibraryOps[] = {
     {Opcode::kTranspose, planTranspose, always},
     {Opcode::kReduce, planReduce, jit::emitsReduce},
     {Opcode::kReduceWindow, planReduce},
+    {Opcode::kBitcastConvert, planBitcastConvert, sameWidthBitcastConvert},
 };
 
 const LibraryOp* find(Opcode opcode) {

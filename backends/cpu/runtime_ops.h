@@ -79,6 +79,8 @@ StatusOr<RuntimePlan> planTopK(llvm::Module& module, const Instruction& instr, c
 StatusOr<RuntimePlan> planGather(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planScatter(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planReduce(llvm::Module& module, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planBitcastConvert(llvm::Module& module, const Instruction& instr, const std::string& prefix);
+bool sameWidthBitcastConvert(const Instruction& instr);  // emitted elementwise
 StatusOr<RuntimePlan> planTranspose(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 
 }  // namespace hlo::cpu

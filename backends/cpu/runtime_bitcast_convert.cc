@@ -1,0 +1,33 @@
+// Library op: a bitcast-convert between element types of different widths
+// (one wide element becomes several narrow ones along a new minor dimension,
+// or the reverse): a byte copy, or hlo/bitcast_convert.h's bit shuffling for
+// sub-byte types. Same-width ones are elementwise and emitted in kernels.
+#include "backends/cpu/runtime_ops.h"
+#include "hlo/bitcast_convert.h"
+#include "jit/elemental_emitter.h"
+
+namespace hlo::cpu {
+namespace {
+
+Status runBitcastConvert(const RuntimeCall& call) {
+  Status done = bitcastConvert(*call.operands[0], call.result);
+  if (!done.ok()) return errorStatus("cpu: %" + call.instr.name() + ": " + done.message(), call.instr.loc());
+  return okStatus();
+}
+
+}  // namespace
+
+bool sameWidthBitcastConvert(const Instruction& instr) {
+  return instr.operandCount() == 1 && instr.operand(0)->shape().isArray() && instr.shape().isArray() &&
+         instr.operand(0)->shape().dims() == instr.shape().dims();
+}
+
+StatusOr<RuntimePlan> planBitcastConvert(llvm::Module&, const Instruction& instr, const std::string&) {
+  if (sameWidthBitcastConvert(instr)) return RuntimePlan{};  // a kernel
+  if (instr.operandCount() != 1 || !instr.operand(0)->shape().isArray() || !instr.shape().isArray() ||
+      instr.operand(0)->shape().isDynamic() || instr.shape().isDynamic())
+    return jit::cannotCompile(instr, "expected a static array operand and result");
+  return RuntimePlan{runBitcastConvert, {}};
+}
+
+}  // namespace hlo::cpu
