@@ -260,8 +260,38 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
     default:
       break;
   }
+  if (instr.opcode() == Opcode::kMap) return emitMap(instr, index);
   if (opcodeCategory(instr.opcode()) == OpCategory::kElementwise) return emitElementwise(instr, index);
   return cannotCompile(instr);
+}
+
+// map applies to_apply to the operands' elements at the same index. Each
+// element goes through a stack slot bound as the computation's parameter, so
+// the computation is emitted as written; it gets a cache of its own, so its
+// values never stand in for another element's.
+StatusOr<llvm::Value*> ElementalEmitter::emitMap(const Instruction& instr, const IrIndex& index) {
+  const Computation* f = instr.attrs().getComputation(AttrKey::kToApply);
+  if (!f || f->parameterCount() != instr.operandCount())
+    return cannotCompile(instr, "to_apply must take one parameter per operand");
+  for (int i = 0; i < instr.operandCount(); ++i) {
+    const Shape& op = instr.operand(i)->shape();
+    const Shape& p = f->parameter(i)->shape();
+    if (op.dims() != instr.shape().dims()) return cannotCompile(instr, "operands must have the result's dimensions");
+    if (!p.isArray() || p.rank() != 0 || p.type() != op.type())
+      return cannotCompile(instr, "to_apply parameters must be scalars of the operand types");
+    HLO_ASSIGN_OR_RETURN(llvm::Value * v, emit(*instr.operand(i), index));
+    llvm::AllocaInst* slot = entryAlloca(storageType(op.type()), "map.arg");
+    store(v, slot, i64(0), op.type());
+    bindArray(f->parameter(i), slot);
+  }
+  const Shape& result = f->root()->shape();
+  if (!result.isArray() || result.rank() != 0 || result.type() != instr.shape().type())
+    return cannotCompile(instr, "to_apply must return a scalar of the result type");
+  std::vector<std::map<CacheKey, llvm::Value*>> own(1);
+  std::swap(cache_, own);
+  StatusOr<llvm::Value*> value = emit(*f->root(), scalarIndex());
+  std::swap(cache_, own);
+  return value;
 }
 
 StatusOr<llvm::Value*> ElementalEmitter::emitElementwise(const Instruction& instr, const IrIndex& index) {

@@ -72,6 +72,7 @@ class ElementalEmitter {
   llvm::Value* i64(int64_t v) { return b_.getInt64(v); }
   // A variable in the function's entry block (promoted to a register by LLVM).
   llvm::AllocaInst* entryAlloca(llvm::Type* type, const std::string& name);
+  StatusOr<llvm::Value*> emitMap(const Instruction& instr, const IrIndex& index);
 
   // Scalar semantics, shared with the reductions (elemental_scalar.cc).
   StatusOr<llvm::Value*> unary(const Instruction& instr, ElementType t, llvm::Value* x);
