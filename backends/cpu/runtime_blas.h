@@ -12,6 +12,7 @@
 #include "hlo/element_io.h"
 #include "hlo/indexing.h"
 #include "hlo/literal.h"
+#include "hlo/status.h"
 
 namespace hlo::cpu {
 
@@ -31,6 +32,28 @@ inline Compute computeTypeFor(ElementType lhs, ElementType rhs, ElementType out)
   if (narrowFloat(lhs) && narrowFloat(rhs) && narrowFloat(out)) return Compute::kFloat;
   if (isFloat(lhs) || isFloat(rhs) || isFloat(out)) return Compute::kDouble;
   return Compute::kInt;
+}
+
+// Calls f(T{}) with T the C++ type of `compute`: float, double,
+// std::complex<double> or uint64_t.
+template <typename F>
+Status withComputeType(Compute compute, F&& f) {
+  switch (compute) {
+    case Compute::kFloat: return f(float{});
+    case Compute::kDouble: return f(double{});
+    case Compute::kComplex: return f(std::complex<double>{});
+    case Compute::kInt: return f(uint64_t{});
+  }
+  return errorStatus("cpu: internal error: unknown compute type");
+}
+
+// The element type whose storage is T (so gemm can use a literal in place).
+template <typename T>
+constexpr ElementType nativeType() {
+  if constexpr (std::is_same_v<T, float>) return ElementType::kF32;
+  else if constexpr (std::is_same_v<T, double>) return ElementType::kF64;
+  else if constexpr (std::is_same_v<T, uint64_t>) return ElementType::kU64;
+  else return ElementType::kC128;
 }
 
 inline bool isNumeric(ElementType t) {

@@ -177,13 +177,7 @@ Status convAs(const RuntimeCall& call, const ConvShape& s) {
 Status runConv(const RuntimeCall& call) {
   HLO_ASSIGN_OR_RETURN(ConvShape s, classify(call.instr));
   if (call.result.elementCount() == 0) return okStatus();
-  switch (s.compute) {
-    case Compute::kFloat: return convAs<float>(call, s);
-    case Compute::kDouble: return convAs<double>(call, s);
-    case Compute::kComplex: return convAs<std::complex<double>>(call, s);
-    case Compute::kInt: return convAs<uint64_t>(call, s);
-  }
-  return errorStatus("cpu: internal error: convolution compute type");
+  return withComputeType(s.compute, [&](auto t) { return convAs<decltype(t)>(call, s); });
 }
 
 }  // namespace

@@ -133,13 +133,10 @@ Status runAs(const RuntimeCall& call, const DotShape& s, ElementType native) {
 
 Status runDot(const RuntimeCall& call) {
   HLO_ASSIGN_OR_RETURN(DotShape s, classify(call.instr));
-  switch (s.compute) {
-    case Compute::kFloat: return runAs<float>(call, s, ElementType::kF32);
-    case Compute::kDouble: return runAs<double>(call, s, ElementType::kF64);
-    case Compute::kComplex: return runAs<std::complex<double>>(call, s, ElementType::kC128);
-    case Compute::kInt: return runAs<uint64_t>(call, s, ElementType::kU64);
-  }
-  return errorStatus("cpu: internal error: dot compute type");
+  return withComputeType(s.compute, [&](auto t) {
+    using T = decltype(t);
+    return runAs<T>(call, s, nativeType<T>());
+  });
 }
 
 }  // namespace

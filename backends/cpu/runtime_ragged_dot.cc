@@ -113,13 +113,9 @@ Status runAs(const RuntimeCall& call, const RaggedDotPlan& plan) {
 Status runRaggedDot(const RuntimeCall& call) {
   HLO_ASSIGN_OR_RETURN(RaggedDotPlan plan, classify(call.instr));
   const Instruction& instr = call.instr;
-  switch (computeTypeFor(instr.operand(0)->shape().type(), instr.operand(1)->shape().type(), instr.shape().type())) {
-    case Compute::kFloat: return runAs<float>(call, plan);
-    case Compute::kDouble: return runAs<double>(call, plan);
-    case Compute::kComplex: return runAs<std::complex<double>>(call, plan);
-    case Compute::kInt: return runAs<uint64_t>(call, plan);
-  }
-  return errorStatus("cpu: internal error: ragged-dot compute type");
+  Compute compute =
+      computeTypeFor(instr.operand(0)->shape().type(), instr.operand(1)->shape().type(), instr.shape().type());
+  return withComputeType(compute, [&](auto t) { return runAs<decltype(t)>(call, plan); });
 }
 
 }  // namespace
