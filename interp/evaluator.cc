@@ -99,7 +99,7 @@ StatusOr<Literal> dispatch(EvalContext& ctx, const Instruction& instr, Operands 
     case Opcode::kReduce: return evalReduce(ctx, instr, ops);
     case Opcode::kReduceWindow: return evalReduceWindow(ctx, instr, ops);
     case Opcode::kSelectAndScatter: return evalSelectAndScatter(ctx, instr, ops);
-    case Opcode::kScan: return evalScan(ctx, instr, ops);
+    case Opcode::kScan: return evalShared(ctx, instr, ops);
     case Opcode::kDot: return evalDot(ctx, instr, ops);
     case Opcode::kRaggedDot: return evalRaggedDot(ctx, instr, ops);
     case Opcode::kScaledDot: return evalScaledDot(ctx, instr, ops);
@@ -110,39 +110,39 @@ StatusOr<Literal> dispatch(EvalContext& ctx, const Instruction& instr, Operands 
     case Opcode::kBatchNormInference: return evalBatchNormInference(ctx, instr, ops);
     case Opcode::kBatchNormTraining: return evalBatchNormTraining(ctx, instr, ops);
     case Opcode::kBatchNormGrad: return evalBatchNormGrad(ctx, instr, ops);
-    case Opcode::kRng: return evalRng(ctx, instr, ops);
-    case Opcode::kRngBitGenerator: return evalRngBitGenerator(ctx, instr, ops);
-    case Opcode::kRngGetAndUpdateState: return evalRngGetAndUpdateState(ctx, instr, ops);
+    case Opcode::kRng: return evalShared(ctx, instr, ops);
+    case Opcode::kRngBitGenerator: return evalShared(ctx, instr, ops);
+    case Opcode::kRngGetAndUpdateState: return evalShared(ctx, instr, ops);
 
     case Opcode::kCall: return evalCall(ctx, instr, ops);
     case Opcode::kFusion: return evalCall(ctx, instr, ops);
     case Opcode::kWhile: return evalWhile(ctx, instr, ops);
     case Opcode::kConditional: return evalConditional(ctx, instr, ops);
-    case Opcode::kAsyncStart: return evalSingleDevice(ctx, instr, ops);
-    case Opcode::kAsyncUpdate: return evalSingleDevice(ctx, instr, ops);
-    case Opcode::kAsyncDone: return evalSingleDevice(ctx, instr, ops);
-    case Opcode::kCopyStart: return evalSingleDevice(ctx, instr, ops);
-    case Opcode::kCopyDone: return evalSingleDevice(ctx, instr, ops);
-    case Opcode::kCustomCall: return evalSingleDevice(ctx, instr, ops);
+    case Opcode::kAsyncStart: return evalShared(ctx, instr, ops);
+    case Opcode::kAsyncUpdate: return evalShared(ctx, instr, ops);
+    case Opcode::kAsyncDone: return evalShared(ctx, instr, ops);
+    case Opcode::kCopyStart: return evalShared(ctx, instr, ops);
+    case Opcode::kCopyDone: return evalShared(ctx, instr, ops);
+    case Opcode::kCustomCall: return evalShared(ctx, instr, ops);
     case Opcode::kOptimizationBarrier: return *ops[0];
     case Opcode::kAddDependency: return *ops[0];
     case Opcode::kDomain: return *ops[0];
     case Opcode::kAfterAll: return tokenValue(instr);
-    case Opcode::kPartitionId: return evalSingleDevice(ctx, instr, ops);
-    case Opcode::kReplicaId: return evalSingleDevice(ctx, instr, ops);
+    case Opcode::kPartitionId: return evalShared(ctx, instr, ops);
+    case Opcode::kReplicaId: return evalShared(ctx, instr, ops);
 
-    case Opcode::kAllReduce: return evalSingleDevice(ctx, instr, ops);
-    case Opcode::kAllReduceStart: return evalSingleDevice(ctx, instr, ops);
-    case Opcode::kAllGather: return evalSingleDevice(ctx, instr, ops);
-    case Opcode::kAllGatherStart: return evalSingleDevice(ctx, instr, ops);
-    case Opcode::kReduceScatter: return evalSingleDevice(ctx, instr, ops);
-    case Opcode::kAllToAll: return evalSingleDevice(ctx, instr, ops);
-    case Opcode::kCollectivePermute: return evalSingleDevice(ctx, instr, ops);
-    case Opcode::kCollectivePermuteStart: return evalSingleDevice(ctx, instr, ops);
-    case Opcode::kCollectiveBroadcast: return evalSingleDevice(ctx, instr, ops);
-    case Opcode::kAllReduceDone: return evalSingleDevice(ctx, instr, ops);
-    case Opcode::kAllGatherDone: return evalSingleDevice(ctx, instr, ops);
-    case Opcode::kCollectivePermuteDone: return evalSingleDevice(ctx, instr, ops);
+    case Opcode::kAllReduce: return evalShared(ctx, instr, ops);
+    case Opcode::kAllReduceStart: return evalShared(ctx, instr, ops);
+    case Opcode::kAllGather: return evalShared(ctx, instr, ops);
+    case Opcode::kAllGatherStart: return evalShared(ctx, instr, ops);
+    case Opcode::kReduceScatter: return evalShared(ctx, instr, ops);
+    case Opcode::kAllToAll: return evalShared(ctx, instr, ops);
+    case Opcode::kCollectivePermute: return evalShared(ctx, instr, ops);
+    case Opcode::kCollectivePermuteStart: return evalShared(ctx, instr, ops);
+    case Opcode::kCollectiveBroadcast: return evalShared(ctx, instr, ops);
+    case Opcode::kAllReduceDone: return evalShared(ctx, instr, ops);
+    case Opcode::kAllGatherDone: return evalShared(ctx, instr, ops);
+    case Opcode::kCollectivePermuteDone: return evalShared(ctx, instr, ops);
 
     // No meaning on a single device, or no defined semantics here.
     case Opcode::kCollectiveReduce:

@@ -64,11 +64,7 @@ HLO_INTERP_OP(evalConditional)
 // with the CPU runtime: collectives over one participant, async wrappers,
 // annotation custom calls, replica-id and partition-id; scan; the
 // random-number ops.
-HLO_INTERP_OP(evalSingleDevice)
-HLO_INTERP_OP(evalScan)
-HLO_INTERP_OP(evalRng)
-HLO_INTERP_OP(evalRngBitGenerator)
-HLO_INTERP_OP(evalRngGetAndUpdateState)
+HLO_INTERP_OP(evalShared)
 
 #undef HLO_INTERP_OP
 

@@ -1,11 +1,7 @@
-// Interpreter ops whose semantics live in hlo/, shared with the CPU runtime:
-// the single-device ops (hlo/single_device.h: collectives over one
-// participant, async wrappers, annotation custom calls, replica and
-// partition ids), scan (hlo/scan.h) and the random-number ops
-// (hlo/random.h).
-#include "hlo/random.h"
-#include "hlo/scan.h"
-#include "hlo/single_device.h"
+// Interpreter ops whose semantics live in hlo/, shared with the CPU runtime
+// (hlo/shared_semantics.h: the single-device ops, scan, the random-number
+// ops).
+#include "hlo/shared_semantics.h"
 #include "interp/ops.h"
 
 namespace hlo::interp {
@@ -20,24 +16,10 @@ EngineHooks hooksOf(EvalContext& ctx) {
 
 }  // namespace
 
-StatusOr<Literal> evalSingleDevice(EvalContext& ctx, const Instruction& instr, Operands ops) {
-  return single_device::evaluate(instr, ops, hooksOf(ctx));
-}
-
-StatusOr<Literal> evalScan(EvalContext& ctx, const Instruction& instr, Operands ops) {
-  return evaluateScan(instr, ops, hooksOf(ctx));
-}
-
-StatusOr<Literal> evalRng(EvalContext& ctx, const Instruction& instr, Operands ops) {
-  return evaluateRng(instr, ops, hooksOf(ctx));
-}
-
-StatusOr<Literal> evalRngBitGenerator(EvalContext& ctx, const Instruction& instr, Operands ops) {
-  return evaluateRngBitGenerator(instr, ops, hooksOf(ctx));
-}
-
-StatusOr<Literal> evalRngGetAndUpdateState(EvalContext& ctx, const Instruction& instr, Operands ops) {
-  return evaluateRngGetAndUpdateState(instr, ops, hooksOf(ctx));
+StatusOr<Literal> evalShared(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  SharedSemantics shared = sharedSemanticsOf(instr);
+  if (!shared) return EvalContext::unsupported(instr, "internal error: no shared semantics");
+  return shared(instr, ops, hooksOf(ctx));
 }
 
 }  // namespace hlo::interp

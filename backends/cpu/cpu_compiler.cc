@@ -26,8 +26,7 @@
 #include "backends/cpu/orc.h"
 #include "backends/cpu/program.h"
 #include "hlo/computation.h"
-#include "hlo/random.h"
-#include "hlo/scan.h"
+#include "hlo/shared_semantics.h"
 #include "hlo/single_device.h"
 #include "jit/elemental_emitter.h"
 
@@ -65,19 +64,6 @@ bool oneKernel(const Instruction& fusion) {
     if (!rootElement) return false;
   }
   return true;
-}
-
-// Ops whose values come from semantics in hlo/ shared with the interpreter:
-// the runtime steps through a scan, and the random-number generators are
-// XLA's bit for bit, which only one implementation should define.
-SharedSemantics sharedSemanticsOf(Opcode opcode) {
-  switch (opcode) {
-    case Opcode::kScan: return evaluateScan;
-    case Opcode::kRng: return evaluateRng;
-    case Opcode::kRngBitGenerator: return evaluateRngBitGenerator;
-    case Opcode::kRngGetAndUpdateState: return evaluateRngGetAndUpdateState;
-    default: return nullptr;
-  }
 }
 
 // glibc serves blocks over 32 MiB with fresh mmap pages and unmaps them when
@@ -180,27 +166,22 @@ class Builder {
       step.kind = Step::Kind::kForward;  // a tuple's copy: the runtime copies values
       return okStatus();
     }
-    if (single_device::handles(instr)) {
-      // Refused now if one device cannot run it; an async op's wrapped
-      // computation is compiled like a call's.
+    if (SharedSemantics shared = sharedSemanticsOf(instr)) {
+      // Computed as the interpreter computes it (hlo/shared_semantics.h).
+      // What one device cannot do is refused now; an async op's wrapped
+      // computation and a scan's body are compiled like a call's.
       EngineHooks hooks;
       hooks.refuse = [](const Instruction& i, const std::string& why) {
         return errorStatus("cpu: " + jit::cannotCompile(i, why).message(), i.loc());
       };
-      HLO_RETURN_IF_ERROR(single_device::check(instr, hooks));
-      step.kind = Step::Kind::kShared;
-      step.shared = single_device::evaluate;
-      const Computation* wrapped = a.getComputation(AttrKey::kCalls);
-      bool calls = instr.opcode() == Opcode::kAsyncStart || instr.opcode() == Opcode::kAsyncUpdate;
-      return calls && wrapped ? callee(step, wrapped) : okStatus();
-    }
-    if (SharedSemantics shared = sharedSemanticsOf(instr.opcode())) {
-      // The runtime computes it as the interpreter does; a scan runs its
-      // to_apply compiled.
+      if (single_device::handles(instr)) HLO_RETURN_IF_ERROR(single_device::check(instr, hooks));
       step.kind = Step::Kind::kShared;
       step.shared = shared;
-      const Computation* applied = a.getComputation(AttrKey::kToApply);
-      return applied ? callee(step, applied) : okStatus();
+      Opcode op = instr.opcode();
+      const Computation* runs = op == Opcode::kAsyncStart || op == Opcode::kAsyncUpdate ? a.getComputation(AttrKey::kCalls)
+                                : op == Opcode::kScan                                     ? a.getComputation(AttrKey::kToApply)
+                                                                                          : nullptr;
+      return runs ? callee(step, runs) : okStatus();
     }
     if (instr.opcode() == Opcode::kFusion && !oneKernel(instr)) {
       // Run the fused computation like a call, one kernel per instruction.
