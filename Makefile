@@ -32,9 +32,12 @@ LDLIBS_COMMON := -lre2 -lz -lpthread
 # our warnings stay about our code), and only the programs that run the JIT
 # link the shared library -lLLVM-19; hlo/, parser/ and interp/ never see
 # LLVM flags.
+# The flags are asked of llvm-config when a recipe first needs them (then
+# kept), not when this file is read: on a fresh machine `make deps` installs
+# llvm-config during the same run, after the file was read.
 LLVM_CONFIG := llvm-config-19
-LLVM_CXXFLAGS := $(patsubst -I%,-isystem %,$(filter-out -std=% -fno-exceptions -W% -O% -g%,$(shell $(LLVM_CONFIG) --cxxflags)))
-LLVM_LDLIBS := $(shell $(LLVM_CONFIG) --ldflags) $(shell $(LLVM_CONFIG) --libs)
+LLVM_CXXFLAGS = $(eval LLVM_CXXFLAGS := $(patsubst -I%,-isystem %,$(filter-out -std=% -fno-exceptions -W% -O% -g%,$(shell $(LLVM_CONFIG) --cxxflags))))$(LLVM_CXXFLAGS)
+LLVM_LDLIBS = $(eval LLVM_LDLIBS := $(shell $(LLVM_CONFIG) --ldflags) $(shell $(LLVM_CONFIG) --libs))$(LLVM_LDLIBS)
 
 # ---- sources ---------------------------------------------------------------
 
