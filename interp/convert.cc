@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "hlo/bitcast_convert.h"
+#include "hlo/reduce_precision.h"
 #include "interp/element_io.h"
 #include "interp/elementwise_kernels.h"
 #include "hlo/indexing.h"
@@ -76,20 +77,6 @@ typename To::Storage convertOne(typename From::Storage stored) {
     if constexpr (s::isComplex<FK>) return {static_cast<F>(v.real()), static_cast<F>(v.imag())};
     else return {static_cast<F>(realPart<FK>(v)), F(0)};
   }
-}
-
-// Exponent and mantissa widths of the IEEE-style float types, whose bit
-// patterns reduce-precision rounds in place; nullopt for the others.
-std::optional<std::pair<int, int>> ieeeLayout(ElementType t) {
-  using T = ElementType;
-  if (t == T::kF16) return std::pair{5, 10};
-  if (t == T::kBF16) return std::pair{8, 7};
-  if (t == T::kF32) return std::pair{8, 23};
-  if (t == T::kF64) return std::pair{11, 52};
-  if (t == T::kF8E5M2) return std::pair{5, 2};
-  if (t == T::kF8E4M3) return std::pair{4, 3};
-  if (t == T::kF8E3M4) return std::pair{3, 4};
-  return std::nullopt;
 }
 
 // One stored element of From at `in` into To at `out`, as convertElements.
@@ -158,10 +145,7 @@ StatusOr<Literal> evalBitcastConvert(EvalContext& ctx, const Instruction& instr,
   return out;
 }
 
-// XLA's ReducePrecision (scalar::reducePrecisionBits), applied to the bit
-// pattern of IEEE-style types in their own format, so reducing a type to its
-// own widths changes nothing. The f8 types without infinities, f8e8m0fnu and
-// f4e2m1fn are widened to f32 (exactly), reduced there, and rounded back.
+// XLA's ReducePrecision, element by element (hlo/reduce_precision.h).
 StatusOr<Literal> evalReducePrecision(EvalContext& ctx, const Instruction& instr, Operands ops) {
   const Literal& in = *ops[0];
   int64_t exponentBits = instr.attrs().getInt(AttrKey::kExponentBits, -1);
@@ -177,18 +161,8 @@ StatusOr<Literal> evalReducePrecision(EvalContext& ctx, const Instruction& instr
     return errorStatus("'" + instr.name() + "': operand and result differ in size", instr.loc());
   auto exponent = static_cast<int>(std::min<int64_t>(exponentBits, 64));
   auto mantissa = static_cast<int>(std::min<int64_t>(mantissaBits, 64));
-  std::optional<std::pair<int, int>> layout = ieeeLayout(t);
-  for (int64_t i = 0; i < in.elementCount(); ++i) {
-    if (layout) {
-      out.setBitsAt(i, s::reducePrecisionBits(in.bitsAt(i), layout->first, layout->second,
-                                               exponent, mantissa));
-    } else {
-      auto wide = std::bit_cast<uint32_t>(static_cast<float>(in.toDouble(i)));
-      auto reduced = std::bit_cast<float>(
-          static_cast<uint32_t>(s::reducePrecisionBits(wide, 8, 23, exponent, mantissa)));
-      out.setBitsAt(i, encodeSmallFloat(t, reduced));
-    }
-  }
+  for (int64_t i = 0; i < in.elementCount(); ++i)
+    out.setBitsAt(i, reducePrecisionOf(t, in.bitsAt(i), exponent, mantissa));
   return out;
 }
 

@@ -22,6 +22,7 @@
 #include <functional>
 
 #include "hlo/attributes.h"
+#include "hlo/complex_math.h"
 #include "hlo/element_type.h"
 #include "interp/scalar_types.h"
 
@@ -77,8 +78,7 @@ HLO_SCALAR_REAL_UNARY(RoundNearestAfz, round)
 HLO_SCALAR_REAL_UNARY(RoundNearestEven, nearbyint)
 #undef HLO_SCALAR_REAL_UNARY
 
-// exp(x) - 1; for complex x = a + bi that is
-// (expm1(a) cos b - 2 sin^2(b/2)) + i e^a sin b, accurate near zero.
+// exp(x) - 1; complex: hlo/complex_math.h.
 struct Expm1 {
   static constexpr UnaryResult kResult = UnaryResult::kSame;
   template <class K> static constexpr bool kAccepts = isInexact<K>;
@@ -86,13 +86,12 @@ struct Expm1 {
     if constexpr (isFloat<K>) {
       return std::expm1(x);
     } else {
-      auto a = x.real(), b = x.imag(), h = std::sin(b / 2);
-      return {std::expm1(a) * std::cos(b) - 2 * h * h, std::exp(a) * std::sin(b)};
+      return complexExpm1(x);
     }
   }
 };
 
-// log(1 + x); for complex x = a + bi: 0.5 log1p(2a + a^2 + b^2) + i atan2(b, 1 + a).
+// log(1 + x); complex: hlo/complex_math.h.
 struct Log1p {
   static constexpr UnaryResult kResult = UnaryResult::kSame;
   template <class K> static constexpr bool kAccepts = isInexact<K>;
@@ -100,8 +99,7 @@ struct Log1p {
     if constexpr (isFloat<K>) {
       return std::log1p(x);
     } else {
-      auto a = x.real(), b = x.imag();
-      return {std::log1p(2 * a + a * a + b * b) / 2, std::atan2(b, 1 + a)};
+      return complexLog1p(x);
     }
   }
 };
@@ -151,7 +149,7 @@ struct Not {
 };
 
 // -1, 0 or 1; floats keep NaN and the sign of zero (sign(-0) = -0);
-// complex x gives x / |x|, or 0.
+// complex x gives x / |x|, or 0 (hlo/complex_math.h).
 struct Sign {
   static constexpr UnaryResult kResult = UnaryResult::kSame;
   template <class K> static constexpr bool kAccepts = isNumber<K>;
@@ -161,8 +159,7 @@ struct Sign {
     } else if constexpr (isFloat<K>) {
       return std::isnan(x) ? x : std::copysign(x != 0 ? V<K>(1) : V<K>(0), x);
     } else {
-      auto magnitude = std::abs(x);
-      return magnitude == 0 ? V<K>(0) : x / magnitude;
+      return complexSign(x);
     }
   }
 };
@@ -268,7 +265,7 @@ struct Remainder {
 
 // x^0 = 1 and 1^x = 1 for every x; integers: a negative exponent gives 0,
 // otherwise repeated squaring with wraparound; floats: std::pow; complex:
-// also inf^(a+0i) = inf for a > 0 and 0 for a < 0, else std::pow.
+// hlo/complex_math.h.
 struct Power {
   template <class K> static constexpr bool kAccepts = isNumber<K>;
   template <class K> static V<K> apply(V<K> a, V<K> b) {
@@ -282,11 +279,7 @@ struct Power {
     } else if constexpr (isFloat<K>) {
       return std::pow(a, b);
     } else {
-      if (a == V<K>(1) || b == V<K>(0)) return 1;
-      bool aIsPositiveInf = a.imag() == 0 && std::isinf(a.real()) && a.real() > 0;
-      if (aIsPositiveInf && b.imag() == 0 && b.real() > 0) return a;
-      if (aIsPositiveInf && b.imag() == 0 && b.real() < 0) return 0;
-      return std::pow(a, b);
+      return complexPower(a, b);
     }
   }
 };
@@ -316,15 +309,14 @@ struct Minimum {
   }
 };
 
-// atan2(y, x); complex: -i log((x + iy) / sqrt(x^2 + y^2)), as XLA's evaluator.
+// atan2(y, x); complex: hlo/complex_math.h.
 struct Atan2 {
   template <class K> static constexpr bool kAccepts = isInexact<K>;
   template <class K> static V<K> apply(V<K> y, V<K> x) {
     if constexpr (isFloat<K>) {
       return std::atan2(y, x);
     } else {
-      V<K> i(0, 1);
-      return -i * std::log((x + i * y) / std::sqrt(x * x + y * y));
+      return complexAtan2(y, x);
     }
   }
 };
@@ -466,17 +458,5 @@ V<K> stochasticRound(double x, uint64_t random, int randomBits) {
   if (random < threshold) ++result;
   return K::wrap(x < 0 ? 0 - result : result);
 }
-
-// reduce-precision on the raw bits of an IEEE-style float with
-// `srcExponentBits` and `srcMantissaBits` (f32: 8 and 23), XLA's rule
-// (xla/service/elemental_ir_emitter EmitReducePrecisionIR, quiet_nans=false):
-//   1. round the mantissa to `mantissaBits` bits, to nearest even, on the bit
-//      pattern (a carry moves into the exponent; past the largest finite
-//      value that is inf);
-//   2. when `exponentBits` is narrower: exponents above the reduced range
-//      become +-inf, those at or below its bottom become +-0 (no subnormals);
-//   3. NaN stays the operand's NaN, or becomes +inf when mantissaBits is 0.
-uint64_t reducePrecisionBits(uint64_t bits, int srcExponentBits, int srcMantissaBits,
-                             int exponentBits, int mantissaBits);
 
 }  // namespace hlo::interp::scalar

@@ -1,6 +1,7 @@
 // Unit tests of the scalar semantics (interp/scalar_ops.h). Integer ops are
 // checked exhaustively on the small types against plain mathematical
 // definitions (exact arithmetic in int64, then reduced modulo 2^bits).
+#include "hlo/reduce_precision.h"
 #include "interp/scalar_ops.h"
 
 #include <gtest/gtest.h>
@@ -186,7 +187,7 @@ TEST(Conversion, StochasticRound) {
 
 uint32_t bitsOf(float f) { return std::bit_cast<uint32_t>(f); }
 float reduceF32(float f, int e, int m) {
-  return std::bit_cast<float>(static_cast<uint32_t>(reducePrecisionBits(bitsOf(f), 8, 23, e, m)));
+  return std::bit_cast<float>(static_cast<uint32_t>(hlo::reducePrecisionBits(bitsOf(f), 8, 23, e, m)));
 }
 
 TEST(ReducePrecision, F32) {
@@ -194,10 +195,10 @@ TEST(ReducePrecision, F32) {
   EXPECT_EQ(reduceF32(1.00390625f, 8, 7), 1.0f);
   EXPECT_EQ(reduceF32(1.01171875f, 8, 7), 1.015625f);
   // Identity at f32's own widths, NaN payloads included.
-  EXPECT_EQ(reducePrecisionBits(0x7fc00123, 8, 23, 8, 23), 0x7fc00123u);
-  EXPECT_EQ(reducePrecisionBits(0x00000001, 8, 23, 8, 23), 0x00000001u);
+  EXPECT_EQ(hlo::reducePrecisionBits(0x7fc00123, 8, 23, 8, 23), 0x7fc00123u);
+  EXPECT_EQ(hlo::reducePrecisionBits(0x00000001, 8, 23, 8, 23), 0x00000001u);
   // A NaN whose payload would round away stays the input NaN.
-  EXPECT_EQ(reducePrecisionBits(0x7f800001, 8, 23, 8, 7), 0x7f800001u);
+  EXPECT_EQ(hlo::reducePrecisionBits(0x7f800001, 8, 23, 8, 7), 0x7f800001u);
   // To f16 widths: overflow to inf, flush below the normal range.
   EXPECT_TRUE(std::isinf(reduceF32(65520.0f, 5, 10)));
   EXPECT_EQ(reduceF32(65504.0f, 5, 10), 65504.0f);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <complex>
 #include <functional>
 #include <string>
 
@@ -29,6 +30,7 @@ bool emitsReduce(const Instruction& instr) {
   if (instr.operand(0)->shape().type() != t || instr.operand(1)->shape().type() != t ||
       reducer->root()->shape().type() != t)
     return false;
+  if (isComplex(t)) return *op == Opcode::kAdd;
   switch (*op) {
     case Opcode::kAdd:
     case Opcode::kMultiply:
@@ -43,9 +45,11 @@ bool emitsReduce(const Instruction& instr) {
 namespace {
 
 // Element types the emitter computes with: pred, integers of every width
-// (s2 and s4 compute as LLVM i2 and i4, so they wrap as they must) and
-// every real float type (complex types are not done yet).
-bool supportedType(ElementType t) { return t == ElementType::kPred || isInteger(t) || isFloat(t); }
+// (s2 and s4 compute as LLVM i2 and i4, so they wrap as they must), every
+// real float type, and c64/c128.
+bool supportedType(ElementType t) {
+  return t == ElementType::kPred || isInteger(t) || isFloat(t) || isComplex(t);
+}
 
 Status checkTypes(const Instruction& instr) {
   auto check = [&](const Shape& s) -> Status {
@@ -85,6 +89,9 @@ llvm::Type* ElementalEmitter::storageType(ElementType t) {
     case ElementType::kF16: return llvm::Type::getHalfTy(c);
     case ElementType::kF32: return llvm::Type::getFloatTy(c);
     case ElementType::kF64: return llvm::Type::getDoubleTy(c);
+    case ElementType::kC64: return llvm::StructType::get(c, {llvm::Type::getFloatTy(c), llvm::Type::getFloatTy(c)});
+    case ElementType::kC128:
+      return llvm::StructType::get(c, {llvm::Type::getDoubleTy(c), llvm::Type::getDoubleTy(c)});
     default: return llvm::Type::getIntNTy(c, storageBytes(t) * 8);
   }
 }
@@ -307,15 +314,31 @@ StatusOr<llvm::Value*> ElementalEmitter::emitElementwise(const Instruction& inst
     ops.push_back(v);
   }
   ElementType t = instr.operandCount() ? instr.operand(0)->shape().type() : instr.shape().type();
-  // Mixed element types (which the verifier lets through for some ops) are
-  // not done: the ops below compute in one type.
   Opcode op = instr.opcode();
+  // abs, real and imag of a complex value give its component type; complex
+  // builds one from two reals; compare gives pred.
   bool typeChanging = op == Opcode::kCompare || op == Opcode::kConvert || op == Opcode::kBitcastConvert ||
-                      op == Opcode::kIsFinite || op == Opcode::kSelect;
-  for (int i = op == Opcode::kSelect ? 1 : 0; i < instr.operandCount(); ++i)
-    if (instr.operand(i)->shape().type() != (typeChanging && op != Opcode::kSelect ? t : instr.shape().type()))
-      return cannotCompile(instr, "operands of mixed element types");
+                      op == Opcode::kIsFinite || op == Opcode::kComplex ||
+                      (isComplex(t) && (op == Opcode::kAbs || op == Opcode::kReal || op == Opcode::kImag));
+  // Operands of mixed float precision, which HLO allows, are converted
+  // first, as the interpreter does: compare's to the wider of the two, the
+  // others' (arithmetic, select, clamp) to the result type.
+  ElementType common = instr.shape().type();
+  if (op == Opcode::kCompare) {
+    ElementType other = instr.operand(1)->shape().type();
+    common = isFloat(t) && isFloat(other) && bitWidth(other) > bitWidth(t) ? other : t;
+  }
+  if (!typeChanging || op == Opcode::kCompare) {
+    for (int i = op == Opcode::kSelect ? 1 : 0; i < instr.operandCount(); ++i) {
+      ElementType from = instr.operand(i)->shape().type();
+      if (from == common) continue;
+      HLO_ASSIGN_OR_RETURN(ops[i], convert(instr, from, common, ops[i]));
+    }
+    t = common;
+  }
   switch (instr.opcode()) {
+    case Opcode::kComplex:
+      return makeComplex(instr.shape().type(), ops[0], ops[1]);
     case Opcode::kSelect:
       return b_.CreateSelect(ops[0], ops[1], ops[2]);
     case Opcode::kClamp:
@@ -340,6 +363,11 @@ StatusOr<llvm::Value*> ElementalEmitter::emitConstant(const Instruction& instr, 
   ElementType t = lit.type();
   llvm::Type* st = storageType(t);
   auto scalarAt = [&](int64_t i) -> llvm::Value* {
+    if (isComplex(t)) {
+      std::complex<double> z = lit.toComplex(i);
+      llvm::Type* component = st->getStructElementType(0);
+      return makeComplex(t, llvm::ConstantFP::get(component, z.real()), llvm::ConstantFP::get(component, z.imag()));
+    }
     uint64_t bits = lit.bitsAt(i);
     llvm::Value* v = llvm::ConstantInt::get(b_.getIntNTy(storageBytes(t) * 8), bits);
     if (st->isFloatingPointTy()) return b_.CreateBitCast(v, st);

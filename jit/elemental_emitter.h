@@ -80,9 +80,20 @@ class ElementalEmitter {
                                 llvm::Value* c);
   StatusOr<llvm::Value*> compare(const Instruction& instr, ElementType t, llvm::Value* a, llvm::Value* c);
   StatusOr<llvm::Value*> convert(const Instruction& instr, ElementType from, ElementType to, llvm::Value* x);
+  StatusOr<llvm::Value*> reducePrecision(const Instruction& instr, ElementType t, llvm::Value* x);
   llvm::Value* clamp(ElementType t, llvm::Value* lo, llvm::Value* x, llvm::Value* hi);
   // The identity of a reducer's opcode (0 for add, 1 for multiply, ...), or null.
   llvm::Value* identity(Opcode op, ElementType t);
+
+  // Complex values (elemental_complex.cc) are held as a struct {re, im} of
+  // their component type, laid out as std::complex.
+  llvm::Value* makeComplex(ElementType t, llvm::Value* re, llvm::Value* im);
+  llvm::Value* realPart(llvm::Value* c) { return b_.CreateExtractValue(c, 0); }
+  llvm::Value* imagPart(llvm::Value* c) { return b_.CreateExtractValue(c, 1); }
+  StatusOr<llvm::Value*> complexUnary(const Instruction& instr, ElementType t, llvm::Value* x);
+  StatusOr<llvm::Value*> complexBinary(Opcode op, const Instruction& instr, ElementType t, llvm::Value* a,
+                                       llvm::Value* c);
+  StatusOr<llvm::Value*> complexCompare(const Instruction& instr, llvm::Value* a, llvm::Value* c);
 
  private:
   StatusOr<llvm::Value*> emitUncached(const Instruction& instr, const IrIndex& index);
@@ -117,6 +128,17 @@ class ElementalEmitter {
 //   i32    hlo_encode_small_float(i32 element_type, double value)
 inline constexpr const char* kDecodeSmallFloat = "hlo_decode_small_float";
 inline constexpr const char* kEncodeSmallFloat = "hlo_encode_small_float";
+// Complex functions beyond add, subtract, multiply and negate are
+// hlo/complex_math.h's applyComplexUnary / applyComplexBinary, which the
+// host runtime provides as
+//   void hlo_complex_unary(i32 opcode, i32 element_type, double re, double im, double* out2)
+//   void hlo_complex_binary(i32 opcode, i32 element_type, double re_a, double im_a,
+//                           double re_b, double im_b, double* out2)
+// reduce-precision: hlo/reduce_precision.h's reducePrecisionOf,
+//   i64 hlo_reduce_precision(i32 element_type, i64 bits, i32 exponent_bits, i32 mantissa_bits)
+inline constexpr const char* kReducePrecision = "hlo_reduce_precision";
+inline constexpr const char* kComplexUnary = "hlo_complex_unary";
+inline constexpr const char* kComplexBinary = "hlo_complex_binary";
 // f8 and f4 types (stored one per byte, computed through those functions).
 bool encodedFloat(ElementType t);
 

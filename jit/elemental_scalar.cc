@@ -97,6 +97,11 @@ llvm::Value* ElementalEmitter::identity(Opcode op, ElementType t) {
     if (t == ElementType::kBF16 || encodedFloat(t)) return fromCompute(b_, t, llvm::ConstantFP::get(b_.getFloatTy(), v));
     return llvm::ConstantFP::get(ty, v);
   };
+  if (isComplex(t)) {
+    if (op != Opcode::kAdd) return nullptr;
+    llvm::Value* zero = llvm::ConstantFP::get(ty->getStructElementType(0), -0.0);
+    return makeComplex(t, zero, zero);
+  }
   switch (op) {
     case Opcode::kAdd:
       return isF ? fp(-0.0) : llvm::ConstantInt::get(ty, 0);
@@ -121,6 +126,7 @@ llvm::Value* ElementalEmitter::identity(Opcode op, ElementType t) {
 
 StatusOr<llvm::Value*> ElementalEmitter::unary(const Instruction& instr, ElementType t, llvm::Value* x) {
   Opcode op = instr.opcode();
+  if (isComplex(t)) return complexUnary(instr, t, x);
   if (t == ElementType::kPred) {
     if (op == Opcode::kNot) return b_.CreateNot(x);
     return cannotCompile(instr, "not defined for pred");
@@ -142,6 +148,7 @@ StatusOr<llvm::Value*> ElementalEmitter::unary(const Instruction& instr, Element
     }
   }
   if (op == Opcode::kBitcastConvert) return cannotCompile(instr);
+  if (op == Opcode::kReducePrecision) return reducePrecision(instr, t, x);
   llvm::Value* f = toCompute(b_, t, x);
   llvm::Type* ft = f->getType();
   llvm::Value* one = llvm::ConstantFP::get(ft, 1.0);
@@ -184,15 +191,42 @@ StatusOr<llvm::Value*> ElementalEmitter::unary(const Instruction& instr, Element
     }
     case Opcode::kIsFinite:
       return b_.CreateFCmpOLT(intrinsic(b_, llvm::Intrinsic::fabs, {f}), llvm::ConstantFP::getInfinity(ft));
+    case Opcode::kReal: r = f; break;
+    case Opcode::kImag: r = llvm::ConstantFP::get(ft, 0.0); break;
     default:
       return cannotCompile(instr, "not supported for " + std::string(elementTypeName(t)));
   }
   return fromCompute(b_, t, r);
 }
 
+// reduce-precision works on the stored bits through the runtime's
+// hlo_reduce_precision (hlo/reduce_precision.h, the interpreter's rule).
+StatusOr<llvm::Value*> ElementalEmitter::reducePrecision(const Instruction& instr, ElementType t, llvm::Value* x) {
+  int64_t exponentBits = instr.attrs().getInt(AttrKey::kExponentBits, -1);
+  int64_t mantissaBits = instr.attrs().getInt(AttrKey::kMantissaBits, -1);
+  if (exponentBits < 1 || mantissaBits < 0) return cannotCompile(instr, "needs exponent_bits >= 1 and mantissa_bits >= 0");
+  llvm::Type* bitsType = b_.getIntNTy(storageBytes(t) * 8);
+  llvm::Value* bits = x->getType() == bitsType ? x : b_.CreateBitCast(x, bitsType);
+  llvm::FunctionCallee fn = module_.getOrInsertFunction(
+      kReducePrecision, llvm::FunctionType::get(b_.getInt64Ty(), {b_.getInt32Ty(), b_.getInt64Ty(), b_.getInt32Ty(),
+                                                                 b_.getInt32Ty()}, false));
+  if (auto* f = llvm::dyn_cast<llvm::Function>(fn.getCallee())) {
+    f->setDoesNotThrow();
+    f->setMemoryEffects(llvm::MemoryEffects::none());
+    f->addFnAttr(llvm::Attribute::WillReturn);
+  }
+  llvm::Value* reduced = b_.CreateCall(
+      fn, {b_.getInt32(static_cast<uint32_t>(t)), b_.CreateZExt(bits, b_.getInt64Ty()),
+           b_.getInt32(static_cast<uint32_t>(std::min<int64_t>(exponentBits, 64))),
+           b_.getInt32(static_cast<uint32_t>(std::min<int64_t>(mantissaBits, 64)))});
+  reduced = b_.CreateTrunc(reduced, bitsType);
+  return reduced->getType() == x->getType() ? reduced : b_.CreateBitCast(reduced, x->getType());
+}
+
 StatusOr<llvm::Value*> ElementalEmitter::binary(Opcode op, const Instruction& instr, ElementType t, llvm::Value* a,
                                                 llvm::Value* c) {
   llvm::Type* ty = a->getType();
+  if (isComplex(t)) return complexBinary(op, instr, t, a, c);
   if (t == ElementType::kPred) {
     switch (op) {
       case Opcode::kAdd: case Opcode::kOr: case Opcode::kMaximum: return b_.CreateOr(a, c);
@@ -300,6 +334,7 @@ StatusOr<llvm::Value*> ElementalEmitter::compare(const Instruction& instr, Eleme
                                                  llvm::Value* c) {
   auto dir = parseComparisonDirection(instr.attrs().getString(AttrKey::kDirection));
   if (!dir) return cannotCompile(instr, "unknown comparison direction");
+  if (isComplex(t)) return complexCompare(instr, a, c);
   std::optional<ComparisonType> type;
   if (instr.attrs().has(AttrKey::kType)) type = parseComparisonType(instr.attrs().getString(AttrKey::kType));
   if (!type) type = isFloat(t) ? ComparisonType::kFloat : isSigned(t) ? ComparisonType::kSigned : ComparisonType::kUnsigned;
@@ -341,11 +376,35 @@ StatusOr<llvm::Value*> ElementalEmitter::compare(const Instruction& instr, Eleme
 StatusOr<llvm::Value*> ElementalEmitter::convert(const Instruction& instr, ElementType from, ElementType to,
                                                  llvm::Value* x) {
   if (instr.opcode() == Opcode::kBitcastConvert) {
-    if (from == ElementType::kPred || to == ElementType::kPred || bitWidth(from) != bitWidth(to))
-      return cannotCompile(instr, "only same-width bitcast-convert is supported");
+    if (from == ElementType::kPred || to == ElementType::kPred || bitWidth(from) != bitWidth(to) ||
+        isComplex(from) || isComplex(to))
+      return cannotCompile(instr, "only same-width bitcast-convert of real types is supported");
     return b_.CreateBitCast(x, valueType(to));
   }
   if (from == to) return x;
+  // Complex to complex converts both parts; a real value becomes (x, +0);
+  // complex to pred is "either part nonzero", to any other real type its
+  // real part converts (numpy's rule; XLA refuses the conversion).
+  if (isComplex(to)) {
+    ElementType component = complexComponentType(to);
+    llvm::Value* re = x;
+    llvm::Value* im = nullptr;
+    if (isComplex(from)) {
+      HLO_ASSIGN_OR_RETURN(im, convert(instr, complexComponentType(from), component, imagPart(x)));
+      re = realPart(x);
+      from = complexComponentType(from);
+    }
+    HLO_ASSIGN_OR_RETURN(re, convert(instr, from, component, re));
+    if (!im) im = llvm::ConstantFP::get(valueType(component), 0.0);
+    return makeComplex(to, re, im);
+  }
+  if (isComplex(from)) {
+    if (to == ElementType::kPred) {
+      llvm::Value* zero = llvm::ConstantFP::get(valueType(complexComponentType(from)), 0.0);
+      return b_.CreateOr(b_.CreateFCmpUNE(realPart(x), zero), b_.CreateFCmpUNE(imagPart(x), zero));
+    }
+    return convert(instr, complexComponentType(from), to, realPart(x));
+  }
   llvm::Type* target = valueType(to);
   if (to == ElementType::kPred) {
     if (isFloat(from)) return b_.CreateFCmpUNE(toCompute(b_, from, x), llvm::ConstantFP::get(toCompute(b_, from, x)->getType(), 0.0));

@@ -1,9 +1,12 @@
 // ORC LLJIT set up for the host, with the C library's symbols (expf, fmod,
 // ...) resolved from this process, and the runtime functions compiled code
-// calls (the f8/f4 codecs of jit/elemental_emitter.h) defined by address.
+// calls (the f8/f4 codecs, reduce-precision and the complex functions of
+// jit/elemental_emitter.h)
+// defined by address.
 #include "backends/cpu/orc.h"
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <mutex>
 
@@ -25,7 +28,9 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include "backends/cpu/compile_cache.h"
+#include "hlo/complex_math.h"
 #include "hlo/float_formats.h"
+#include "hlo/reduce_precision.h"
 #include "jit/elemental_emitter.h"
 
 namespace hlo::cpu {
@@ -47,6 +52,22 @@ uint32_t encodeSmallFloatForJit(int32_t type, double value) {
   return encodeSmallFloat(static_cast<ElementType>(type), value);
 }
 
+void complexUnaryForJit(int32_t op, int32_t type, double re, double im, double* out) {
+  const double x[2] = {re, im};
+  if (!applyComplexUnary(static_cast<Opcode>(op), static_cast<ElementType>(type), x, out))
+    out[0] = out[1] = std::nan("");  // unreachable: the emitter checks the opcode first
+}
+
+void complexBinaryForJit(int32_t op, int32_t type, double reA, double imA, double reB, double imB, double* out) {
+  const double a[2] = {reA, imA}, b[2] = {reB, imB};
+  if (!applyComplexBinary(static_cast<Opcode>(op), static_cast<ElementType>(type), a, b, out))
+    out[0] = out[1] = std::nan("");  // unreachable: the emitter checks the opcode first
+}
+
+uint64_t reducePrecisionForJit(int32_t type, uint64_t bits, int32_t exponentBits, int32_t mantissaBits) {
+  return reducePrecisionOf(static_cast<ElementType>(type), bits, exponentBits, mantissaBits);
+}
+
 // The runtime functions compiled code calls, by address.
 llvm::Error defineRuntimeFunctions(llvm::orc::LLJIT& jit) {
   llvm::orc::SymbolMap symbols;
@@ -55,6 +76,9 @@ llvm::Error defineRuntimeFunctions(llvm::orc::LLJIT& jit) {
       llvm::orc::ExecutorAddr::fromPtr(&decodeSmallFloatForJit), flags};
   symbols[jit.mangleAndIntern(jit::kEncodeSmallFloat)] = {
       llvm::orc::ExecutorAddr::fromPtr(&encodeSmallFloatForJit), flags};
+  symbols[jit.mangleAndIntern(jit::kReducePrecision)] = {llvm::orc::ExecutorAddr::fromPtr(&reducePrecisionForJit), flags};
+  symbols[jit.mangleAndIntern(jit::kComplexUnary)] = {llvm::orc::ExecutorAddr::fromPtr(&complexUnaryForJit), flags};
+  symbols[jit.mangleAndIntern(jit::kComplexBinary)] = {llvm::orc::ExecutorAddr::fromPtr(&complexBinaryForJit), flags};
   return jit.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols)));
 }
 
