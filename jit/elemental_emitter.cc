@@ -44,7 +44,8 @@ bool emitsReduce(const Instruction& instr) {
 
 namespace {
 
-// Element types the emitter computes with: pred, integers of every width
+// Element types the emitter computes with (dynamic dimensions at their
+// bounds): pred, integers of every width
 // (s2 and s4 compute as LLVM i2 and i4, so they wrap as they must), every
 // real float type, and c64/c128.
 bool supportedType(ElementType t) {
@@ -56,7 +57,6 @@ Status checkTypes(const Instruction& instr) {
     if (!s.isArray()) return cannotCompile(instr, "a " + s.toString(false) + " value is not an array");
     if (!supportedType(s.type()))
       return cannotCompile(instr, "element type " + std::string(elementTypeName(s.type())) + " is not supported");
-    if (s.isDynamic()) return cannotCompile(instr, "dynamic dimensions are not supported");
     return okStatus();
   };
   HLO_RETURN_IF_ERROR(check(instr.shape()));
@@ -232,6 +232,17 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
     }
     case Opcode::kCopy:
       return operandAt(0, index);
+    // Dynamic shapes run at their bounds, as in the interpreter: a dynamic
+    // dimension holds its bound's worth of elements, set-dimension-size
+    // only marks it, and get-dimension-size is the bound.
+    case Opcode::kSetDimensionSize:
+      return operandAt(0, index);
+    case Opcode::kGetDimensionSize: {
+      const std::vector<int64_t>& dims = a.getInts(AttrKey::kDimensions);
+      const Shape& in = instr.operand(0)->shape();
+      if (dims.size() != 1 || dims[0] < 0 || dims[0] >= in.rank()) return cannotCompile(instr, "bad dimensions");
+      return static_cast<llvm::Value*>(llvm::ConstantInt::get(valueType(instr.shape().type()), in.dim(static_cast<int>(dims[0]))));
+    }
     case Opcode::kTranspose: {
       const std::vector<int64_t>& perm = a.getInts(AttrKey::kDimensions);
       std::vector<llvm::Value*> multi(perm.size());
@@ -435,14 +446,18 @@ StatusOr<llvm::Value*> ElementalEmitter::emitPad(const Instruction& instr, const
 StatusOr<std::vector<llvm::Value*>> ElementalEmitter::startIndices(const Instruction& instr, int first,
                                                                    const std::vector<int64_t>& sizes) {
   const Shape& in = instr.operand(0)->shape();
-  if (instr.operandCount() != first + in.rank())
+  // One integer scalar per dimension, or (the old form) one index vector.
+  bool vectorForm = instr.operandCount() == first + 1 && instr.operand(first)->shape().rank() == 1 &&
+                    instr.operand(first)->shape().dim(0) == in.rank();
+  if (!vectorForm && instr.operandCount() != first + in.rank())
     return cannotCompile(instr, "expected one scalar start index per dimension");
   std::vector<llvm::Value*> starts;
   for (int d = 0; d < in.rank(); ++d) {
-    const Instruction& op = *instr.operand(first + d);
-    if (op.shape().rank() != 0 || !isInteger(op.shape().type()))
-      return cannotCompile(instr, "start indices must be integer scalars");
-    HLO_ASSIGN_OR_RETURN(llvm::Value * v, emit(op, scalarIndex()));
+    const Instruction& op = *instr.operand(vectorForm ? first : first + d);
+    if ((!vectorForm && op.shape().rank() != 0) || !isInteger(op.shape().type()))
+      return cannotCompile(instr, "start indices must be integers");
+    IrIndex at = vectorForm ? IrIndex{op.shape().dims(), {i64(d)}, i64(d)} : scalarIndex();
+    HLO_ASSIGN_OR_RETURN(llvm::Value * v, emit(op, at));
     v = isSigned(op.shape().type()) ? b_.CreateSExt(v, b_.getInt64Ty()) : b_.CreateZExt(v, b_.getInt64Ty());
     // XLA clamps the start so the whole window lies inside the operand.
     llvm::Value* hi = i64(std::max<int64_t>(in.dim(d) - sizes[d], 0));

@@ -50,7 +50,6 @@ StatusOr<ConvShape> classify(const Instruction& instr) {
   const Shape& kernel = instr.operand(1)->shape();
   const Shape& out = instr.shape();
   if (!in.isArray() || !kernel.isArray() || !out.isArray()) return bad("operands and result must be arrays");
-  if (in.isDynamic() || kernel.isDynamic() || out.isDynamic()) return bad("dynamic dimensions are not supported");
   if (instr.attrs().has(AttrKey::kSparsity) || instr.attrs().has(AttrKey::kSparsityConfig))
     return bad("sparse kernels are not supported");
   StatusOr<ConvolutionPlan> plan = convolutionPlan(instr.attrs(), in, kernel, out);

@@ -39,8 +39,6 @@ StatusOr<DotShape> classify(const Instruction& instr) {
   const Shape& out = instr.shape();
   if (!lhs.isArray() || !rhs.isArray() || !out.isArray())
     return jit::cannotCompile(instr, "operands and result must be arrays");
-  if (lhs.isDynamic() || rhs.isDynamic() || out.isDynamic())
-    return jit::cannotCompile(instr, "dynamic dimensions are not supported");
   if (instr.attrs().has(AttrKey::kSparsity)) return jit::cannotCompile(instr, "sparse operands are not supported");
   StatusOr<DotDims> dims = dotDims(instr.attrs(), lhs, rhs);
   if (!dims.ok()) return jit::cannotCompile(instr, dims.status().message());

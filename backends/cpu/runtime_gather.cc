@@ -195,9 +195,8 @@ Status checkIndexVectorDim(const Instruction& instr, const Shape& indices, int64
 StatusOr<RuntimePlan> planGather(llvm::Module&, const Instruction& instr, const std::string&) {
   if (instr.operandCount() != 2) return jit::cannotCompile(instr, "expected an operand and indices");
   const Shape& x = instr.operand(0)->shape();
-  if (!x.isArray() || !instr.shape().isArray() || x.isDynamic() || instr.shape().isDynamic() ||
-      instr.operand(1)->shape().isDynamic())
-    return jit::cannotCompile(instr, "operands must be static arrays");
+  if (!x.isArray() || !instr.shape().isArray() || !instr.operand(1)->shape().isArray())
+    return jit::cannotCompile(instr, "operands must be arrays");
   const Attributes& a = instr.attrs();
   if (a.getInts(AttrKey::kSliceSizes).size() != static_cast<size_t>(x.rank()))
     return jit::cannotCompile(instr, "slice_sizes must have one entry per operand dimension");
@@ -221,9 +220,9 @@ StatusOr<RuntimePlan> planScatter(llvm::Module& module, const Instruction& instr
   for (size_t k = 0; k < n; ++k) {
     const Shape& x = instr.operand(static_cast<int>(k))->shape();
     const Shape& u = instr.operand(static_cast<int>(n + 1 + k))->shape();
-    if (!x.isArray() || !u.isArray() || x.isDynamic() || u.isDynamic() || x.dims() != first.dims() ||
-        u.dims() != firstUpdate.dims() || u.type() != x.type())
-      return jit::cannotCompile(instr, "operands and updates must be static arrays of matching shapes and types");
+    if (!x.isArray() || !u.isArray() || x.dims() != first.dims() || u.dims() != firstUpdate.dims() ||
+        u.type() != x.type())
+      return jit::cannotCompile(instr, "operands and updates must be arrays of matching shapes and types");
     for (size_t side : {k, n + k}) {
       const Shape& p = combine->parameter(static_cast<int>(side))->shape();
       if (!p.isArray() || p.rank() != 0 || p.type() != x.type())

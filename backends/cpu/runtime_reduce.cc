@@ -103,9 +103,9 @@ StatusOr<RuntimePlan> planReduce(llvm::Module& module, const Instruction& instr,
     const Shape& init = instr.operand(static_cast<int>(n + i))->shape();
     const Shape& returned = n > 1 ? root.tupleElements()[i] : root;
     ElementType t = results[i].type();
-    if (!input.isArray() || input.isDynamic() || input.dims() != first.dims() || !results[i].isArray() ||
+    if (!input.isArray() || input.dims() != first.dims() || !results[i].isArray() ||
         results[i].dims() != results[0].dims() || !init.isScalar() || storageBytes(t) > kMaxElementBytes)
-      return jit::cannotCompile(instr, "inputs must be static arrays of one shape, init values scalars");
+      return jit::cannotCompile(instr, "inputs must be arrays of one shape, init values scalars");
     if (input.type() != t || init.type() != t || returned.type() != t ||
         reducer->parameter(static_cast<int>(i))->shape().type() != t ||
         reducer->parameter(static_cast<int>(n + i))->shape().type() != t)

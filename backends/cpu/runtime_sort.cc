@@ -133,8 +133,8 @@ StatusOr<RuntimePlan> planSort(llvm::Module& module, const Instruction& instr, c
     return jit::cannotCompile(instr, "the comparator needs two parameters per operand");
   for (int i = 0; i < instr.operandCount(); ++i) {
     const Shape& s = instr.operand(i)->shape();
-    if (!s.isArray() || s.isDynamic() || s.dims() != first.dims())
-      return jit::cannotCompile(instr, "operands must be static arrays of one shape");
+    if (!s.isArray() || s.dims() != first.dims())
+      return jit::cannotCompile(instr, "operands must be arrays of one shape");
     for (int side = 0; side < 2; ++side) {
       const Shape& p = comparator->parameter(2 * i + side)->shape();
       if (!p.isArray() || p.rank() != 0 || p.type() != s.type())
@@ -153,7 +153,7 @@ StatusOr<RuntimePlan> planTopK(llvm::Module&, const Instruction& instr, const st
   if (instr.operandCount() != 1 || !instr.operand(0)->shape().isArray() || instr.operand(0)->shape().rank() < 1)
     return jit::cannotCompile(instr, "expected one array operand");
   const Shape& x = instr.operand(0)->shape();
-  if (isComplex(x.type()) || x.isDynamic()) return jit::cannotCompile(instr, "needs ordered values of static shape");
+  if (isComplex(x.type())) return jit::cannotCompile(instr, "needs ordered values");
   const Shape& out = instr.shape();
   int64_t k = instr.attrs().getInt(AttrKey::kK);
   if (!out.isTuple() || out.tupleElements().size() != 2 || k < 0 || k > x.dims().back() ||

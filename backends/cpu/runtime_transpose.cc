@@ -113,8 +113,8 @@ StatusOr<RuntimePlan> planTranspose(llvm::Module&, const Instruction& instr, con
   if (instr.operandCount() != 1) return jit::cannotCompile(instr, "expected one operand");
   const Shape& x = instr.operand(0)->shape();
   const Shape& out = instr.shape();
-  if (!x.isArray() || !out.isArray() || x.isDynamic() || out.isDynamic() || x.type() != out.type())
-    return jit::cannotCompile(instr, "expected static arrays of one element type");
+  if (!x.isArray() || !out.isArray() || x.type() != out.type())
+    return jit::cannotCompile(instr, "expected arrays of one element type");
   int bytes = storageBytes(x.type());
   if (bytes != 1 && bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16)
     return jit::cannotCompile(instr, "unexpected element size");
