@@ -34,6 +34,7 @@ constexpr LibraryOp kLibraryOps[] = {
     {Opcode::kConvolution, planConvolution},
     {Opcode::kSort, planSort},
     {Opcode::kTopK, planTopK},
+    {Opcode::kFft, planFft},
     {Opcode::kGather, planGather},
     {Opcode::kScatter, planScatter},
     {Opcode::kTranspose, planTranspose, always},
