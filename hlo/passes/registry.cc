@@ -7,6 +7,7 @@ namespace {
 
 // Keep sorted by name: `hlo-opt --list-passes` prints it as is.
 const PassInfo kPasses[] = {
+    {"batchnorm-expander", runBatchNormExpander, "batch-norm-training/-inference/-grad as broadcasts, elementwise ops, add-reductions and rsqrt"},
     {"buffer-assignment", runBufferAssignment, "analysis: arena offsets by liveness with reuse; changes nothing (hlo-opt prints it)"},
     {"cse", runCse, "merge identical pure instructions (same opcode, shape, operands, attributes)"},
     {"dce", runDce, "remove unused pure instructions and computations not reachable from ENTRY"},
