@@ -34,9 +34,9 @@ std::span<const PipelineInfo> registeredPipelines() {
   // Target-independent clean-up first, then fusion and the dce that drops
   // what fusion absorbed; layout and buffer assignment are to come.
   static const PipelineInfo kPipelines[] = {
-      {"cpu", {"inline", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce",
+      {"cpu", {"inline", "batchnorm-expander", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce",
                "reduction-split", "fusion", "dce"}},
-      {"gpu", {"inline", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce", "fusion", "dce"}},
+      {"gpu", {"inline", "batchnorm-expander", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce", "fusion", "dce"}},
   };
   return kPipelines;
 }
