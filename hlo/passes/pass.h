@@ -64,6 +64,7 @@ Status runPipeline(Module& module, const std::vector<std::string>& passNames,
                    const PipelineOptions& options = {});
 
 // The passes, one file each in hlo/passes/.
+bool runBatchNormExpander(Module& module);  // batchnorm_expander.cc
 bool runDce(Module& module);            // dce.cc
 bool runCse(Module& module);            // cse.cc
 bool runSimplify(Module& module);       // simplify.cc

@@ -7,6 +7,7 @@ namespace {
 
 // Keep sorted by name: `hlo-opt --list-passes` prints it as is.
 const PassInfo kPasses[] = {
+    {"batchnorm-expander", runBatchNormExpander, "batch-norm-training/-inference/-grad as broadcasts, elementwise ops, add-reductions and rsqrt"},
     {"buffer-assignment", runBufferAssignment, "analysis: arena offsets by liveness with reuse; changes nothing (hlo-opt prints it)"},
     {"cse", runCse, "merge identical pure instructions (same opcode, shape, operands, attributes)"},
     {"dce", runDce, "remove unused pure instructions and computations not reachable from ENTRY"},
@@ -33,9 +34,9 @@ std::span<const PipelineInfo> registeredPipelines() {
   // Target-independent clean-up first, then fusion and the dce that drops
   // what fusion absorbed; layout and buffer assignment are to come.
   static const PipelineInfo kPipelines[] = {
-      {"cpu", {"inline", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce",
+      {"cpu", {"inline", "batchnorm-expander", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce",
                "reduction-split", "fusion", "dce"}},
-      {"gpu", {"inline", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce", "fusion", "dce"}},
+      {"gpu", {"inline", "batchnorm-expander", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce", "fusion", "dce"}},
   };
   return kPipelines;
 }
