@@ -206,13 +206,25 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
     case Opcode::kBitcast: {
       // The element at the same position in memory: the output index's
       // offset in the output's layout, read back in the operand's layout.
+      // Tiling pads dimensions, so only a bitcast between identical tiled
+      // shapes (the same bytes read the same way) has defined values; an
+      // element type of the same width reinterprets each element's bits.
       const Shape& in = instr.operand(0)->shape();
+      if (instr.shape() == in) return operandAt(0, index);
       if (instr.shape().elementCount() != in.elementCount())
         return cannotCompile(instr, "element counts differ");
-      if (instr.shape().type() != in.type() || !untiled(instr.shape()) || !untiled(in))
-        return cannotCompile(instr, "only bitcasts between untiled layouts of one element type are supported");
+      if (!untiled(instr.shape()) || !untiled(in))
+        return cannotCompile(instr, "bitcasts between tiled layouts of different shapes read tiling padding");
+      ElementType from = in.type(), to = instr.shape().type();
+      if (from != to && (bitWidth(from) != bitWidth(to) || isComplex(from) || isComplex(to) ||
+                         from == ElementType::kPred || to == ElementType::kPred))
+        return cannotCompile(instr, "element types of different widths");
+      auto reinterpret = [&](StatusOr<llvm::Value*> v) -> StatusOr<llvm::Value*> {
+        if (!v.ok() || from == to) return v;
+        return b_.CreateBitCast(*v, valueType(to));
+      };
       if (rowMajor(instr.shape()) && rowMajor(in))
-        return operandAt(0, delinearize(linearize(index), in.dims()));
+        return reinterpret(operandAt(0, delinearize(linearize(index), in.dims())));
       std::vector<int64_t> outOrder = majorToMinor(instr.shape()), inOrder = majorToMinor(in);
       llvm::Value* offset = i64(0);
       for (int64_t d : outOrder)
@@ -222,7 +234,7 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
       IrIndex p = delinearize(offset, physical);
       std::vector<llvm::Value*> multi(in.rank());
       for (size_t k = 0; k < inOrder.size(); ++k) multi[inOrder[k]] = p.multi[k];
-      return operandAt(0, indexOf(0, multi));
+      return reinterpret(operandAt(0, indexOf(0, multi)));
     }
     case Opcode::kReshape: {
       if (instr.shape().elementCount() != instr.operand(0)->shape().elementCount())
