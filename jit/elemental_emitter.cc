@@ -183,6 +183,24 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
     return IrIndex{instr.operand(i)->shape().dims(), std::move(multi), nullptr};
   };
 
+  // Data movement keeps the element type; an ill-typed instance (which the
+  // interpreter refuses when it runs) would make ill-typed IR.
+  switch (instr.opcode()) {
+    case Opcode::kBroadcast: case Opcode::kReshape: case Opcode::kCopy: case Opcode::kTranspose:
+    case Opcode::kSlice: case Opcode::kReverse: case Opcode::kConcatenate: case Opcode::kPad:
+    case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kSetDimensionSize:
+      for (int i = 0; i < instr.operandCount(); ++i) {
+        bool data = i == 0 || instr.opcode() == Opcode::kConcatenate || instr.opcode() == Opcode::kPad ||
+                    (i == 1 && instr.opcode() == Opcode::kDynamicUpdateSlice);
+        if (data && instr.operand(i)->shape().type() != instr.shape().type())
+          return cannotCompile(instr, "declared " + std::string(elementTypeName(instr.shape().type())) +
+                                          " but operand %" + instr.operand(i)->name() + " is " +
+                                          std::string(elementTypeName(instr.operand(i)->shape().type())));
+      }
+      break;
+    default:
+      break;
+  }
   switch (instr.opcode()) {
     case Opcode::kParameter:
       return cannotCompile(instr, "a parameter with no array bound to it");

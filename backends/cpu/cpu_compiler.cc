@@ -168,13 +168,10 @@ class Builder {
     }
     if (SharedSemantics shared = sharedSemanticsOf(instr)) {
       // Computed as the interpreter computes it (hlo/shared_semantics.h).
-      // What one device cannot do is refused now; an async op's wrapped
-      // computation and a scan's body are compiled like a call's.
-      EngineHooks hooks;
-      hooks.refuse = [](const Instruction& i, const std::string& why) {
-        return errorStatus("cpu: " + jit::cannotCompile(i, why).message(), i.loc());
-      };
-      if (single_device::handles(instr)) HLO_RETURN_IF_ERROR(single_device::check(instr, hooks));
+      // What one device cannot do (a collective of several participants, an
+      // unknown custom-call) is refused when it runs, as the interpreter
+      // refuses it: code that never runs it still runs. An async op's
+      // wrapped computation and a scan's body are compiled like a call's.
       step.kind = Step::Kind::kShared;
       step.shared = shared;
       Opcode op = instr.opcode();
