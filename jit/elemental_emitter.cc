@@ -174,6 +174,8 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
       return cannotCompile(instr, "internal error: read with an index of rank " + std::to_string(own.multi.size()));
     return load(it->second, linearize(own), instr.shape().type());
   }
+  if (auto it = forwarded_.find(&instr); it != forwarded_.end()) return emit(*it->second, index);
+  if (instr.opcode() == Opcode::kFusion) return emitNestedFusion(instr, index);
   HLO_RETURN_IF_ERROR(checkTypes(instr));
   const Attributes& a = instr.attrs();
   const std::vector<int64_t>& outDims = instr.shape().dims();
@@ -339,6 +341,25 @@ StatusOr<llvm::Value*> ElementalEmitter::emitMap(const Instruction& instr, const
   std::swap(cache_, own);
   StatusOr<llvm::Value*> value = emit(*f->root(), scalarIndex());
   std::swap(cache_, own);
+  return value;
+}
+
+// A fusion inside a fused computation (as other compilers' dumps nest
+// them) is emitted inline: its computation's parameters read the fusion's
+// operands. Its values get a cache of their own, so a computation called
+// by two fusions never reuses the other's elements.
+StatusOr<llvm::Value*> ElementalEmitter::emitNestedFusion(const Instruction& instr, const IrIndex& index) {
+  const Computation* f = instr.calledComputations().empty() ? nullptr : instr.calledComputations()[0];
+  if (!f || f->parameterCount() != instr.operandCount())
+    return cannotCompile(instr, "a fusion needs one operand per parameter of its computation");
+  if (!f->root()->shape().isArray() || f->root()->shape() != instr.shape())
+    return cannotCompile(instr, "a nested fusion must compute one array of its own shape");
+  for (int i = 0; i < instr.operandCount(); ++i) forwarded_[f->parameter(i)] = instr.operand(i);
+  std::vector<std::map<CacheKey, llvm::Value*>> own(1);
+  std::swap(cache_, own);
+  StatusOr<llvm::Value*> value = emit(*f->root(), index);
+  std::swap(cache_, own);
+  for (int i = 0; i < instr.operandCount(); ++i) forwarded_.erase(f->parameter(i));
   return value;
 }
 

@@ -98,6 +98,7 @@ class ElementalEmitter {
  private:
   StatusOr<llvm::Value*> emitUncached(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitElementwise(const Instruction& instr, const IrIndex& index);
+  StatusOr<llvm::Value*> emitNestedFusion(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitConstant(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitConcatenate(const Instruction& instr, const IrIndex& index, int operand,
                                          int64_t offset);
@@ -120,6 +121,8 @@ class ElementalEmitter {
   llvm::IRBuilder<>& b_;
   llvm::Module& module_;
   std::unordered_map<const Instruction*, llvm::Value*> arrays_;
+  // Parameters of a nested fused computation and the operands they read.
+  std::unordered_map<const Instruction*, const Instruction*> forwarded_;
 };
 
 // The f8 and f4 formats compute in f32; the host runtime provides these two
