@@ -24,6 +24,7 @@
 #include "hlo/attributes.h"
 #include "hlo/complex_math.h"
 #include "hlo/element_type.h"
+#include "hlo/stochastic_round.h"
 #include "interp/scalar_types.h"
 
 namespace hlo::interp::scalar {
@@ -440,23 +441,11 @@ V<K> floatToInt(double x) {
   else return static_cast<V<K>>(static_cast<uint64_t>(x));
 }
 
-// stochastic-convert of one float to a signed integer, XLA's rule (see
-// xla/hlo/transforms/expanders/stochastic_convert_decomposer.cc): NaN -> 0;
-// at or beyond the range saturate; otherwise split |x| into its integer part
-// and fraction f, and round the magnitude up exactly when
-// random < floor(f * 2^randomBits) -- so with uniform random bits, up with
-// probability f -- then restore the sign (wrapping, as XLA's add and negate).
+// stochastic-convert of one float into the signed integer kind K
+// (hlo/stochastic_round.h).
 template <class K>
 V<K> stochasticRound(double x, uint64_t random, int randomBits) {
-  if (std::isnan(x)) return 0;
-  if (x >= static_cast<double>(K::max())) return K::max();
-  if (x <= static_cast<double>(K::min())) return K::min();
-  double magnitude = std::fabs(x);
-  double whole = std::floor(magnitude);
-  auto threshold = static_cast<uint64_t>(std::ldexp(magnitude - whole, randomBits));
-  uint64_t result = K::wide(floatToInt<K>(whole));
-  if (random < threshold) ++result;
-  return K::wrap(x < 0 ? 0 - result : result);
+  return K::wrap(static_cast<uint64_t>(hlo::stochasticRound(x, random, randomBits, K::kBits)));
 }
 
 }  // namespace hlo::interp::scalar
