@@ -36,6 +36,7 @@ constexpr LibraryOp kLibraryOps[] = {
     {Opcode::kTopK, planTopK},
     {Opcode::kGather, planGather},
     {Opcode::kScatter, planScatter},
+    {Opcode::kTriangularSolve, planTriangularSolve},
     {Opcode::kTranspose, planTranspose, always},
     {Opcode::kReduce, planReduce, jit::emitsReduce},
     {Opcode::kReduceWindow, planReduce},
