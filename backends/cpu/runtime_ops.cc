@@ -37,6 +37,7 @@ constexpr LibraryOp kLibraryOps[] = {
     {Opcode::kGather, planGather},
     {Opcode::kScatter, planScatter},
     {Opcode::kTriangularSolve, planTriangularSolve},
+    {Opcode::kCholesky, planCholesky},
     {Opcode::kTranspose, planTranspose, always},
     {Opcode::kReduce, planReduce, jit::emitsReduce},
     {Opcode::kReduceWindow, planReduce},
