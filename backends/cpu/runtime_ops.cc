@@ -36,6 +36,7 @@ constexpr LibraryOp kLibraryOps[] = {
     {Opcode::kTopK, planTopK},
     {Opcode::kGather, planGather},
     {Opcode::kScatter, planScatter},
+    {Opcode::kSelectAndScatter, planSelectAndScatter},
     {Opcode::kTriangularSolve, planTriangularSolve},
     {Opcode::kCholesky, planCholesky},
     {Opcode::kTranspose, planTranspose, always},

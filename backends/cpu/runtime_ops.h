@@ -83,6 +83,7 @@ StatusOr<RuntimePlan> planBitcastConvert(llvm::Module& module, const Instruction
 bool sameWidthBitcastConvert(const Instruction& instr);  // emitted elementwise
 StatusOr<RuntimePlan> planTriangularSolve(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planCholesky(llvm::Module& module, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planSelectAndScatter(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planTranspose(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 
 }  // namespace hlo::cpu
