@@ -127,13 +127,14 @@ ENTRY %e (x: s32[1000003]) -> s32[1000003] {
 TEST(CpuJit, CannotCompileNamesTheInstruction) {
   auto m = parse(R"(
 HloModule m
-ENTRY %e (x: f32[2,2]) -> f32[2,2] {
-  %x = f32[2,2] parameter(0)
-  ROOT %factor = f32[2,2] cholesky(%x), lower=true
+ENTRY %e (x: f32[2]) -> s32[2] {
+  %x = f32[2] parameter(0)
+  %bits = u32[2] constant({0, 1073741824})
+  ROOT %rounded = s32[2] stochastic-convert(%x, %bits)
 })");
   auto exe = compile(*m);
   ASSERT_FALSE(exe.ok());
-  EXPECT_NE(exe.status().message().find("cpu: cannot compile cholesky (%factor)"), std::string::npos)
+  EXPECT_NE(exe.status().message().find("cpu: cannot compile stochastic-convert (%rounded)"), std::string::npos)
       << exe.status().message();
   CompileOptions fallback;
   fallback.allowInterpreterFallback = true;
@@ -141,11 +142,12 @@ ENTRY %e (x: f32[2,2]) -> f32[2,2] {
   ASSERT_TRUE(withFallback.ok()) << withFallback.status().message();
   EXPECT_EQ((*withFallback)->fallbackCount(), 1);
   std::vector<Literal> args;
-  args.push_back(f32Array({2, 2}, {4, 2, 2, 5}));
+  args.push_back(f32Array({2}, {2.25, -2.25}));
   auto r = (*withFallback)->run(args);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  // L L^T = {{4, 2}, {2, 5}} for L = {{2, 0}, {1, 2}}.
-  EXPECT_EQ(r->toString(), "f32[2,2] {{2, 0}, {1, 2}}");
+  // The magnitude rounds up when the bits are below 0.25 * 2^32 = 1073741824:
+  // 2.25 with 0 gives 3; -2.25 with 1073741824 gives -2.
+  EXPECT_EQ(r->toString(), "s32[2] {3, -2}");
 }
 
 TEST(CpuJit, RejectsArgumentsOfTheWrongShape) {

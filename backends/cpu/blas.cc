@@ -41,6 +41,10 @@ Loaded load() {
   out.blas.sgemm = reinterpret_cast<decltype(out.blas.sgemm)>(sym("cblas_sgemm"));
   out.blas.dgemm = reinterpret_cast<decltype(out.blas.dgemm)>(sym("cblas_dgemm"));
   out.blas.zgemm = reinterpret_cast<decltype(out.blas.zgemm)>(sym("cblas_zgemm"));
+  out.blas.dtrsm = reinterpret_cast<decltype(out.blas.dtrsm)>(sym("cblas_dtrsm"));
+  out.blas.ztrsm = reinterpret_cast<decltype(out.blas.ztrsm)>(sym("cblas_ztrsm"));
+  out.blas.dsyrk = reinterpret_cast<decltype(out.blas.dsyrk)>(sym("cblas_dsyrk"));
+  out.blas.zherk = reinterpret_cast<decltype(out.blas.zherk)>(sym("cblas_zherk"));
   out.blas.setThreads = reinterpret_cast<decltype(out.blas.setThreads)>(sym("openblas_set_num_threads"));
   auto coreName = reinterpret_cast<char* (*)()>(sym("openblas_get_corename"));
   if (!out.blas.sgemm || !out.blas.dgemm || !out.blas.zgemm || !out.blas.setThreads) {

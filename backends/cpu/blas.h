@@ -1,4 +1,5 @@
-// OpenBLAS, loaded when a dot or convolution first needs it.
+// OpenBLAS, loaded when a dot, convolution, triangular-solve or cholesky
+// first needs it.
 //
 // Loading it ourselves (dlopen) rather than linking it lets us pick its
 // kernels: OpenBLAS chooses them from the CPU's model name when it loads,
@@ -18,6 +19,12 @@ struct Blas {
   decltype(&cblas_sgemm) sgemm = nullptr;
   decltype(&cblas_dgemm) dgemm = nullptr;
   decltype(&cblas_zgemm) zgemm = nullptr;
+  // For triangular-solve and cholesky; null when the library lacks them
+  // (those ops then run their own loops).
+  decltype(&cblas_dtrsm) dtrsm = nullptr;
+  decltype(&cblas_ztrsm) ztrsm = nullptr;
+  decltype(&cblas_dsyrk) dsyrk = nullptr;
+  decltype(&cblas_zherk) zherk = nullptr;
   decltype(&openblas_set_num_threads) setThreads = nullptr;
   std::string coreName;  // the kernels OpenBLAS chose ("SkylakeX")
 };

@@ -82,6 +82,9 @@ StatusOr<RuntimePlan> planScatter(llvm::Module& module, const Instruction& instr
 StatusOr<RuntimePlan> planReduce(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planBitcastConvert(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 bool sameWidthBitcastConvert(const Instruction& instr);  // emitted elementwise
+StatusOr<RuntimePlan> planTriangularSolve(llvm::Module& module, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planCholesky(llvm::Module& module, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planSelectAndScatter(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planTranspose(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 
 }  // namespace hlo::cpu
