@@ -380,7 +380,7 @@ StatusOr<llvm::Value*> ElementalEmitter::emitElementwise(const Instruction& inst
   // abs, real and imag of a complex value give its component type; complex
   // builds one from two reals; compare gives pred.
   bool typeChanging = op == Opcode::kCompare || op == Opcode::kConvert || op == Opcode::kBitcastConvert ||
-                      op == Opcode::kIsFinite || op == Opcode::kComplex ||
+                      op == Opcode::kIsFinite || op == Opcode::kComplex || op == Opcode::kStochasticConvert ||
                       (isComplex(t) && (op == Opcode::kAbs || op == Opcode::kReal || op == Opcode::kImag));
   // Operands of mixed float precision, which HLO allows, are converted
   // first, as the interpreter does: compare's to the wider of the two, the
@@ -401,6 +401,8 @@ StatusOr<llvm::Value*> ElementalEmitter::emitElementwise(const Instruction& inst
   switch (instr.opcode()) {
     case Opcode::kComplex:
       return makeComplex(instr.shape().type(), ops[0], ops[1]);
+    case Opcode::kStochasticConvert:
+      return stochasticConvert(instr, ops[0], ops[1]);
     case Opcode::kSelect:
       return b_.CreateSelect(ops[0], ops[1], ops[2]);
     case Opcode::kClamp:

@@ -81,6 +81,7 @@ class ElementalEmitter {
   StatusOr<llvm::Value*> compare(const Instruction& instr, ElementType t, llvm::Value* a, llvm::Value* c);
   StatusOr<llvm::Value*> convert(const Instruction& instr, ElementType from, ElementType to, llvm::Value* x);
   StatusOr<llvm::Value*> reducePrecision(const Instruction& instr, ElementType t, llvm::Value* x);
+  StatusOr<llvm::Value*> stochasticConvert(const Instruction& instr, llvm::Value* x, llvm::Value* random);
   llvm::Value* clamp(ElementType t, llvm::Value* lo, llvm::Value* x, llvm::Value* hi);
   // The identity of a reducer's opcode (0 for add, 1 for multiply, ...), or null.
   llvm::Value* identity(Opcode op, ElementType t);
@@ -140,6 +141,9 @@ inline constexpr const char* kEncodeSmallFloat = "hlo_encode_small_float";
 // reduce-precision: hlo/reduce_precision.h's reducePrecisionOf,
 //   i64 hlo_reduce_precision(i32 element_type, i64 bits, i32 exponent_bits, i32 mantissa_bits)
 inline constexpr const char* kReducePrecision = "hlo_reduce_precision";
+// stochastic-convert: hlo/stochastic_round.h's stochasticRound,
+//   i64 hlo_stochastic_round(double x, i64 random, i32 random_bits, i32 target_bits)
+inline constexpr const char* kStochasticRound = "hlo_stochastic_round";
 inline constexpr const char* kComplexUnary = "hlo_complex_unary";
 inline constexpr const char* kComplexBinary = "hlo_complex_binary";
 // f8 and f4 types (stored one per byte, computed through those functions).

@@ -223,6 +223,30 @@ StatusOr<llvm::Value*> ElementalEmitter::reducePrecision(const Instruction& inst
   return reduced->getType() == x->getType() ? reduced : b_.CreateBitCast(reduced, x->getType());
 }
 
+// stochastic-convert(x, random) into a signed integer through the
+// runtime's hlo_stochastic_round (hlo/stochastic_round.h, the interpreter's
+// rule).
+StatusOr<llvm::Value*> ElementalEmitter::stochasticConvert(const Instruction& instr, llvm::Value* x,
+                                                           llvm::Value* random) {
+  ElementType from = instr.operand(0)->shape().type(), bitsType = instr.operand(1)->shape().type();
+  ElementType to = instr.shape().type();
+  if (!isFloat(from) || !isUnsigned(bitsType) || !isSigned(to))
+    return cannotCompile(instr, "needs a float operand, unsigned random bits and a signed integer result");
+  llvm::Value* d = toCompute(b_, from, x);
+  if (!d->getType()->isDoubleTy()) d = b_.CreateFPExt(d, b_.getDoubleTy());
+  llvm::FunctionCallee fn = module_.getOrInsertFunction(
+      kStochasticRound, llvm::FunctionType::get(b_.getInt64Ty(), {b_.getDoubleTy(), b_.getInt64Ty(), b_.getInt32Ty(),
+                                                                 b_.getInt32Ty()}, false));
+  if (auto* f = llvm::dyn_cast<llvm::Function>(fn.getCallee())) {
+    f->setDoesNotThrow();
+    f->setMemoryEffects(llvm::MemoryEffects::none());
+    f->addFnAttr(llvm::Attribute::WillReturn);
+  }
+  llvm::Value* r = b_.CreateCall(fn, {d, b_.CreateZExt(random, b_.getInt64Ty()), b_.getInt32(bitWidth(bitsType)),
+                                      b_.getInt32(bitWidth(to))});
+  return b_.CreateTrunc(r, valueType(to));
+}
+
 StatusOr<llvm::Value*> ElementalEmitter::binary(Opcode op, const Instruction& instr, ElementType t, llvm::Value* a,
                                                 llvm::Value* c) {
   llvm::Type* ty = a->getType();

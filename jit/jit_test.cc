@@ -125,16 +125,22 @@ ENTRY %e (x: s32[1000003]) -> s32[1000003] {
 }
 
 TEST(CpuJit, CannotCompileNamesTheInstruction) {
+  // A reduce whose result type (bf16) is not its accumulation type (f32).
   auto m = parse(R"(
 HloModule m
-ENTRY %e (x: f32[2]) -> s32[2] {
-  %x = f32[2] parameter(0)
-  %bits = u32[2] constant({0, 1073741824})
-  ROOT %rounded = s32[2] stochastic-convert(%x, %bits)
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY %e (x: f32[4]) -> bf16[] {
+  %x = f32[4] parameter(0)
+  %zero = f32[] constant(0)
+  ROOT %sum = bf16[] reduce(%x, %zero), dimensions={0}, to_apply=%add
 })");
   auto exe = compile(*m);
   ASSERT_FALSE(exe.ok());
-  EXPECT_NE(exe.status().message().find("cpu: cannot compile stochastic-convert (%rounded)"), std::string::npos)
+  EXPECT_NE(exe.status().message().find("cpu: cannot compile reduce (%sum)"), std::string::npos)
       << exe.status().message();
   CompileOptions fallback;
   fallback.allowInterpreterFallback = true;
@@ -142,12 +148,10 @@ ENTRY %e (x: f32[2]) -> s32[2] {
   ASSERT_TRUE(withFallback.ok()) << withFallback.status().message();
   EXPECT_EQ((*withFallback)->fallbackCount(), 1);
   std::vector<Literal> args;
-  args.push_back(f32Array({2}, {2.25, -2.25}));
+  args.push_back(f32Array({4}, {1, 2, 3, 4.5}));
   auto r = (*withFallback)->run(args);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  // The magnitude rounds up when the bits are below 0.25 * 2^32 = 1073741824:
-  // 2.25 with 0 gives 3; -2.25 with 1073741824 gives -2.
-  EXPECT_EQ(r->toString(), "s32[2] {3, -2}");
+  EXPECT_EQ(r->toString(), "bf16[] 10.5");  // 1 + 2 + 3 + 4.5, exact in bf16
 }
 
 TEST(CpuJit, RejectsArgumentsOfTheWrongShape) {

@@ -192,7 +192,8 @@ StatusOr<Literal> CpuExecutable::runProgram(const Program& program, std::span<co
               return runProgram(*step.callees[0], callArgs);
             },
             [](const Instruction& i, const std::string& why) {
-              return errorStatus("cpu: %" + i.name() + ": " + why, i.loc());
+              return errorStatus("cpu: " + std::string(opcodeName(i.opcode())) + " (%" + i.name() + "): " + why,
+                                 i.loc());
             },
             room};
         HLO_ASSIGN_OR_RETURN(Literal result, step.shared(instr, ops, hooks));

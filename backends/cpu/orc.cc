@@ -1,7 +1,7 @@
 // ORC LLJIT set up for the host, with the C library's symbols (expf, fmod,
 // ...) resolved from this process, and the runtime functions compiled code
-// calls (the f8/f4 codecs, reduce-precision and the complex functions of
-// jit/elemental_emitter.h)
+// calls (the f8/f4 codecs, reduce-precision, stochastic-convert's rounding
+// and the complex functions of jit/elemental_emitter.h)
 // defined by address.
 #include "backends/cpu/orc.h"
 
@@ -31,6 +31,7 @@
 #include "hlo/complex_math.h"
 #include "hlo/float_formats.h"
 #include "hlo/reduce_precision.h"
+#include "hlo/stochastic_round.h"
 #include "jit/elemental_emitter.h"
 
 namespace hlo::cpu {
@@ -68,6 +69,10 @@ uint64_t reducePrecisionForJit(int32_t type, uint64_t bits, int32_t exponentBits
   return reducePrecisionOf(static_cast<ElementType>(type), bits, exponentBits, mantissaBits);
 }
 
+int64_t stochasticRoundForJit(double x, uint64_t random, int32_t randomBits, int32_t targetBits) {
+  return stochasticRound(x, random, randomBits, targetBits);
+}
+
 // The runtime functions compiled code calls, by address.
 llvm::Error defineRuntimeFunctions(llvm::orc::LLJIT& jit) {
   llvm::orc::SymbolMap symbols;
@@ -77,6 +82,7 @@ llvm::Error defineRuntimeFunctions(llvm::orc::LLJIT& jit) {
   symbols[jit.mangleAndIntern(jit::kEncodeSmallFloat)] = {
       llvm::orc::ExecutorAddr::fromPtr(&encodeSmallFloatForJit), flags};
   symbols[jit.mangleAndIntern(jit::kReducePrecision)] = {llvm::orc::ExecutorAddr::fromPtr(&reducePrecisionForJit), flags};
+  symbols[jit.mangleAndIntern(jit::kStochasticRound)] = {llvm::orc::ExecutorAddr::fromPtr(&stochasticRoundForJit), flags};
   symbols[jit.mangleAndIntern(jit::kComplexUnary)] = {llvm::orc::ExecutorAddr::fromPtr(&complexUnaryForJit), flags};
   symbols[jit.mangleAndIntern(jit::kComplexBinary)] = {llvm::orc::ExecutorAddr::fromPtr(&complexBinaryForJit), flags};
   return jit.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols)));

@@ -96,12 +96,13 @@ StatusOr<RuntimePlan> planReduce(llvm::Module& module, const Instruction& instr,
     return jit::cannotCompile(instr, "expected N inputs, N init values, N results and a reducer of 2N parameters");
   const Shape& first = instr.operand(0)->shape();
   const Shape& root = reducer->root()->shape();
-  if (n > 1 && (!root.isTuple() || root.tupleElements().size() != n))
+  // One input may still have its reducer return a 1-tuple.
+  if ((n > 1 || root.isTuple()) && (!root.isTuple() || root.tupleElements().size() != n))
     return jit::cannotCompile(instr, "the reducer must return one value per input");
   for (size_t i = 0; i < n; ++i) {
     const Shape& input = instr.operand(static_cast<int>(i))->shape();
     const Shape& init = instr.operand(static_cast<int>(n + i))->shape();
-    const Shape& returned = n > 1 ? root.tupleElements()[i] : root;
+    const Shape& returned = root.isTuple() ? root.tupleElements()[i] : root;
     ElementType t = results[i].type();
     if (!input.isArray() || input.dims() != first.dims() || !results[i].isArray() ||
         results[i].dims() != results[0].dims() || !init.isScalar() || storageBytes(t) > kMaxElementBytes)
