@@ -184,9 +184,9 @@ Status runCholesky(const RuntimeCall& call) {
 StatusOr<RuntimePlan> planCholesky(llvm::Module&, const Instruction& instr, const std::string&) {
   if (instr.operandCount() != 1) return jit::cannotCompile(instr, "expected one operand");
   const Shape& a = instr.operand(0)->shape();
-  if (!a.isArray() || a.isDynamic() || a.rank() < 2 || a.dim(a.rank() - 1) != a.dim(a.rank() - 2) ||
+  if (!a.isArray() || a.rank() < 2 || a.dim(a.rank() - 1) != a.dim(a.rank() - 2) ||
       !instr.shape().isArray() || instr.shape().dims() != a.dims() || instr.shape().type() != a.type())
-    return jit::cannotCompile(instr, "the operand must be a static batch of square matrices");
+    return jit::cannotCompile(instr, "the operand must be a batch of square matrices");
   if (!linalg::linalgType(a.type()))
     return jit::cannotCompile(instr, "element type " + std::string(elementTypeName(a.type())) + " is not supported");
   return RuntimePlan{runCholesky, {}};

@@ -170,8 +170,8 @@ StatusOr<RuntimePlan> planFft(llvm::Module&, const Instruction& instr, const std
   if (instr.operandCount() != 1) return jit::cannotCompile(instr, "expected one operand");
   const Shape& x = instr.operand(0)->shape();
   const Shape& out = instr.shape();
-  if (!x.isArray() || !out.isArray() || x.isDynamic() || out.isDynamic())
-    return jit::cannotCompile(instr, "expected a static array operand and result");
+  if (!x.isArray() || !out.isArray())
+    return jit::cannotCompile(instr, "expected an array operand and result");
   std::string_view type = instr.attrs().getString(AttrKey::kFftType);
   const std::vector<int64_t>& lengths = instr.attrs().getInts(AttrKey::kFftLength);
   int rank = x.rank();

@@ -140,7 +140,7 @@ StatusOr<RuntimePlan> planSelectAndScatter(llvm::Module& module, const Instructi
   const Shape& source = instr.operand(1)->shape();
   const Shape& init = instr.operand(2)->shape();
   const Shape& out = instr.shape();
-  if (!x.isArray() || !source.isArray() || x.isDynamic() || source.isDynamic() || source.rank() != x.rank() ||
+  if (!x.isArray() || !source.isArray() || source.rank() != x.rank() ||
       !init.isArray() || init.rank() != 0 || !out.isArray() || out.dims() != x.dims() || init.type() != out.type() ||
       source.type() != out.type())
     return jit::cannotCompile(instr, "operand, source and init_value do not fit together");

@@ -57,10 +57,10 @@ StatusOr<Solve> solveOf(const Instruction& instr) {
     return jit::cannotCompile(instr, "unknown transpose_a '" + std::string(op) + "'");
   s.transposed = op == "TRANSPOSE" || op == "ADJOINT";
   s.conjugated = op == "ADJOINT";
-  if (!a.isArray() || !b.isArray() || a.isDynamic() || b.isDynamic() || a.rank() < 2 || b.rank() != a.rank() ||
+  if (!a.isArray() || !b.isArray() || a.rank() < 2 || b.rank() != a.rank() ||
       a.type() != b.type() || !instr.shape().isArray() || instr.shape().dims() != b.dims() ||
       instr.shape().type() != b.type())
-    return jit::cannotCompile(instr, "a and b must be static matrices of one type and rank");
+    return jit::cannotCompile(instr, "a and b must be matrices of one type and rank");
   int r = a.rank();
   if (a.dim(r - 1) != a.dim(r - 2) || a.dim(r - 1) != b.dim(s.left ? r - 2 : r - 1))
     return jit::cannotCompile(instr, "a must be square and share its size with b");
