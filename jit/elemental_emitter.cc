@@ -176,6 +176,8 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
   }
   if (auto it = forwarded_.find(&instr); it != forwarded_.end()) return emit(*it->second, index);
   if (instr.opcode() == Opcode::kFusion) return emitNestedFusion(instr, index);
+  if (instr.opcode() == Opcode::kGetTupleElement) return emitTupleElement(*instr.operand(0), instr.attrs().getInt(AttrKey::kIndex), index);
+  if (instr.opcode() == Opcode::kConditional) return emitConditional(instr, index);
   HLO_RETURN_IF_ERROR(checkTypes(instr));
   const Attributes& a = instr.attrs();
   const std::vector<int64_t>& outDims = instr.shape().dims();
@@ -361,6 +363,80 @@ StatusOr<llvm::Value*> ElementalEmitter::emitNestedFusion(const Instruction& ins
   std::swap(cache_, own);
   for (int i = 0; i < instr.operandCount(); ++i) forwarded_.erase(f->parameter(i));
   return value;
+}
+
+// Element `index` of tuple element `i` of `producer`, when the tuple is
+// made in the same computation (a tuple instruction, or a nested fusion
+// whose root is one) or is a forwarded parameter of one.
+StatusOr<llvm::Value*> ElementalEmitter::emitTupleElement(const Instruction& producer, int64_t i,
+                                                          const IrIndex& index) {
+  if (auto it = forwarded_.find(&producer); it != forwarded_.end()) return emitTupleElement(*it->second, i, index);
+  if (!producer.shape().isTuple() || i < 0 || i >= static_cast<int64_t>(producer.shape().tupleElements().size()))
+    return cannotCompile(producer, "tuple index " + std::to_string(i) + " out of range");
+  if (producer.opcode() == Opcode::kTuple) return emit(*producer.operand(static_cast<int>(i)), index);
+  if (producer.opcode() != Opcode::kFusion || producer.calledComputations().empty())
+    return cannotCompile(producer, "a tuple read element by element must be built in the same computation");
+  const Computation* f = producer.calledComputations()[0];
+  if (f->parameterCount() != producer.operandCount())
+    return cannotCompile(producer, "a fusion needs one operand per parameter of its computation");
+  for (int k = 0; k < producer.operandCount(); ++k) forwarded_[f->parameter(k)] = producer.operand(k);
+  std::vector<std::map<CacheKey, llvm::Value*>> own(1);
+  std::swap(cache_, own);
+  StatusOr<llvm::Value*> value = emitTupleElement(*f->root(), i, index);
+  std::swap(cache_, own);
+  for (int k = 0; k < producer.operandCount(); ++k) forwarded_.erase(f->parameter(k));
+  return value;
+}
+
+// conditional, element by element: only the chosen branch's root element
+// is computed, its parameter reading the branch's operand. A pred selects
+// true_computation or false_computation; an s32 index selects a branch of
+// branch_computations, and one out of range the last, as in the
+// interpreter.
+StatusOr<llvm::Value*> ElementalEmitter::emitConditional(const Instruction& instr, const IrIndex& index) {
+  std::vector<const Computation*> branches;
+  const Attributes& a = instr.attrs();
+  if (const AttrValue* list = a.find(AttrKey::kBranchComputations)) {
+    branches.assign(list->comps.begin(), list->comps.end());
+  } else {
+    branches = {a.getComputation(AttrKey::kTrueComputation), a.getComputation(AttrKey::kFalseComputation)};
+  }
+  if (!instr.shape().isArray() || branches.empty() || static_cast<int>(branches.size()) + 1 != instr.operandCount())
+    return cannotCompile(instr, "an element-wise conditional needs an array result and one operand per branch");
+  for (const Computation* c : branches)
+    if (!c || c->parameterCount() != 1 || c->root()->shape() != instr.shape())
+      return cannotCompile(instr, "each branch must take one parameter and return the conditional's shape");
+  const Instruction& selector = *instr.operand(0);
+  if (!selector.shape().isArray() || selector.shape().rank() != 0 ||
+      (selector.shape().type() != ElementType::kPred && !isInteger(selector.shape().type())))
+    return cannotCompile(instr, "the selector must be a pred or integer scalar");
+  HLO_ASSIGN_OR_RETURN(llvm::Value * chosen, emit(selector, scalarIndex()));
+  // The branch to run as an i64: pred true is branch 0 (true_computation).
+  llvm::Value* branch;
+  if (selector.shape().type() == ElementType::kPred) {
+    branch = b_.CreateSelect(chosen, i64(0), i64(1));
+  } else {
+    branch = isSigned(selector.shape().type()) ? b_.CreateSExt(chosen, b_.getInt64Ty())
+                                               : b_.CreateZExt(chosen, b_.getInt64Ty());
+    int64_t last = static_cast<int64_t>(branches.size()) - 1;
+    llvm::Value* outside = b_.CreateOr(b_.CreateICmpSLT(branch, i64(0)), b_.CreateICmpSGT(branch, i64(last)));
+    branch = b_.CreateSelect(outside, i64(last), branch);
+  }
+  std::function<StatusOr<llvm::Value*>(size_t)> run = [&](size_t k) -> StatusOr<llvm::Value*> {
+    auto body = [&]() -> StatusOr<llvm::Value*> {
+      const Computation* c = branches[k];
+      forwarded_[c->parameter(0)] = instr.operand(static_cast<int>(k) + 1);
+      std::vector<std::map<CacheKey, llvm::Value*>> own(1);
+      std::swap(cache_, own);
+      StatusOr<llvm::Value*> value = emit(*c->root(), index);
+      std::swap(cache_, own);
+      forwarded_.erase(c->parameter(0));
+      return value;
+    };
+    if (k + 1 == branches.size()) return body();
+    return emitIf(b_.CreateICmpEQ(branch, i64(static_cast<int64_t>(k))), body, [&]() { return run(k + 1); });
+  };
+  return run(0);
 }
 
 StatusOr<llvm::Value*> ElementalEmitter::emitElementwise(const Instruction& instr, const IrIndex& index) {

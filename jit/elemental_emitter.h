@@ -100,6 +100,8 @@ class ElementalEmitter {
   StatusOr<llvm::Value*> emitUncached(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitElementwise(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitNestedFusion(const Instruction& instr, const IrIndex& index);
+  StatusOr<llvm::Value*> emitTupleElement(const Instruction& producer, int64_t i, const IrIndex& index);
+  StatusOr<llvm::Value*> emitConditional(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitConstant(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitConcatenate(const Instruction& instr, const IrIndex& index, int operand,
                                          int64_t offset);

@@ -27,7 +27,6 @@
 #include "backends/cpu/program.h"
 #include "hlo/computation.h"
 #include "hlo/shared_semantics.h"
-#include "hlo/single_device.h"
 #include "jit/elemental_emitter.h"
 
 namespace hlo::cpu {
@@ -57,7 +56,10 @@ bool oneKernel(const Instruction& fusion) {
   for (const Instruction* operand : fusion.operands())
     if (!operand->shape().isArray()) return false;
   for (const auto& i : fused.instructions()) {
-    if (isLibraryOp(*i)) return false;
+    // Library ops, the ops of hlo/shared_semantics.h (scan, collectives,
+    // ...) and loops run as runtime steps, not inside a kernel.
+    if (isLibraryOp(*i) || sharedSemanticsOf(*i) || i->opcode() == Opcode::kWhile || i->opcode() == Opcode::kCall)
+      return false;
     if (i->opcode() != Opcode::kReduce || i.get() == root) continue;
     bool rootElement = root->opcode() == Opcode::kTuple;
     for (const Instruction* user : i->users()) rootElement = rootElement && user == root;
