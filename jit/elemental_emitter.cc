@@ -317,10 +317,13 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
   return cannotCompile(instr);
 }
 
-// map applies to_apply to the operands' elements at the same index. Each
-// element goes through a stack slot bound as the computation's parameter, so
-// the computation is emitted as written; it gets a cache of its own, so its
-// values never stand in for another element's.
+// map applies to_apply to the operands' elements at the same index (a
+// scalar operand to every element). Each element is converted to the type
+// its parameter declares, as the interpreter converts it, and goes through
+// a stack slot bound as the computation's parameter, so the computation is
+// emitted as written; its value is converted to the map's element type. It
+// gets a cache of its own, so its values never stand in for another
+// element's.
 StatusOr<llvm::Value*> ElementalEmitter::emitMap(const Instruction& instr, const IrIndex& index) {
   const Computation* f = instr.attrs().getComputation(AttrKey::kToApply);
   if (!f || f->parameterCount() != instr.operandCount())
@@ -328,22 +331,26 @@ StatusOr<llvm::Value*> ElementalEmitter::emitMap(const Instruction& instr, const
   for (int i = 0; i < instr.operandCount(); ++i) {
     const Shape& op = instr.operand(i)->shape();
     const Shape& p = f->parameter(i)->shape();
-    if (op.dims() != instr.shape().dims()) return cannotCompile(instr, "operands must have the result's dimensions");
-    if (!p.isArray() || p.rank() != 0 || p.type() != op.type())
-      return cannotCompile(instr, "to_apply parameters must be scalars of the operand types");
-    HLO_ASSIGN_OR_RETURN(llvm::Value * v, emit(*instr.operand(i), index));
-    llvm::AllocaInst* slot = entryAlloca(storageType(op.type()), "map.arg");
-    store(v, slot, i64(0), op.type());
+    bool scalar = op.rank() == 0;
+    if (!scalar && op.dims() != instr.shape().dims())
+      return cannotCompile(instr, "operands must have the result's dimensions or be scalars");
+    if (!p.isArray() || p.rank() != 0) return cannotCompile(instr, "to_apply parameters must be scalars");
+    HLO_ASSIGN_OR_RETURN(llvm::Value * v, emit(*instr.operand(i), scalar ? scalarIndex() : index));
+    if (p.type() != op.type()) {
+      HLO_ASSIGN_OR_RETURN(v, convert(instr, op.type(), p.type(), v));
+    }
+    llvm::AllocaInst* slot = entryAlloca(storageType(p.type()), "map.arg");
+    store(v, slot, i64(0), p.type());
     bindArray(f->parameter(i), slot);
   }
   const Shape& result = f->root()->shape();
-  if (!result.isArray() || result.rank() != 0 || result.type() != instr.shape().type())
-    return cannotCompile(instr, "to_apply must return a scalar of the result type");
+  if (!result.isArray() || result.rank() != 0) return cannotCompile(instr, "to_apply must return a scalar");
   std::vector<std::map<CacheKey, llvm::Value*>> own(1);
   std::swap(cache_, own);
   StatusOr<llvm::Value*> value = emit(*f->root(), scalarIndex());
   std::swap(cache_, own);
-  return value;
+  if (!value.ok() || result.type() == instr.shape().type()) return value;
+  return convert(instr, result.type(), instr.shape().type(), *value);
 }
 
 // A fusion inside a fused computation (as other compilers' dumps nest
