@@ -59,32 +59,34 @@ void out(std::complex<F> r, double v[2]) {
   v[1] = r.imag();
 }
 
+// c64 computes in float, c128 in double.
+template <class Fn>
+bool inPrecisionOf(ElementType t, Fn&& fn) {
+  if (t == ElementType::kC64) return fn(float{});
+  if (t == ElementType::kC128) return fn(double{});
+  return false;
+}
+
 }  // namespace
 
 bool applyComplexUnary(Opcode op, ElementType t, const double x[2], double result[2]) {
-  if (t == ElementType::kC64) {
-    std::complex<float> r;
-    if (!unary(op, in<float>(x), r)) return false;
+  return inPrecisionOf(t, [&](auto precision) {
+    using F = decltype(precision);
+    std::complex<F> r;
+    if (!unary(op, in<F>(x), r)) return false;
     out(r, result);
     return true;
-  }
-  std::complex<double> r;
-  if (t != ElementType::kC128 || !unary(op, in<double>(x), r)) return false;
-  out(r, result);
-  return true;
+  });
 }
 
 bool applyComplexBinary(Opcode op, ElementType t, const double a[2], const double b[2], double result[2]) {
-  if (t == ElementType::kC64) {
-    std::complex<float> r;
-    if (!binary(op, in<float>(a), in<float>(b), r)) return false;
+  return inPrecisionOf(t, [&](auto precision) {
+    using F = decltype(precision);
+    std::complex<F> r;
+    if (!binary(op, in<F>(a), in<F>(b), r)) return false;
     out(r, result);
     return true;
-  }
-  std::complex<double> r;
-  if (t != ElementType::kC128 || !binary(op, in<double>(a), in<double>(b), r)) return false;
-  out(r, result);
-  return true;
+  });
 }
 
 }  // namespace hlo

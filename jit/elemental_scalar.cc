@@ -10,19 +10,24 @@
 namespace hlo::jit {
 namespace {
 
-// A runtime function of the host that decodes or encodes an f8/f4 value:
-// pure, so LLVM may hoist and merge its calls.
-llvm::FunctionCallee runtimeFloatCodec(llvm::Module& module, const char* name, llvm::Type* result,
-                                       llvm::Type* argument) {
-  llvm::LLVMContext& c = module.getContext();
-  auto* type = llvm::FunctionType::get(result, {llvm::Type::getInt32Ty(c), argument}, false);
-  llvm::FunctionCallee callee = module.getOrInsertFunction(name, type);
+// A pure runtime function of the host (the f8/f4 codecs, reduce-precision,
+// stochastic rounding): no memory touched, so LLVM may hoist and merge its
+// calls.
+llvm::FunctionCallee pureRuntimeFunction(llvm::Module& module, const char* name, llvm::Type* result,
+                                         std::vector<llvm::Type*> params) {
+  llvm::FunctionCallee callee = module.getOrInsertFunction(name, llvm::FunctionType::get(result, params, false));
   if (auto* fn = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
     fn->setDoesNotThrow();
     fn->setMemoryEffects(llvm::MemoryEffects::none());
     fn->addFnAttr(llvm::Attribute::WillReturn);
   }
   return callee;
+}
+
+// The f8/f4 codecs take the element type first.
+llvm::FunctionCallee runtimeFloatCodec(llvm::Module& module, const char* name, llvm::Type* result,
+                                       llvm::Type* argument) {
+  return pureRuntimeFunction(module, name, result, {llvm::Type::getInt32Ty(module.getContext()), argument});
 }
 
 }  // namespace
@@ -207,14 +212,8 @@ StatusOr<llvm::Value*> ElementalEmitter::reducePrecision(const Instruction& inst
   if (exponentBits < 1 || mantissaBits < 0) return cannotCompile(instr, "needs exponent_bits >= 1 and mantissa_bits >= 0");
   llvm::Type* bitsType = b_.getIntNTy(storageBytes(t) * 8);
   llvm::Value* bits = x->getType() == bitsType ? x : b_.CreateBitCast(x, bitsType);
-  llvm::FunctionCallee fn = module_.getOrInsertFunction(
-      kReducePrecision, llvm::FunctionType::get(b_.getInt64Ty(), {b_.getInt32Ty(), b_.getInt64Ty(), b_.getInt32Ty(),
-                                                                 b_.getInt32Ty()}, false));
-  if (auto* f = llvm::dyn_cast<llvm::Function>(fn.getCallee())) {
-    f->setDoesNotThrow();
-    f->setMemoryEffects(llvm::MemoryEffects::none());
-    f->addFnAttr(llvm::Attribute::WillReturn);
-  }
+  llvm::FunctionCallee fn = pureRuntimeFunction(module_, kReducePrecision, b_.getInt64Ty(),
+                                                {b_.getInt32Ty(), b_.getInt64Ty(), b_.getInt32Ty(), b_.getInt32Ty()});
   llvm::Value* reduced = b_.CreateCall(
       fn, {b_.getInt32(static_cast<uint32_t>(t)), b_.CreateZExt(bits, b_.getInt64Ty()),
            b_.getInt32(static_cast<uint32_t>(std::min<int64_t>(exponentBits, 64))),
@@ -234,14 +233,8 @@ StatusOr<llvm::Value*> ElementalEmitter::stochasticConvert(const Instruction& in
     return cannotCompile(instr, "needs a float operand, unsigned random bits and a signed integer result");
   llvm::Value* d = toCompute(b_, from, x);
   if (!d->getType()->isDoubleTy()) d = b_.CreateFPExt(d, b_.getDoubleTy());
-  llvm::FunctionCallee fn = module_.getOrInsertFunction(
-      kStochasticRound, llvm::FunctionType::get(b_.getInt64Ty(), {b_.getDoubleTy(), b_.getInt64Ty(), b_.getInt32Ty(),
-                                                                 b_.getInt32Ty()}, false));
-  if (auto* f = llvm::dyn_cast<llvm::Function>(fn.getCallee())) {
-    f->setDoesNotThrow();
-    f->setMemoryEffects(llvm::MemoryEffects::none());
-    f->addFnAttr(llvm::Attribute::WillReturn);
-  }
+  llvm::FunctionCallee fn = pureRuntimeFunction(module_, kStochasticRound, b_.getInt64Ty(),
+                                                {b_.getDoubleTy(), b_.getInt64Ty(), b_.getInt32Ty(), b_.getInt32Ty()});
   llvm::Value* r = b_.CreateCall(fn, {d, b_.CreateZExt(random, b_.getInt64Ty()), b_.getInt32(bitWidth(bitsType)),
                                       b_.getInt32(bitWidth(to))});
   return b_.CreateTrunc(r, valueType(to));
