@@ -18,6 +18,20 @@ std::string indexString(const std::vector<int64_t>& dims, int64_t linear) {
   return shapeIndexToString(index);
 }
 
+// Distance in units in the last place between element i of two arrays of
+// one float type, by their total-order keys (so it counts the representable
+// values between them).
+uint64_t ulpDistance(const Literal& a, const Literal& e, int64_t i) {
+  int width = bitWidth(a.type());
+  auto key = [&](uint64_t bits) {
+    uint64_t sign = uint64_t{1} << (width - 1);
+    auto magnitude = static_cast<int64_t>(bits & (sign - 1));
+    return (bits & sign) ? -magnitude : magnitude;
+  };
+  int64_t d = key(a.bitsAt(i)) - key(e.bitsAt(i));
+  return d < 0 ? static_cast<uint64_t>(-d) : static_cast<uint64_t>(d);
+}
+
 bool closeEnough(double a, double e, Tolerance tol, double& absErr, double& relErr) {
   absErr = relErr = 0;
   if (std::isnan(a) || std::isnan(e)) return std::isnan(a) && std::isnan(e);
@@ -71,10 +85,10 @@ void compareInto(const Literal& a, const Literal& e, Tolerance tol, bool perType
       ok = closeEnough(x.real(), y.real(), tol, ar, rr) && closeEnough(x.imag(), y.imag(), tol, ai, ri);
       absErr = std::max(ar, ai);
       relErr = std::max(rr, ri);
-      if (ok) {
-        out.maxAbsError = std::max(out.maxAbsError, absErr);
-        out.maxRelError = std::max(out.maxRelError, relErr);
-      }
+      out.maxAbsError = std::max(out.maxAbsError, absErr);
+      out.maxRelError = std::max(out.maxRelError, relErr);
+      if (isFloat(t) && bitWidth(t) >= 16 && !std::isnan(x.real()) && !std::isnan(y.real()))
+        out.maxUlpDistance = std::max(out.maxUlpDistance, ulpDistance(a, e, i));
     }
     if (!ok)
       mismatch("at " + indexString(a.shape().dims(), i) + ": " + a.elementToString(i) + " vs expected " +

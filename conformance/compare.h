@@ -21,6 +21,7 @@ struct Comparison {
   std::string firstMismatch;  // "at {1,2}: 3 vs 4" (empty when equal)
   double maxAbsError = 0;
   double maxRelError = 0;
+  uint64_t maxUlpDistance = 0;  // over real floats of 16 bits or more, NaNs left out
   int64_t mismatches = 0;
 };
 

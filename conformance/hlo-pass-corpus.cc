@@ -104,35 +104,12 @@ struct Failure {
   std::string detail;
 };
 
-// compareLiterals with the default tolerance of each array's own element type
-// (a tuple may mix them).
-hlo::Comparison compareResults(const hlo::Literal& actual, const hlo::Literal& expected,
-                               const std::string& path = "") {
-  const hlo::Shape& a = actual.shape();
-  const hlo::Shape& e = expected.shape();
-  if (a.isTuple() && e.isTuple() && actual.tupleElements().size() == expected.tupleElements().size()) {
-    hlo::Comparison all;
-    for (size_t i = 0; i < actual.tupleElements().size(); ++i) {
-      hlo::Comparison c = compareResults(actual.tupleElements()[i], expected.tupleElements()[i],
-                                         path + "element " + std::to_string(i) + " ");
-      if (!c.equal && all.equal) all.firstMismatch = c.firstMismatch;
-      all.equal = all.equal && c.equal;
-      all.mismatches += c.mismatches;
-    }
-    return all;
-  }
-  hlo::Tolerance tolerance = e.isArray() ? hlo::defaultTolerance(e.type()) : hlo::Tolerance{};
-  hlo::Comparison c = hlo::compareLiterals(actual, expected, tolerance);
-  if (!c.equal) c.firstMismatch = path + c.firstMismatch;
-  return c;
-}
-
 // Evaluates `module` on the reference arguments: why its result is not the
 // reference's, or nullopt when it is.
 std::optional<std::string> differs(const hlo::Module& module, const Reference& ref) {
   auto result = hlo::interp::evaluate(module, ref.args, ref.options);
   if (!result.ok()) return "the module no longer evaluates: " + result.status().message();
-  hlo::Comparison c = compareResults(*result, ref.result);
+  hlo::Comparison c = hlo::compareWithTypeTolerances(*result, ref.result);
   if (c.equal) return std::nullopt;
   return c.firstMismatch + " (" + std::to_string(c.mismatches) +
          (c.mismatches == 1 ? " element differs)" : " elements differ)");

@@ -351,52 +351,16 @@ void collectArrays(const Literal& value, const std::string& name,
   }
 }
 
-// Distance in units in the last place between two floats of type t, by
-// their total-order keys (so it counts the representable values between them).
-uint64_t ulpDistance(const Literal& a, const Literal& e, int64_t i) {
-  int width = hlo::bitWidth(a.type());
-  auto key = [&](uint64_t bits) {
-    uint64_t sign = uint64_t{1} << (width - 1);
-    auto magnitude = static_cast<int64_t>(bits & (sign - 1));
-    return (bits & sign) ? -magnitude : magnitude;
-  };
-  int64_t d = key(a.bitsAt(i)) - key(e.bitsAt(i));
-  return d < 0 ? static_cast<uint64_t>(-d) : static_cast<uint64_t>(d);
-}
-
 // Compares two engines' results array by array, each with the harness's
 // tolerance for its type, and prints the summary to stderr.
 bool compareResults(const Literal& actual, const Literal& expected, const std::string& engine,
                     const std::string& reference) {
-  hlo::Comparison total;
-  uint64_t maxUlp = 0;
-  std::vector<std::pair<const Literal*, const Literal*>> pending = {{&actual, &expected}};
-  while (!pending.empty()) {
-    auto [a, e] = pending.back();
-    pending.pop_back();
-    if (a->shape().isTuple() && e->shape().isTuple() && a->tupleElements().size() == e->tupleElements().size()) {
-      for (size_t i = a->tupleElements().size(); i-- > 0;)
-        pending.push_back({&a->tupleElements()[i], &e->tupleElements()[i]});
-      continue;
-    }
-    hlo::ElementType t = e->shape().isArray() ? e->type() : hlo::ElementType::kPred;
-    hlo::Comparison c = hlo::compareLiterals(*a, *e, hlo::defaultTolerance(t));
-    if (!c.equal && total.firstMismatch.empty()) total.firstMismatch = c.firstMismatch;
-    total.equal = total.equal && c.equal;
-    total.mismatches += c.mismatches;
-    total.maxAbsError = std::max(total.maxAbsError, c.maxAbsError);
-    total.maxRelError = std::max(total.maxRelError, c.maxRelError);
-    bool sameArray = a->shape().isArray() && a->type() == t && a->shape().dims() == e->shape().dims();
-    if (sameArray && hlo::isFloat(t) && hlo::bitWidth(t) >= 16)
-      for (int64_t i = 0; i < a->elementCount(); ++i)
-        if (!std::isnan(a->toDouble(i)) && !std::isnan(e->toDouble(i))) maxUlp = std::max(maxUlp, ulpDistance(*a, *e, i));
-  }
+  hlo::Comparison c = hlo::compareWithTypeTolerances(actual, expected);
   std::fprintf(stderr, "hlo-run: %s vs %s: %s; max abs error %g, max rel error %g, max ULP distance %llu\n",
-               engine.c_str(), reference.c_str(),
-               total.equal ? "agree" : (std::to_string(total.mismatches) + " mismatches").c_str(), total.maxAbsError,
-               total.maxRelError, static_cast<unsigned long long>(maxUlp));
-  if (!total.equal) std::fprintf(stderr, "hlo-run: first mismatch %s\n", total.firstMismatch.c_str());
-  return total.equal;
+               engine.c_str(), reference.c_str(), c.equal ? "agree" : (std::to_string(c.mismatches) + " mismatches").c_str(),
+               c.maxAbsError, c.maxRelError, static_cast<unsigned long long>(c.maxUlpDistance));
+  if (!c.equal) std::fprintf(stderr, "hlo-run: first mismatch %s\n", c.firstMismatch.c_str());
+  return c.equal;
 }
 
 std::string formatSeconds(double s) {
