@@ -16,44 +16,26 @@ namespace {
 
 template <int Lanes>
 struct VectorOf {
-  // Unaligned, and allowed to alias the float arrays it is loaded from.
-  typedef float Type __attribute__((vector_size(Lanes * sizeof(float)), aligned(alignof(float)), may_alias));
+  // In registers.
+  typedef float Value __attribute__((vector_size(Lanes * sizeof(float))));
+  // In memory: unaligned, and allowed to alias the float arrays it is read
+  // from and written to (floats are read and written through Memory*).
+  typedef float Memory __attribute__((vector_size(Lanes * sizeof(float)), aligned(alignof(float)), may_alias));
+
 };
 
+// Stores (or adds) row r's NV vectors of sums at out[r] + column, only the
+// first `width` of them when the block is the last, narrower one.
 template <int Lanes, int NV, int R>
-[[gnu::always_inline]] inline void tileBody(const ConvTileArgs& a) {
-  using V = typename VectorOf<Lanes>::Type;
-  V acc[R][NV];
-#pragma GCC unroll 16
-  for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) acc[r][v] = V{};
-
-  for (int64_t t = 0; t < a.taps; ++t) {
-    const float* x[R];
-#pragma GCC unroll 16
-    for (int r = 0; r < R; ++r) x[r] = a.in[t * a.tapStride + r] + a.channel;
-    const float* w = a.weights + t * a.weightTapStride;
-    for (int64_t c = 0; c < a.channels; ++c, w += NV * Lanes) {
-      V wv[NV];
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) wv[v] = *reinterpret_cast<const V*>(w + v * Lanes);
-#pragma GCC unroll 16
-      for (int r = 0; r < R; ++r) {
-        float xv = x[r][c];
-#pragma GCC unroll 4
-        for (int v = 0; v < NV; ++v) acc[r][v] += xv * wv[v];  // contracted to one FMA
-      }
-    }
-  }
-
+[[gnu::always_inline]] inline void storeTile(const ConvTileArgs& a, typename VectorOf<Lanes>::Value (&acc)[R][NV]) {
+  using Memory = typename VectorOf<Lanes>::Memory;
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
     float* o = a.out[r] + a.column;
     if (a.width == NV * Lanes) {
 #pragma GCC unroll 4
       for (int v = 0; v < NV; ++v) {
-        V* dst = reinterpret_cast<V*>(o + v * Lanes);
+        Memory* dst = reinterpret_cast<Memory*>(o + v * Lanes);
         *dst = a.accumulate ? *dst + acc[r][v] : acc[r][v];
       }
     } else {
@@ -64,6 +46,61 @@ template <int Lanes, int NV, int R>
   }
 }
 
+template <int Lanes, int NV, int R>
+[[gnu::always_inline]] inline void tileBody(const ConvTileArgs& a) {
+  using Value = typename VectorOf<Lanes>::Value;
+  using Memory = typename VectorOf<Lanes>::Memory;
+  Value acc[R][NV];
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[r][v] = Value{};
+
+  for (int64_t t = 0; t < a.taps; ++t) {
+    const float* x[R];
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) x[r] = a.in[t * a.tapStride + r] + a.channel;
+    const float* w = a.weights + t * a.weightTapStride;
+    for (int64_t c = 0; c < a.channels; ++c, w += NV * Lanes) {
+      Value wv[NV];
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) wv[v] = *reinterpret_cast<const Memory*>(w + v * Lanes);
+#pragma GCC unroll 16
+      for (int r = 0; r < R; ++r) {
+        float xv = x[r][c];
+#pragma GCC unroll 4
+        for (int v = 0; v < NV; ++v) acc[r][v] += xv * wv[v];  // contracted to one FMA
+      }
+    }
+  }
+  storeTile<Lanes, NV, R>(a, acc);
+}
+
+template <int Lanes, int NV, int R>
+[[gnu::always_inline]] inline void depthwiseBody(const ConvTileArgs& a) {
+  using Value = typename VectorOf<Lanes>::Value;
+  using Memory = typename VectorOf<Lanes>::Memory;
+  Value acc[R][NV];
+#pragma GCC unroll 16
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) acc[r][v] = Value{};
+
+  for (int64_t t = 0; t < a.taps; ++t) {
+    const float* w = a.weights + t * a.weightTapStride;
+    Value wv[NV];
+#pragma GCC unroll 4
+    for (int v = 0; v < NV; ++v) wv[v] = *reinterpret_cast<const Memory*>(w + v * Lanes);
+#pragma GCC unroll 16
+    for (int r = 0; r < R; ++r) {
+      const float* x = a.in[t * a.tapStride + r] + a.channel;
+#pragma GCC unroll 4
+      for (int v = 0; v < NV; ++v) acc[r][v] += *reinterpret_cast<const Memory*>(x + v * Lanes) * wv[v];
+    }
+  }
+  storeTile<Lanes, NV, R>(a, acc);
+}
+
 // Registers: AVX-512 has 32 vector registers, so up to 24 accumulators plus
 // NV weight vectors and a broadcast; AVX2 has 16, so up to 12.
 [[gnu::target("avx512f,fma")]] void avx512x1(const ConvTileArgs& a) { tileBody<16, 1, 12>(a); }
@@ -72,9 +109,24 @@ template <int Lanes, int NV, int R>
 [[gnu::target("avx512f,fma")]] void avx512x4(const ConvTileArgs& a) { tileBody<16, 4, 6>(a); }
 [[gnu::target("avx2,fma")]] void avx2x1(const ConvTileArgs& a) { tileBody<8, 1, 8>(a); }
 [[gnu::target("avx2,fma")]] void avx2x2(const ConvTileArgs& a) { tileBody<8, 2, 6>(a); }
+// Depthwise: 6 rows at every width (up to 24 accumulators, NV weights and an
+// input vector; 12 on AVX2).
+[[gnu::target("avx512f,fma")]] void avx512dw1(const ConvTileArgs& a) { depthwiseBody<16, 1, 6>(a); }
+[[gnu::target("avx512f,fma")]] void avx512dw2(const ConvTileArgs& a) { depthwiseBody<16, 2, 6>(a); }
+[[gnu::target("avx512f,fma")]] void avx512dw3(const ConvTileArgs& a) { depthwiseBody<16, 3, 6>(a); }
+[[gnu::target("avx512f,fma")]] void avx512dw4(const ConvTileArgs& a) { depthwiseBody<16, 4, 6>(a); }
+[[gnu::target("avx2,fma")]] void avx2dw1(const ConvTileArgs& a) { depthwiseBody<8, 1, 6>(a); }
+[[gnu::target("avx2,fma")]] void avx2dw2(const ConvTileArgs& a) { depthwiseBody<8, 2, 6>(a); }
 
-const ConvTileSet kAvx512 = {"avx512", 16, 4, {0, 12, 12, 8, 6}, {nullptr, avx512x1, avx512x2, avx512x3, avx512x4}};
-const ConvTileSet kAvx2 = {"avx2", 8, 2, {0, 8, 6, 0, 0}, {nullptr, avx2x1, avx2x2, nullptr, nullptr}};
+const ConvTileSet kAvx512 = {"avx512",
+                             16,
+                             4,
+                             {0, 12, 12, 8, 6},
+                             {nullptr, avx512x1, avx512x2, avx512x3, avx512x4},
+                             6,
+                             {nullptr, avx512dw1, avx512dw2, avx512dw3, avx512dw4}};
+const ConvTileSet kAvx2 = {"avx2", 8, 2, {0, 8, 6, 0, 0}, {nullptr, avx2x1, avx2x2, nullptr, nullptr},
+                           6,      {nullptr, avx2dw1, avx2dw2, nullptr, nullptr}};
 
 bool runs(const ConvTileSet& set) {
   __builtin_cpu_init();

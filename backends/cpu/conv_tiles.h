@@ -34,14 +34,24 @@ struct ConvTileArgs {
 
 using ConvTileFn = void (*)(const ConvTileArgs&);
 
+// The depthwise form (one input and one output feature per group, the
+// groups' features consecutive): the tile's columns are groups, not output
+// features, and each input value meets only its own group's weight:
+//   out[r][j] (+)= sum over t of in[t][r][channel + j] * weights[t][j]
+// (weights[t * weightTapStride + j]; `channels` is unused). Loads NV input
+// vectors per row instead of broadcasting.
+
 // The kernels for one instruction set: rows[nv] and tile[nv] for tiles of
-// nv vectors (1 <= nv <= maxVectors).
+// nv vectors (1 <= nv <= maxVectors); depthwiseRows and depthwise[nv] the
+// same for the depthwise form.
 struct ConvTileSet {
   const char* name;
   int lanes;
   int maxVectors;
   int rows[5];
   ConvTileFn tile[5];
+  int depthwiseRows;
+  ConvTileFn depthwise[5];
 };
 
 // The set convolutions use: the widest this CPU runs (AVX-512F, else AVX2

@@ -31,6 +31,13 @@
 //   - Runs: a tile's sum is cut into runs of at most kTermsPerRun terms
 //     (whole taps while their features fit), each added to the output, so
 //     that no f32 running sum grows long.
+//   - Depthwise (one input and one output feature per feature group): one
+//     feature per tile row would leave 15 of 16 lanes idle, so the groups
+//     become the tile's columns instead, each lane multiplying its own
+//     group's input by its own weight (the depthwise tiles). The input's
+//     features are then read as vectors: packed, in rows padded to whole
+//     vectors, unless already f32 with consecutive features and a whole
+//     number of vectors of them.
 //
 // im2col (every other compute type: f64, complex, integers; or a CPU with
 // neither instruction set: convIm2col), per output batch ob and group g
@@ -205,17 +212,23 @@ struct Placement {
   int64_t feature;                     // its feature dimension
   std::vector<int64_t> strides;        // each dimension's stride in the literal
   std::vector<int64_t> packedStrides;  // and in packed order
+  int64_t rowLength = 0;               // floats per packed row
+  int64_t packedSize = 0;              // floats packed
 
-  Placement(const Shape& shape, int64_t batchDim, const std::vector<int64_t>& spatialDims, int64_t featureDim)
+  // Packed rows hold the features rounded up to a multiple of `roundTo`.
+  Placement(const Shape& shape, int64_t batchDim, const std::vector<int64_t>& spatialDims, int64_t featureDim,
+            int64_t roundTo)
       : dims(shape.dims()), outer{batchDim}, feature(featureDim), strides(rowMajorStrides(dims)),
         packedStrides(dims.size()) {
     outer.insert(outer.end(), spatialDims.begin(), spatialDims.end());
+    rowLength = (dims[feature] + roundTo - 1) / roundTo * roundTo;
     int64_t stride = 1;
     packedStrides[feature] = 1;
     for (size_t i = outer.size(); i-- > 0;) {
-      stride *= i + 1 == outer.size() ? dims[feature] : dims[outer[i + 1]];
+      stride *= i + 1 == outer.size() ? rowLength : dims[outer[i + 1]];
       packedStrides[outer[i]] = stride;
     }
+    packedSize = stride * dims[outer.front()];
   }
 
   // The literal goes by in lines along its last dimension.
@@ -265,13 +278,15 @@ struct FloatView {
 };
 
 // `lit` in place when it holds f32 whose features are consecutive (or one
-// per group, so that none is read after another); else `copy`, sized to
-// hold it packed and, when `fill`, filled with its elements as f32.
+// per group, so that none is read after another) with no row padding asked
+// for; else `copy`, sized to hold it packed and, when `fill`, filled with
+// its elements as f32 (padding zero).
 FloatView floatView(const Literal& lit, const Placement& at, bool oneFeature, bool fill, std::vector<float>& copy,
                     ThreadPool& pool) {
-  bool inPlace = lit.type() == ElementType::kF32 && (at.strides[at.feature] == 1 || oneFeature);
+  bool inPlace = lit.type() == ElementType::kF32 && (at.strides[at.feature] == 1 || oneFeature) &&
+                 at.rowLength == at.dims[at.feature];
   if (!inPlace) {
-    copy.resize(static_cast<size_t>(lit.elementCount()));
+    copy.resize(static_cast<size_t>(at.packedSize));
     if (fill) {
       F32Reader read(lit);
       splitAcrossPool(pool, at.lines(), lit.elementCount(), [&](int64_t begin, int64_t end) {
@@ -296,11 +311,19 @@ Status convDirect(const RuntimeCall& call, const ConvShape& s, const ConvTileSet
   const size_t n = dn.inputSpatial.size();
   const int threads = call.pool.workers() + 1;
 
-  Placement inAt(in.shape(), dn.inputBatch, dn.inputSpatial, dn.inputFeature);
-  Placement outAt(out.shape(), dn.outputBatch, dn.outputSpatial, dn.outputFeature);
+  // Depthwise (one input and one output feature per feature group): seen
+  // as one group whose output features are the groups, with the depthwise
+  // tiles, which read each group's input as a vector element. The input's
+  // features must then be consecutive, in rows padded to whole vectors.
+  const bool depthwise = s.ci == 1 && s.og == 1 && s.groups > 1 && !s.batchGrouped;
+  const int64_t groups = depthwise ? 1 : s.groups, og = depthwise ? s.groups : s.og;
+  const int lanes = tiles.lanes;
+
+  Placement inAt(in.shape(), dn.inputBatch, dn.inputSpatial, dn.inputFeature, depthwise ? lanes : 1);
+  Placement outAt(out.shape(), dn.outputBatch, dn.outputSpatial, dn.outputFeature, 1);
   std::vector<float> inCopy, outCopy;
-  FloatView x = floatView(in, inAt, s.ci == 1, true, inCopy, call.pool);
-  FloatView y = floatView(out, outAt, s.og == 1, false, outCopy, call.pool);
+  FloatView x = floatView(in, inAt, s.ci == 1 && !depthwise, true, inCopy, call.pool);
+  FloatView y = floatView(out, outAt, og == 1, false, outCopy, call.pool);
 
   std::vector<int64_t> inSizes(n), outSizes(n), windowDims(n);
   int64_t positions = 1, taps = 1;
@@ -332,15 +355,14 @@ Status convDirect(const RuntimeCall& call, const ConvShape& s, const ConvTileSet
 
   // Weights, per group and block of output features (at most maxVectors
   // vectors): [tap][input feature][block width], zero past the last feature.
-  const int lanes = tiles.lanes;
   const int64_t blockWidth = int64_t{tiles.maxVectors} * lanes;
-  const int64_t blocks = (s.og + blockWidth - 1) / blockWidth;
+  const int64_t blocks = (og + blockWidth - 1) / blockWidth;
   auto vectorsOf = [&](int64_t b) {
-    return static_cast<int>(std::min<int64_t>(tiles.maxVectors, (s.og - b * blockWidth + lanes - 1) / lanes));
+    return static_cast<int>(std::min<int64_t>(tiles.maxVectors, (og - b * blockWidth + lanes - 1) / lanes));
   };
   std::vector<int64_t> blockStart;  // of group g, block b at [g * blocks + b]
   int64_t packedWeights = 0;
-  for (int64_t g = 0; g < s.groups; ++g)
+  for (int64_t g = 0; g < groups; ++g)
     for (int64_t b = 0; b < blocks; ++b) {
       blockStart.push_back(packedWeights);
       packedWeights += taps * s.ci * vectorsOf(b) * lanes;
@@ -359,11 +381,11 @@ Status convDirect(const RuntimeCall& call, const ConvShape& s, const ConvTileSet
     }
     std::vector<int64_t> kStrides = rowMajorStrides(kernel.shape().dims());
     const int64_t inStride = kStrides[dn.kernelInputFeature], outStride = kStrides[dn.kernelOutputFeature];
-    splitAcrossPool(call.pool, s.groups * blocks * taps, kernel.elementCount(), [&](int64_t begin, int64_t end) {
+    splitAcrossPool(call.pool, groups * blocks * taps, kernel.elementCount(), [&](int64_t begin, int64_t end) {
       for (int64_t unit = begin; unit < end; ++unit) {
         int64_t t = unit % taps, b = unit / taps % blocks, g = unit / taps / blocks;
-        int64_t width = vectorsOf(b) * lanes, used = std::min(width, s.og - b * blockWidth);
-        const float* src = k + (g * s.og + b * blockWidth) * outStride;
+        int64_t width = vectorsOf(b) * lanes, used = std::min(width, og - b * blockWidth);
+        const float* src = k + (g * og + b * blockWidth) * outStride;
         for (size_t d = 0; d < n; ++d) {
           int64_t w = tapIndex[t * n + d];
           src += (s.window[d].reversal ? s.window[d].size - 1 - w : w) * kStrides[dn.kernelSpatial[d]];
@@ -379,14 +401,14 @@ Status convDirect(const RuntimeCall& call, const ConvShape& s, const ConvTileSet
   // that nesting, so that neighbouring items share their positions (what
   // each reads at each tap is worked out once per thread and run) and input.
   int64_t perItem = std::min(kPositionsPerItem, positions);
-  auto itemCount = [&] { return s.outBatch * ((positions + perItem - 1) / perItem) * s.groups * blocks; };
+  auto itemCount = [&] { return s.outBatch * ((positions + perItem - 1) / perItem) * groups * blocks; };
   while (perItem > kPositionsPerItem / 4 && itemCount() < 8 * threads) perItem = (perItem + 1) / 2;
   const int64_t runs = (positions + perItem - 1) / perItem;
   const int64_t items = itemCount();
-  int maxRows = 0;
+  int maxRows = tiles.depthwiseRows;
   for (int v = 1; v <= tiles.maxVectors; ++v) maxRows = std::max(maxRows, tiles.rows[v]);
   const int64_t rowSlots = perItem + maxRows;  // rows past the last position read zeros, write scratch
-  std::vector<float> zeros(static_cast<size_t>(std::max<int64_t>(s.ci, 1)), 0.0f);
+  std::vector<float> zeros(static_cast<size_t>(std::max(s.ci, depthwise ? blocks * blockWidth : 1)), 0.0f);
   const RunSplit split = splitRuns(taps, s.ci);
 
   call.pool.parallelFor(items, static_cast<int>(std::min<int64_t>(items, 8 * threads)), [&](int64_t begin, int64_t end) {
@@ -403,7 +425,7 @@ Status convDirect(const RuntimeCall& call, const ConvShape& s, const ConvTileSet
     std::vector<const int64_t*> reachOf(n);
     int64_t offsetsFor = -1, rowsFor = -1;  // the (batch, run) and (batch, run, group) they hold
     for (int64_t item = begin; item < end; ++item) {
-      const int64_t b = item % blocks, g = item / blocks % s.groups, batchRun = item / blocks / s.groups;
+      const int64_t b = item % blocks, g = item / blocks % groups, batchRun = item / blocks / groups;
       const int64_t ob = batchRun / runs, first = batchRun % runs * perItem;
       const int64_t count = std::min(perItem, positions - first);
       if (batchRun != offsetsFor) {
@@ -444,7 +466,7 @@ Status convDirect(const RuntimeCall& call, const ConvShape& s, const ConvTileSet
       if (item / blocks != rowsFor) {
         int64_t ib = (s.batchGrouped ? g * s.outBatch : 0) + ob;
         const float* inBase = x.data + ib * x.batchStride + (s.batchGrouped ? 0 : g * s.ci) * x.featureStride;
-        float* outBase = y.data + ob * y.batchStride + g * s.og * y.featureStride;
+        float* outBase = y.data + ob * y.batchStride + g * og * y.featureStride;
         for (int64_t r = 0; r < rowSlots; ++r) outRows[r] = r < count ? outBase + outOffsets[r] : scratch.data();
         for (int64_t t = 0; t < taps; ++t) {
           const int64_t* offsets = inOffsets.data() + t * rowSlots;
@@ -456,25 +478,26 @@ Status convDirect(const RuntimeCall& call, const ConvShape& s, const ConvTileSet
       }
       // The tiles, run by run.
       const int nv = vectorsOf(b);
-      const int rows = tiles.rows[nv];
+      const int rows = depthwise ? tiles.depthwiseRows : tiles.rows[nv];
+      const ConvTileFn tile = depthwise ? tiles.depthwise[nv] : tiles.tile[nv];
       const int64_t width = nv * int64_t{lanes};
       const float* blockWeights = weights.data() + blockStart[g * blocks + b];
       ConvTileArgs a;
       a.tapStride = rowSlots;
       a.weightTapStride = s.ci * width;
       a.column = b * blockWidth;
-      a.width = static_cast<int>(std::min(width, s.og - b * blockWidth));
+      a.width = static_cast<int>(std::min(width, og - b * blockWidth));
       for (int64_t t0 = 0; t0 == 0 || t0 < taps; t0 += split.taps)
         for (int64_t c0 = 0; c0 == 0 || c0 < s.ci; c0 += split.channels) {
           a.taps = std::min(split.taps, taps - t0);
-          a.channel = c0;
+          a.channel = depthwise ? a.column : c0;
           a.channels = std::min(split.channels, s.ci - c0);
           a.weights = blockWeights + t0 * a.weightTapStride + c0 * width;
           a.accumulate = t0 > 0 || c0 > 0;
           for (int64_t r = 0; r < count; r += rows) {
             a.in = inRows.data() + t0 * rowSlots + r;
             a.out = outRows.data() + r;
-            tiles.tile[nv](a);
+            tile(a);
           }
         }
     }

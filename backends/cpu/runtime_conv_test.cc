@@ -4,8 +4,10 @@
 // so every f32 sum is exact whatever its order and the results must agree
 // bit for bit. The cases reach the paths the direct algorithm has: in-place
 // and packed operands, output features in several blocks with a partial
-// last one, tiles past the last position, feature and batch groups, every
-// window attribute, reductions cut into runs, and narrow float types.
+// last one, tiles past the last position, feature and batch groups, the
+// depthwise tiles (in place, packed with padded rows, a partial last
+// vector), every window attribute, reductions cut into runs, and narrow
+// float types.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -54,6 +56,41 @@ ENTRY e {
   x = f32[2,8,9,9] parameter(0)
   k = f32[8,1,3,3] parameter(1)
   ROOT c = f32[2,8,9,9] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=bf01_oi01->bf01, feature_group_count=8
+})"},
+    {"depthwise_nhwc_in_place", R"(
+HloModule m
+ENTRY e {
+  x = f32[2,9,10,32] parameter(0)
+  k = f32[3,3,1,32] parameter(1)
+  ROOT c = f32[2,9,10,32] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=32
+})"},
+    {"depthwise_partial_vector_strided", R"(
+HloModule m
+ENTRY e {
+  x = f32[3,11,7,20] parameter(0)
+  k = f32[5,3,1,20] parameter(1)
+  ROOT c = f32[3,4,2,20] convolution(x, k), window={size=5x3 stride=2x2 pad=1_0x0_1 rhs_dilate=1x2}, dim_labels=b01f_01io->b01f, feature_group_count=20
+})"},
+    {"depthwise_multiplier_two", R"(
+HloModule m
+ENTRY e {
+  x = f32[2,7,7,6] parameter(0)
+  k = f32[3,3,1,12] parameter(1)
+  ROOT c = f32[2,7,7,12] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=6
+})"},
+    {"depthwise_long_window", R"(
+HloModule m
+ENTRY e {
+  x = f32[2,400,24] parameter(0)
+  k = f32[300,1,24] parameter(1)
+  ROOT c = f32[2,101,24] convolution(x, k), window={size=300}, dim_labels=b0f_0io->b0f, feature_group_count=24
+})"},
+    {"depthwise_bf16", R"(
+HloModule m
+ENTRY e {
+  x = bf16[2,6,6,48] parameter(0)
+  k = bf16[3,3,1,48] parameter(1)
+  ROOT c = bf16[2,6,6,48] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f, feature_group_count=48
 })"},
     {"batch_groups", R"(
 HloModule m
