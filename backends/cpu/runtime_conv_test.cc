@@ -141,6 +141,20 @@ ENTRY e {
   k = f32[40,20] parameter(1)
   ROOT c = f32[5,20] convolution(x, k), dim_labels=bf_io->bf
 })"},
+    {"no_input_features", R"(
+HloModule m
+ENTRY e {
+  x = f32[2,4,4,0] parameter(0)
+  k = f32[3,3,0,5] parameter(1)
+  ROOT c = f32[2,4,4,5] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+})"},
+    {"empty_input_all_padding", R"(
+HloModule m
+ENTRY e {
+  x = bf16[2,0,4,3] parameter(0)
+  k = bf16[1,3,3,5] parameter(1)
+  ROOT c = bf16[2,2,4,5] convolution(x, k), window={size=1x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+})"},
     {"many_positions", R"(
 HloModule m
 ENTRY e {
