@@ -21,7 +21,6 @@ struct VectorOf {
   // In memory: unaligned, and allowed to alias the float arrays it is read
   // from and written to (floats are read and written through Memory*).
   typedef float Memory __attribute__((vector_size(Lanes * sizeof(float)), aligned(alignof(float)), may_alias));
-
 };
 
 // Stores (or adds) row r's NV vectors of sums at out[r] + column, only the
@@ -125,8 +124,13 @@ const ConvTileSet kAvx512 = {"avx512",
                              {nullptr, avx512x1, avx512x2, avx512x3, avx512x4},
                              6,
                              {nullptr, avx512dw1, avx512dw2, avx512dw3, avx512dw4}};
-const ConvTileSet kAvx2 = {"avx2", 8, 2, {0, 8, 6, 0, 0}, {nullptr, avx2x1, avx2x2, nullptr, nullptr},
-                           6,      {nullptr, avx2dw1, avx2dw2, nullptr, nullptr}};
+const ConvTileSet kAvx2 = {"avx2",
+                           8,
+                           2,
+                           {0, 8, 6, 0, 0},
+                           {nullptr, avx2x1, avx2x2, nullptr, nullptr},
+                           6,
+                           {nullptr, avx2dw1, avx2dw2, nullptr, nullptr}};
 
 bool runs(const ConvTileSet& set) {
   __builtin_cpu_init();
