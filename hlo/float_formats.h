@@ -38,6 +38,7 @@
 // mantissa field, quiet bit included, as XLA prints it).
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -61,6 +62,33 @@ double decodeSmallFloat(ElementType t, uint32_t bits);
 // the top of this file. `t` must be a small float type; f32 is accepted too
 // (then this is IEEE's double-to-float conversion).
 uint32_t encodeSmallFloat(ElementType t, double value);
+
+// encodeSmallFloat(kBF16, v) and encodeSmallFloat(kF16, v) for an f32 `v`,
+// by bit arithmetic (for loops over whole arrays): the same bits.
+inline uint16_t encodeBf16FromF32(float v) {
+  uint32_t x = std::bit_cast<uint32_t>(v);
+  uint32_t sign = (x >> 16) & 0x8000;
+  if ((x & 0x7fffffff) > 0x7f800000) return static_cast<uint16_t>(sign | 0x7fc0);  // NaN: the quiet NaN
+  // Ties to even on the 16 bits dropped; a carry out of the mantissa steps the
+  // exponent, up to inf.
+  return static_cast<uint16_t>((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}
+
+inline uint16_t encodeF16FromF32(float v) {
+  uint32_t x = std::bit_cast<uint32_t>(v);
+  uint32_t sign = (x >> 16) & 0x8000, magnitude = x & 0x7fffffff;
+  if (magnitude > 0x7f800000) return static_cast<uint16_t>(sign | 0x7e00);  // NaN: the quiet NaN
+  if (magnitude >= 0x477ff000) return static_cast<uint16_t>(sign | 0x7c00);  // rounds to 65520 or more: inf
+  if (magnitude >= 0x38800000) {  // 2^-14 and up: normal; rebias the exponent (127 -> 15), round 13 bits
+    uint32_t rebiased = magnitude - 0x38000000;
+    return static_cast<uint16_t>(sign | ((rebiased + 0xfff + ((rebiased >> 13) & 1)) >> 13));
+  }
+  // Subnormal or zero: the multiples of 2^-24. Adding 0.5 (whose f32 ulp is
+  // 2^-24) rounds |v| to one, ties to even; the bits above 0.5's count them
+  // (2^10 of them is the smallest normal, 0x0400, as it should be).
+  float rounded = std::bit_cast<float>(magnitude) + 0.5f;
+  return static_cast<uint16_t>(sign | (std::bit_cast<uint32_t>(rounded) - 0x3f000000));
+}
 
 // False exactly when `value` is finite but its rounding into `t` is not (it
 // overflows to inf or NaN), which is when XLA's parser reports a constant out

@@ -272,6 +272,35 @@ TEST(FloatFormats, MidpointsBetweenNeighbours) {
   }
 }
 
+// The f32 fast paths give encodeSmallFloat's bits: hand-picked values (ties,
+// the subnormal range, overflow, NaN), then f32 patterns across the whole
+// range, each with its neighbours.
+TEST(FloatFormats, EncodeFromF32FastPaths) {
+  EXPECT_EQ(encodeF16FromF32(1.0f), 0x3c00);
+  EXPECT_EQ(encodeF16FromF32(-2.0f), 0xc000);
+  EXPECT_EQ(encodeF16FromF32(65504.0f), 0x7bff);                       // largest finite
+  EXPECT_EQ(encodeF16FromF32(65519.99f), 0x7bff);                      // below the midpoint to inf
+  EXPECT_EQ(encodeF16FromF32(65520.0f), 0x7c00);                       // the midpoint: inf
+  EXPECT_EQ(encodeF16FromF32(static_cast<float>(pow2(-24))), 0x0001);  // smallest subnormal
+  EXPECT_EQ(encodeF16FromF32(static_cast<float>(pow2(-25))), 0x0000);  // tie between 0 and 1: even
+  EXPECT_EQ(encodeF16FromF32(static_cast<float>(3 * pow2(-25))), 0x0002);  // tie between 1 and 2: even
+  EXPECT_EQ(encodeF16FromF32(static_cast<float>(pow2(-14) - pow2(-25))), 0x0400);  // rounds up to the smallest normal
+  EXPECT_EQ(encodeF16FromF32(-0.0f), 0x8000);
+  EXPECT_EQ(encodeF16FromF32(-std::numeric_limits<float>::quiet_NaN()), 0xfe00);
+  EXPECT_EQ(encodeBf16FromF32(1.0f), 0x3f80);
+  EXPECT_EQ(encodeBf16FromF32(std::bit_cast<float>(0x3f808000u)), 0x3f80);  // tie: even
+  EXPECT_EQ(encodeBf16FromF32(std::bit_cast<float>(0x3f818000u)), 0x3f82);  // tie: even, upwards
+  EXPECT_EQ(encodeBf16FromF32(std::bit_cast<float>(0x7f7fffffu)), 0x7f80);  // f32 max rounds to inf
+  EXPECT_EQ(encodeBf16FromF32(std::numeric_limits<float>::quiet_NaN()), 0x7fc0);
+  for (uint64_t start = 0; start < (uint64_t{1} << 32); start += 65521) {
+    for (uint64_t bits = start; bits < start + 3 && bits < (uint64_t{1} << 32); ++bits) {
+      float v = std::bit_cast<float>(static_cast<uint32_t>(bits));
+      ASSERT_EQ(encodeF16FromF32(v), encodeSmallFloat(T::kF16, v)) << std::hex << bits;
+      ASSERT_EQ(encodeBf16FromF32(v), encodeSmallFloat(T::kBF16, v)) << std::hex << bits;
+    }
+  }
+}
+
 TEST(FloatFormats, FitsInFloatType) {
   EXPECT_TRUE(fitsInFloatType(T::kF16, 65504));
   EXPECT_TRUE(fitsInFloatType(T::kF16, 65519));
