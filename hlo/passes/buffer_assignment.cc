@@ -24,6 +24,10 @@
 //      into the parameter's memory when the parameter is read no later than
 //      the output is written (at that step only by an in-place
 //      dynamic-update-slice of it).
+//      With BufferAssignmentOptions::outputsOutsideArena there is no
+//      aliasing: the buffers of the ENTRY's root leaves (those that would be
+//      arena ranges) become outputs, numbered in leaf order, outside the
+//      arena; they still count in the peak.
 //   6. Offsets: walk the schedule; before step s, release the buffers last
 //      read at step s-1, then place each buffer written at s in the smallest
 //      free range that fits (best fit, lowest offset on ties), growing the
@@ -220,13 +224,15 @@ class Arena {
 // Assigns one computation at a time, callees first, each once.
 class BufferAssigner {
  public:
-  explicit BufferAssigner(const Module& module) : module_(module) {}
+  BufferAssigner(const Module& module, const BufferAssignmentOptions& options) : module_(module), options_(options) {}
 
   StatusOr<BufferAssignment> run() {
     if (!module_.entry()) return errorStatus("the module has no entry computation");
-    auto aliases = readAliases(module_);
-    if (!aliases.ok()) return aliases.status();
-    aliases_ = std::move(*aliases);
+    if (!options_.outputsOutsideArena) {
+      auto aliases = readAliases(module_);
+      if (!aliases.ok()) return aliases.status();
+      aliases_ = std::move(*aliases);
+    }
     HLO_RETURN_IF_ERROR(assign(*module_.entry()));
     // The entry first, then callers before callees.
     BufferAssignment result;
@@ -255,6 +261,7 @@ class BufferAssigner {
     int64_t bytes = 0;
     int64_t parameter = -1;
     ShapeIndex parameterIndex;
+    int64_t output = -1;
     int64_t first = 0, last = 0;  // steps
     int64_t offset = 0;
     int mergedInto = -1;  // in-place: the buffer this one became
@@ -288,7 +295,13 @@ class BufferAssigner {
     HLO_RETURN_IF_ERROR(defineValues(comp, cb));   // steps 1-2
     markReads(comp, cb);                            // step 3
     updateInPlace(cb);                              // step 4
-    if (&comp == module_.entry()) aliasOutputs(comp);  // step 5
+    if (&comp == module_.entry()) {                    // step 5
+      if (options_.outputsOutsideArena) {
+        separateOutputs(comp);
+      } else {
+        aliasOutputs(comp);
+      }
+    }
     placeBuffers(cb);                               // step 6
     writeSlots(cb);
     inProgress_.erase(&comp);
@@ -430,12 +443,24 @@ class BufferAssigner {
     }
   }
 
+  void separateOutputs(const Computation& entry) {
+    if (!entry.root()) return;
+    int64_t next = 0;
+    for (const auto& [index, id] : leaves_.at(entry.root())) {
+      Buffer& b = buffers_[find(id)];
+      if (b.kind != BufferKind::kArena || b.bytes == 0) continue;  // also a root leaf seen before
+      b.kind = BufferKind::kOutput;
+      b.output = next++;
+    }
+  }
+
   void placeBuffers(ComputationBuffers& cb) {
     size_t steps = cb.schedule.size();
     std::vector<std::vector<int>> starting(steps), ending(steps);
     for (size_t id = 0; id < buffers_.size(); ++id) {
       const Buffer& b = buffers_[id];
-      if (b.mergedInto >= 0 || b.kind != BufferKind::kArena || b.bytes == 0) continue;
+      bool placed = b.kind == BufferKind::kArena || b.kind == BufferKind::kOutput;
+      if (b.mergedInto >= 0 || !placed || b.bytes == 0) continue;
       starting[b.first].push_back(static_cast<int>(id));
       ending[b.last].push_back(static_cast<int>(id));
       cb.noReuseBytes += alignUp(b.bytes);
@@ -445,11 +470,11 @@ class BufferAssigner {
     for (size_t step = 0; step < steps; ++step) {
       if (step > 0)
         for (int id : ending[step - 1]) {
-          arena.release(buffers_[id].offset, alignUp(buffers_[id].bytes));
+          if (buffers_[id].kind == BufferKind::kArena) arena.release(buffers_[id].offset, alignUp(buffers_[id].bytes));
           live -= alignUp(buffers_[id].bytes);
         }
       for (int id : starting[step]) {
-        buffers_[id].offset = arena.allocate(alignUp(buffers_[id].bytes));
+        if (buffers_[id].kind == BufferKind::kArena) buffers_[id].offset = arena.allocate(alignUp(buffers_[id].bytes));
         live += alignUp(buffers_[id].bytes);
       }
       int64_t nestedPeak = 0;
@@ -489,6 +514,7 @@ class BufferAssigner {
         }
         s.parameter = b.parameter;
         s.parameterIndex = b.parameterIndex;
+        s.output = b.output;
         s.owner = b.owner;
         s.ownerIndex = b.ownerIndex;
         s.firstStep = b.first;
@@ -499,6 +525,7 @@ class BufferAssigner {
   }
 
   const Module& module_;
+  BufferAssignmentOptions options_;
   std::vector<Alias> aliases_;
   std::unordered_map<const Computation*, ComputationBuffers> done_;
   std::unordered_set<const Computation*> inProgress_;
@@ -521,7 +548,9 @@ const ComputationBuffers* BufferAssignment::of(const Computation& comp) const {
   return nullptr;
 }
 
-StatusOr<BufferAssignment> assignBuffers(const Module& module) { return BufferAssigner(module).run(); }
+StatusOr<BufferAssignment> assignBuffers(const Module& module, const BufferAssignmentOptions& options) {
+  return BufferAssigner(module, options).run();
+}
 
 std::string formatBufferAssignment(const BufferAssignment& a) {
   char line[512];
@@ -551,6 +580,9 @@ std::string formatBufferAssignment(const BufferAssignment& a) {
           break;
         case BufferKind::kConstant:
           where = "constant";
+          break;
+        case BufferKind::kOutput:
+          where = "output " + std::to_string(s.output);
           break;
       }
       if (s.owner != s.instruction || s.ownerIndex != s.index) where += " (buffer of " + value(s.owner, s.ownerIndex) + ")";

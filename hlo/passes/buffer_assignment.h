@@ -24,6 +24,7 @@ enum class BufferKind {
   kArena,      // [offset, offset + allocatedSize) of the arena
   kParameter,  // the caller's argument `parameter`, at `parameterIndex`
   kConstant,   // the constant's own data, read-only
+  kOutput,     // ENTRY result number `output`, outside the arena (see BufferAssignmentOptions)
 };
 
 // One array leaf of one instruction's result.
@@ -36,6 +37,7 @@ struct BufferSlot {
   int64_t allocatedSize = 0;  // kArena: bytes rounded up to kBufferAlignment
   int64_t parameter = -1;     // kParameter
   ShapeIndex parameterIndex;  // kParameter
+  int64_t output = -1;        // kOutput
   // The value that owns the memory: this slot's own (instruction, index)
   // unless it shares a buffer (tuple, get-tuple-element, bitcast, in-place
   // dynamic-update-slice, an output aliased with a parameter).
@@ -60,8 +62,8 @@ struct ComputationBuffers {
   std::vector<BufferSlot> slots;             // by step, then leaf order
   std::vector<ScratchSlot> scratch;
   int64_t arenaBytes = 0;    // the arena's size, nested scratch included
-  int64_t peakBytes = 0;     // the most bytes live at one step, nested included
-  int64_t noReuseBytes = 0;  // the arena's size if freed ranges were never reused
+  int64_t peakBytes = 0;     // the most bytes live at one step, nested (and kOutput) included
+  int64_t noReuseBytes = 0;  // the arena's size if freed ranges were never reused (and kOutput buffers in it)
 
   // The slot of an array leaf of `instr`, or nullptr (not an array leaf, or
   // not of this computation).
@@ -86,9 +88,17 @@ struct BufferAssignment {
   int64_t noReuseBytes() const { return entry().noReuseBytes; }
 };
 
+struct BufferAssignmentOptions {
+  // The ENTRY's results get memory of their own (BufferKind::kOutput), not a
+  // range of the arena, and no parameter holds one (input_output_alias and
+  // buffer_donor are not used): for a runtime that hands each execution's
+  // results to its caller and never writes the caller's arguments.
+  bool outputsOutsideArena = false;
+};
+
 // Assigns buffers for the module's entry and what it runs. Fails on a module
 // without an entry, or whose instructions are not in def-before-use order.
-StatusOr<BufferAssignment> assignBuffers(const Module& module);
+StatusOr<BufferAssignment> assignBuffers(const Module& module, const BufferAssignmentOptions& options = {});
 
 // A readable report: the totals, then per computation one line per slot.
 std::string formatBufferAssignment(const BufferAssignment& assignment);

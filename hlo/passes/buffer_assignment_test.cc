@@ -215,6 +215,62 @@ ENTRY %main (p: f32[16], q: f32[16]) -> (f32[16], f32[16]) {
   EXPECT_EQ(a.arenaBytes(), 128);
 }
 
+TEST(BufferAssignmentTest, OutputsOutsideTheArenaIgnoreAliases) {
+  // The module above with the ENTRY's results outside the arena: r and d are
+  // outputs 0 and 1 (d, a dynamic-update-slice of a parameter, copies); a
+  // (steps 2-5) and u (5-6) share the arena. Live at step 5: a, r, u.
+  auto m = parse(R"(
+HloModule m, input_output_alias={ {0}: (0, {}, may-alias),
+  {1}: (1, {}) }
+ENTRY %main (p: f32[16], q: f32[16]) -> (f32[16], f32[16]) {
+  %p = f32[16] parameter(0)
+  %q = f32[16] parameter(1)
+  %a = f32[16] negate(%p)
+  %r = f32[16] exponential(%a)
+  %i = s32[] constant(0)
+  %u = f32[4] slice(%a), slice={[0:4]}
+  %d = f32[16] dynamic-update-slice(%q, %u, %i)
+  ROOT %t = (f32[16], f32[16]) tuple(%r, %d)
+})");
+  BufferAssignmentOptions options;
+  options.outputsOutsideArena = true;
+  auto a = assignBuffers(*m, options);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  const ComputationBuffers& e = a->entry();
+  EXPECT_EQ(slot(e, "r").kind, BufferKind::kOutput);
+  EXPECT_EQ(slot(e, "r").output, 0);
+  EXPECT_EQ(slot(e, "d").kind, BufferKind::kOutput);
+  EXPECT_EQ(slot(e, "d").output, 1);
+  EXPECT_EQ(slot(e, "t", {1}).output, 1);
+  EXPECT_EQ(slot(e, "a").offset, 0);
+  EXPECT_EQ(slot(e, "u").offset, 64);
+  EXPECT_EQ(a->arenaBytes(), 128);
+  EXPECT_EQ(a->peakBytes(), 192);
+  EXPECT_EQ(a->noReuseBytes(), 256);
+}
+
+TEST(BufferAssignmentTest, InPlaceUpdateOfAnOutputIsTheOutput) {
+  // d updates b in place, and d is the result: b is written in output 0.
+  auto m = parse(R"(
+HloModule m
+ENTRY %main (u: f32[4]) -> f32[16] {
+  %u = f32[4] parameter(0)
+  %z = f32[] constant(0)
+  %b = f32[16] broadcast(%z), dimensions={}
+  %i = s32[] constant(4)
+  ROOT %d = f32[16] dynamic-update-slice(%b, %u, %i)
+})");
+  BufferAssignmentOptions options;
+  options.outputsOutsideArena = true;
+  auto a = assignBuffers(*m, options);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(slot(a->entry(), "b").kind, BufferKind::kOutput);
+  EXPECT_EQ(slot(a->entry(), "d").kind, BufferKind::kOutput);
+  EXPECT_EQ(slot(a->entry(), "d").owner, m->entry()->find("b"));
+  EXPECT_EQ(a->arenaBytes(), 0);
+  EXPECT_EQ(a->peakBytes(), 64);
+}
+
 TEST(BufferAssignmentTest, AliasRefusedWhileTheParameterIsStillRead) {
   // r reads p at the step that writes r: r cannot overwrite p.
   auto m = parse(R"(
