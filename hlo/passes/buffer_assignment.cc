@@ -10,7 +10,8 @@
 //   2. Values: each array leaf of each result is a value. A parameter's leaves
 //      live in the caller's argument, a constant's in its own read-only data;
 //      tuple, get-tuple-element, bitcast, opt-barrier, domain and
-//      add-dependency name their operand's buffers (no copy); every other
+//      add-dependency name their operand's buffers (no copy; a bitcast that
+//      BufferAssignmentOptions::bitcastCopies names is a copy); every other
 //      instruction writes fresh buffers, one per array leaf.
 //   3. Liveness: a buffer lives from the step that writes it to the last step
 //      that reads it through any of its names; what the computation returns
@@ -33,15 +34,16 @@
 //      free range that fits (best fit, lowest offset on ties), growing the
 //      arena when none does. Sizes are rounded up to kBufferAlignment.
 //
-// Nested computations: a while, conditional or call is one step of its
+// Nested computations: a while, conditional or call (and a fusion that
+// BufferAssignmentOptions::fusionRunsAsCall names) is one step of its
 // caller. The computations it runs get their own arenas (assigned the same
 // way, recursively), placed in one scratch range of the caller reserved for
 // that step only; the callees run one at a time, so the range is as large as
 // the largest. Their results are copied into the caller's fresh result
-// buffers (a while's loop state lives there between iterations). A fusion is
-// one step too: its fused computation, like every reducer, comparator or
-// other applied computation, keeps its values in registers and has no
-// buffers.
+// buffers (a while's loop state lives there between iterations). Any other
+// fusion is one step too: its fused computation, like every reducer,
+// comparator or other applied computation, keeps its values in registers and
+// has no buffers.
 //
 // Left alone: reordering the schedule to shorten live ranges; in-place
 // updates inside loop bodies through the loop state (a body's parameter is
@@ -83,16 +85,19 @@ void arrayLeaves(const Shape& shape, ShapeIndex& at, std::vector<ShapeIndex>& ou
 }
 
 // Whether `i`'s result is its operand's (or a part of it), unchanged.
-bool forwards(const Instruction& i) {
+bool forwards(const Instruction& i, const BufferAssignmentOptions& options) {
   Opcode op = i.opcode();
-  return op == Opcode::kTuple || op == Opcode::kGetTupleElement || op == Opcode::kBitcast ||
-         op == Opcode::kOptimizationBarrier || op == Opcode::kDomain || op == Opcode::kAddDependency;
+  if (op == Opcode::kBitcast) return !(options.bitcastCopies && options.bitcastCopies(i));
+  return op == Opcode::kTuple || op == Opcode::kGetTupleElement || op == Opcode::kOptimizationBarrier ||
+         op == Opcode::kDomain || op == Opcode::kAddDependency;
 }
 
 // The computations `i` runs as programs with buffers of their own.
-std::vector<Computation*> programCallees(const Instruction& i) {
+std::vector<Computation*> programCallees(const Instruction& i, const BufferAssignmentOptions& options) {
   Opcode op = i.opcode();
   if (op == Opcode::kWhile || op == Opcode::kConditional || op == Opcode::kCall)
+    return i.calledComputations();
+  if (op == Opcode::kFusion && options.fusionRunsAsCall && options.fusionRunsAsCall(i))
     return i.calledComputations();
   return {};
 }
@@ -245,7 +250,7 @@ class BufferAssigner {
       result.computations.push_back(std::move(done_.at(c)));
       const ComputationBuffers& cb = result.computations.back();
       for (auto it = cb.scratch.rbegin(); it != cb.scratch.rend(); ++it) {
-        std::vector<Computation*> callees = programCallees(*it->instruction);
+        std::vector<Computation*> callees = programCallees(*it->instruction, options_);
         for (auto c2 = callees.rbegin(); c2 != callees.rend(); ++c2)
           if (*c2) stack.push_back(*c2);
       }
@@ -286,7 +291,7 @@ class BufferAssigner {
       return errorStatus("computation '" + comp.name() + "' runs itself");
     // Callees first, so their arena sizes are known.
     for (const auto& instr : comp.instructions())
-      for (const Computation* callee : programCallees(*instr))
+      for (const Computation* callee : programCallees(*instr, options_))
         if (callee) HLO_RETURN_IF_ERROR(assign(*callee));
     buffers_.clear();
     leaves_.clear();
@@ -363,7 +368,7 @@ class BufferAssigner {
 
   // The operand buffer that `i`'s leaf `index` names (step 2), or -1.
   int shared(const Instruction& i, const ShapeIndex& index, int64_t bytes) const {
-    if (!forwards(i) || i.operandCount() == 0) return -1;
+    if (!forwards(i, options_) || i.operandCount() == 0) return -1;
     int id = -1;
     if (i.opcode() == Opcode::kTuple) {
       if (index.empty() || index[0] >= i.operandCount()) return -1;
@@ -381,7 +386,7 @@ class BufferAssigner {
   void markReads(const Computation& comp, const ComputationBuffers& cb) {
     for (size_t step = 0; step < cb.schedule.size(); ++step) {
       const Instruction& i = *cb.schedule[step];
-      if (forwards(i)) continue;
+      if (forwards(i, options_)) continue;
       for (const Instruction* op : i.operands())
         for (const auto& [index, id] : leaves_.at(op)) {
           Buffer& b = buffers_[find(id)];
@@ -478,7 +483,7 @@ class BufferAssigner {
         live += alignUp(buffers_[id].bytes);
       }
       int64_t nestedPeak = 0;
-      if (std::vector<Computation*> callees = programCallees(*cb.schedule[step]); !callees.empty()) {
+      if (std::vector<Computation*> callees = programCallees(*cb.schedule[step], options_); !callees.empty()) {
         ScratchSlot s{cb.schedule[step], 0, 0};
         for (const Computation* c : callees) {
           if (!c) continue;

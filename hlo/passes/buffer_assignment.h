@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -94,6 +95,14 @@ struct BufferAssignmentOptions {
   // buffer_donor are not used): for a runtime that hands each execution's
   // results to its caller and never writes the caller's arguments.
   bool outputsOutsideArena = false;
+  // Fusions that run as calls of their fused computation, one instruction at
+  // a time: the fused computation gets buffers of its own in a scratch range
+  // of the fusion's step, like a call's.
+  std::function<bool(const Instruction&)> fusionRunsAsCall;
+  // Bitcasts that copy their operand (a runtime that stores arrays in
+  // logical order moves elements for a bitcast between layouts): they write
+  // fresh buffers and read their operand.
+  std::function<bool(const Instruction&)> bitcastCopies;
 };
 
 // Assigns buffers for the module's entry and what it runs. Fails on a module
