@@ -1,7 +1,12 @@
 // The memory plan of a compiled module (what goes where: execution_memory.h)
 // and the pool of arenas.
 //
-// Planning, per computation buffer assignment covers:
+// Planning:
+//   0. Buffer assignment runs with the runtime's choices: the ENTRY's results
+//      outside the arena (step 2), a fusion that is not one kernel runs its
+//      fused computation as a call (scratch range and buffers for it), a
+//      bitcast that is a kernel rather than a view copies.
+// Then, per computation assignment covers:
 //   1. Check that the program's steps are assignment's schedule, instruction
 //      for instruction: the runtime runs steps in that order, so assignment's
 //      live ranges are the runtime's.
@@ -14,13 +19,14 @@
 //      step is a dynamic-update-slice that assignment updates in place. That
 //      kernel computes each element from the same element of its operand, so
 //      reading and writing one buffer is safe. A leaf that names another
-//      value's buffer (a bitcast the runtime must copy) goes to the heap.
+//      value's buffer goes to the heap (it does not happen with step 0).
 //   4. Each step that forwards its operand (tuple, get-tuple-element,
 //      optimization barrier and the like, a row-major bitcast) must name the
 //      buffers its operand's leaves have, since the runtime's view reads them
 //      later: if not, the program runs on the heap (it never happens with
 //      assignment as it is, whose rules for forwarding are these).
-//   5. A while, conditional or call gets the offset of its scratch range.
+//   5. A while, conditional or call (or a fusion run as a call) gets the
+//      offset of its scratch range.
 #include "backends/cpu/execution_memory.h"
 
 #include <malloc.h>
@@ -29,6 +35,7 @@
 #include <cstdlib>
 #include <map>
 #include <new>
+#include <unordered_set>
 #include <utility>
 
 #include "backends/cpu/program.h"
@@ -165,8 +172,8 @@ std::string planProgram(const Module& module, const ComputationBuffers& cb, Prog
     memory->leaves.push_back(std::move(places));
     // 5.
     auto at = scratch.find(&instr);
-    bool runsCallees = step.kind == Step::Kind::kWhile || step.kind == Step::Kind::kConditional ||
-                       (step.kind == Step::Kind::kCall && instr.opcode() == Opcode::kCall);
+    bool runsCallees =
+        step.kind == Step::Kind::kWhile || step.kind == Step::Kind::kConditional || step.kind == Step::Kind::kCall;
     memory->scratch.push_back(runsCallees && at != scratch.end() ? at->second : -1);
   }
   program.memory = std::move(memory);
@@ -193,8 +200,19 @@ void keepLargeBuffersInTheHeap() {
 MemoryPlan planMemory(const Module& module, std::vector<std::unique_ptr<Program>>& programs, const Program& entry) {
   keepLargeBuffersInTheHeap();
   MemoryPlan plan;
+  // Assignment as the runtime runs the module: results outside the arena,
+  // fusions that are not one kernel as calls, bitcasts that are kernels
+  // (not views) as copies.
+  std::unordered_set<const Instruction*> fusionCalls, bitcastCopies;
+  for (const auto& program : programs)
+    for (const Step& step : program->steps) {
+      if (step.kind == Step::Kind::kCall && step.instr->opcode() == Opcode::kFusion) fusionCalls.insert(step.instr);
+      if (step.kind != Step::Kind::kView && step.instr->opcode() == Opcode::kBitcast) bitcastCopies.insert(step.instr);
+    }
   BufferAssignmentOptions options;
   options.outputsOutsideArena = true;
+  options.fusionRunsAsCall = [&](const Instruction& i) { return fusionCalls.count(&i) > 0; };
+  options.bitcastCopies = [&](const Instruction& i) { return bitcastCopies.count(&i) > 0; };
   StatusOr<BufferAssignment> assignment = assignBuffers(module, options);
   if (!assignment.ok()) {
     plan.notes.push_back("no buffer assignment: " + assignment.status().message());

@@ -18,18 +18,20 @@
 //   - parameters stay the caller's and constants the program's (read only);
 //   - the ENTRY's results get memory of their own each run, which the caller
 //     takes: the next run must not overwrite what the last one returned;
-//   - the computations a while, conditional or call runs use the scratch range
-//     assignment reserved in the caller's arena for that step, one at a time;
+//   - the computations a while, conditional or call runs (and the fused
+//     computation of a fusion that is not one kernel, run as a call) use the
+//     scratch range assignment reserved in the caller's arena for that step,
+//     one at a time;
+//   - a bitcast that reorders elements (between layouts) is a kernel writing
+//     a buffer of its own;
 //   - everything else is a heap allocation, as before the arena: values of
 //     ops whose semantics return a fresh Literal (the single-device
 //     collectives, async wrappers, scan, random numbers, interpreter
-//     fallbacks), a bitcast that reorders elements (assignment takes it for a
-//     rename of its operand's buffer, but the runtime must copy), the
-//     intermediates of computations run as calls without a buffer assignment
-//     of their own (a fusion that is not one kernel, an async wrapper's or a
-//     scan's body), the buffers library ops allocate inside themselves, and
-//     every value of a program whose steps do not match assignment's schedule
-//     step for step (checked here; today they always do).
+//     fallbacks), the values of the computations those ops run (an async
+//     wrapper's or a scan's body), the buffers library ops allocate inside
+//     themselves, and every value of a program whose steps do not match
+//     assignment's schedule step for step (checked here; today they always
+//     do).
 //
 // A run holds one arena for its whole duration; runs of the same Executable
 // from several threads at once each take their own (ArenaPool), and each

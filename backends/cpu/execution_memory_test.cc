@@ -4,6 +4,7 @@
 #include "backends/cpu/execution_memory.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <thread>
 #include <vector>
@@ -100,6 +101,32 @@ TEST(ExecutionMemory, ResultsSurviveTheNextRun) {
   EXPECT_EQ(cpu(*exe).arenasAllocated(), 1);  // the second run reused the first one's arena
 }
 
+int64_t minorFaults() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_minflt;
+}
+
+TEST(ExecutionMemory, ASecondRunTouchesNoNewPages) {
+  // The first run maps the arena's pages (and its result's); the second
+  // writes its five 4 MiB intermediates (5120 pages) into the same arena, and
+  // its result into the heap block the first result gave back.
+  auto exe = compileUnfused(kChain);
+  ASSERT_NE(exe, nullptr);
+  std::vector<Literal> args;
+  args.push_back(f32Vector(kN, cycle5));
+  {
+    auto r = exe->run(args);
+    ASSERT_TRUE(r.ok()) << r.status().message();
+  }
+  int64_t before = minorFaults();
+  auto r = exe->run(args);
+  int64_t faults = minorFaults() - before;
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(mismatches(*r, chainOfCycle5), 0);
+  EXPECT_LT(faults, 64);
+}
+
 TEST(ExecutionMemory, ResultsOwnTheirMemory) {
   // The same buffer twice, a parameter, a renaming bitcast and a constant:
   // each result array is a copy or a buffer of its own.
@@ -153,6 +180,50 @@ ENTRY %main (u: f32[2]) -> f32[8] {
     EXPECT_EQ(r->toString(), "f32[8] {-0, -0, -1, -2, -0, -1, -2, -0}");
   }
   EXPECT_EQ(cpu(*exe).arenaBytes(), 64);  // b, d1 and d2 share one buffer
+}
+
+TEST(ExecutionMemory, FusionRunAsACallAndReorderingBitcastUseTheArena) {
+  // %fused is not one kernel (its reduce feeds a negate): it runs as a call,
+  // its values in the fusion's scratch range. %b moves elements (row-major
+  // [2,3] read as column-major [3,2]): a kernel writing a buffer of its own.
+  // Rows of x are i, i+1, ..., i+7: sums 8i + 28. y is {{1, 2, 3}, {4, 5, 6}}
+  // in memory order, so b is {{1, 4}, {2, 5}, {3, 6}}.
+  auto exe = compileUnfused(R"(
+HloModule m
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+%fused (p: f32[4,8]) -> f32[4] {
+  %p = f32[4,8] parameter(0)
+  %z = f32[] constant(0)
+  %r = f32[4] reduce(%p, %z), dimensions={1}, to_apply=%add
+  ROOT %n = f32[4] negate(%r)
+}
+ENTRY %main (x: f32[4,8], y: f32[2,3]) -> (f32[4], f32[3,2]{0,1}) {
+  %x = f32[4,8] parameter(0)
+  %f = f32[4] fusion(%x), kind=kInput, calls=%fused
+  %y = f32[2,3] parameter(1)
+  %b = f32[3,2]{0,1} bitcast(%y)
+  %nb = f32[3,2]{0,1} negate(%b)
+  ROOT %t = (f32[4], f32[3,2]{0,1}) tuple(%f, %nb)
+})");
+  ASSERT_NE(exe, nullptr);
+  std::vector<Literal> args;
+  args.emplace_back(Shape(ElementType::kF32, {4, 8}));
+  for (int i = 0; i < 32; ++i) args[0].data<float>()[i] = static_cast<float>(i / 8 + i % 8);
+  args.emplace_back(Shape(ElementType::kF32, {2, 3}));
+  for (int i = 0; i < 6; ++i) args[1].data<float>()[i] = static_cast<float>(i + 1);
+  auto r = exe->run(args);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->tupleElements()[0].toString(), "f32[4] {-28, -36, -44, -52}");
+  const float* nb = r->tupleElements()[1].data<float>();
+  EXPECT_EQ(std::vector<float>(nb, nb + 6), (std::vector<float>{-1, -4, -2, -5, -3, -6}));
+  RunMemoryStats stats = cpu(*exe).lastRunMemory();
+  EXPECT_EQ(stats.heapBytes, 0);
+  EXPECT_EQ(stats.arenaBytes, 16 + 16 + 24);  // %r and %n in the scratch range, %b
+  EXPECT_EQ(stats.outputBytes, 16 + 24);
 }
 
 // The loop rotates (a, b, c) and adds a to s, through 2a - a, four times:
