@@ -302,9 +302,9 @@ StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>
     if (m.assignment)
       std::fprintf(stderr,
                    "hlo-run: cpu: arena %lld bytes per execution (buffer assignment: peak %lld bytes live, "
-                   "%lld without reuse); %zu result buffers of their own\n",
+                   "%lld without reuse); results in %zu buffer%s of their own\n",
                    static_cast<long long>(m.arenaBytes), static_cast<long long>(m.peakBytes),
-                   static_cast<long long>(m.noReuseBytes), m.outputs.size());
+                   static_cast<long long>(m.noReuseBytes), m.outputs.size(), m.outputs.size() == 1 ? "" : "s");
     for (const std::string& note : m.notes) std::fprintf(stderr, "hlo-run: cpu: memory: %s\n", note.c_str());
   }
   int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());

@@ -2,11 +2,13 @@
 // execution, laid out by buffer assignment (hlo/passes/buffer_assignment.h),
 // instead of one heap allocation per value.
 //
-// Why: a module over large arrays would otherwise allocate (and have the OS
-// fault in and zero) every intermediate result again on every run. With the
-// arena, an Executable allocates its memory once; later runs write into pages
-// that are already mapped, and values whose live ranges do not overlap share
-// bytes, so a run needs about the peak of its live values, not their sum.
+// Why: the memory of a run is known before it starts — sized and laid out
+// once, at compile time, and allocated once per Executable; later runs write
+// into pages that are already mapped, with no allocator calls per value, and
+// values whose live ranges do not overlap share bytes, so a run needs about
+// the peak of its live values, not their sum. (With one heap block per value,
+// only a process-wide malloc setting kept large blocks from being mapped and
+// faulted in afresh on every run.)
 //
 // What goes where (the plan is made once, at compile time):
 //   - a kernel's or library op's result, and the result of a while,
@@ -17,7 +19,8 @@
 //     are views of their operands (assignment gives them no buffers either);
 //   - parameters stay the caller's and constants the program's (read only);
 //   - the ENTRY's results get memory of their own each run, which the caller
-//     takes: the next run must not overwrite what the last one returned;
+//     takes: the next run must not overwrite what the last one returned (so,
+//     unlike heap blocks, a result cannot reuse a dead intermediate's bytes);
 //   - the computations a while, conditional or call runs (and the fused
 //     computation of a fusion that is not one kernel, run as a call) use the
 //     scratch range assignment reserved in the caller's arena for that step,
