@@ -482,22 +482,27 @@ StatusOr<Literal> CpuExecutable::run(std::span<const Literal> args) {
   }
   RunState run;
   std::optional<Literal> result;
-  if (!arenas_) {
-    HLO_ASSIGN_OR_RETURN(ValuePtr root, runProgram(*entry_, pointers, nullptr, run));
-    result = materialize(std::move(root));
-  } else {
-    // One arena per run in progress; the results get buffers of their own,
-    // which the caller keeps.
-    ArenaPool::Lease arena = arenas_->acquire();
-    if (!arena.data())
-      return errorStatus("cpu: cannot allocate the arena of " + std::to_string(arenas_->bytes()) + " bytes");
+  // One arena per run in progress, and buffers of their own for the results,
+  // which the caller keeps. When the arena and the results are over the
+  // memory limit together, or the arena cannot be allocated, the run goes on
+  // the heap, where the limit refuses the value that crosses it.
+  std::optional<ArenaPool::Lease> arena;
+  if (arenas_) {
+    int64_t bytes = arenas_->bytes();
+    for (const Shape& shape : memory_.outputs) bytes += arrayBytes(shape);
+    if (bytes <= options_.maxMemoryBytes) arena.emplace(arenas_->acquire());
+  }
+  if (arena && arena->data()) {
     std::vector<Literal> outputs;
     for (const Shape& shape : memory_.outputs) outputs.push_back(Literal::uninitialized(shape));
-    Frame frame{arena.data(), &outputs};
+    Frame frame{arena->data(), &outputs};
     HLO_ASSIGN_OR_RETURN(ValuePtr root, runProgram(*entry_, pointers, &frame, run));
     // A heap value no one else holds (a result of an op the arena cannot
     // hold) is moved out as it is.
     result = root.use_count() == 1 && ownsAll(*root) ? materialize(std::move(root)) : takeResult(*root, outputs);
+  } else {
+    HLO_ASSIGN_OR_RETURN(ValuePtr root, runProgram(*entry_, pointers, nullptr, run));
+    result = materialize(std::move(root));
   }
   {
     std::lock_guard<std::mutex> lock(statsMutex_);
