@@ -6,6 +6,10 @@
 // pages already zeroed instead of writing the zeros itself, and start on a
 // 64-byte boundary (a cache line, and the width of an AVX-512 vector), so a
 // compiled kernel's vector loads never straddle two lines.
+//
+// A buffer may also borrow memory it does not own (assignBorrowed): the CPU
+// runtime's values in its per-execution arena. Copying a borrowing buffer
+// copies the bytes into memory of its own; moving it moves the borrow.
 #pragma once
 
 #include <cstdint>
@@ -55,6 +59,16 @@ class ByteBuffer {
     size_ = n;
   }
 
+  // `n` bytes at `data`, owned by someone else, who keeps them valid for as
+  // long as this buffer (or one it is moved into) is used.
+  void assignBorrowed(uint8_t* data, size_t n) {
+    release();
+    heap_ = n > 0 ? data : nullptr;
+    size_ = n;
+  }
+  // Whether the bytes are borrowed (see assignBorrowed).
+  bool borrowed() const { return heap_ && !block_; }
+
   uint8_t* data() { return heap_ ? heap_ : inline_; }
   const uint8_t* data() const { return heap_ ? heap_ : inline_; }
   size_t size() const { return size_; }
@@ -100,7 +114,7 @@ class ByteBuffer {
 
   size_t size_ = 0;
   uint8_t* heap_ = nullptr;  // null: the bytes are in inline_
-  void* block_ = nullptr;    // what heap_ was carved from
+  void* block_ = nullptr;    // what heap_ was carved from; null when borrowed
   alignas(16) uint8_t inline_[kInline] = {};
 };
 

@@ -24,6 +24,13 @@ Literal Literal::uninitialized(const Shape& shape) {
   return lit;
 }
 
+Literal Literal::borrow(const Shape& shape, uint8_t* data) {
+  Literal lit;
+  lit.shape_ = shape;
+  if (shape.isArray()) lit.bytes_.assignBorrowed(data, shape.elementCount() * storageBytes(shape.type()));
+  return lit;
+}
+
 Literal Literal::elidedArray(const Shape& shape) {
   Literal lit;
   lit.shape_ = shape;

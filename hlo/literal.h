@@ -27,6 +27,12 @@ class Literal {
   // that is about to be written whole (a compiled kernel's output), which
   // then costs no zero-filling pass.
   static Literal uninitialized(const Shape& shape);
+  // An array of `shape` stored at `data`, memory the literal does not own:
+  // the caller keeps it valid while the literal (or one it is moved into) is
+  // used. A copy of it owns a copy of the elements.
+  static Literal borrow(const Shape& shape, uint8_t* data);
+  // Whether this array's elements are borrowed (see borrow()).
+  bool borrowed() const { return bytes_.borrowed(); }
 
   const Shape& shape() const { return shape_; }
   Shape& mutableShape() { return shape_; }

@@ -7,19 +7,19 @@
 //      conditionals and calls run, one step per instruction.
 //   2. Bookkeeping opcodes (parameter, constant, tuple, get-tuple-element,
 //      the single-device collectives and async wrappers) and control flow
-//      (while, conditional, call, scan) become runtime steps; a fusion that cannot be one
-//      kernel runs its computation as a call; everything else is emitted as
+//      (while, conditional, call, scan) become runtime steps, and so does a
+//      bitcast that only renames its operand (a view); a fusion that cannot
+//      be one kernel runs its computation as a call; everything else is emitted as
 //      a kernel, or as a call into a library op (runtime_ops.h) when its
 //      opcode has one. What the emitters cannot do is an error naming the
 //      instruction — or, when allowed, an interpreter step that is logged.
 //   3. Optimize and compile the LLVM module, and resolve every kernel.
 //   4. Record each value's last reader, so the runtime frees it early.
-#include <malloc.h>
-
+//   5. Plan where each value lives: buffer assignment on the module, one
+//      arena per execution (execution_memory.h).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <mutex>
 #include <string_view>
 #include <unordered_map>
 
@@ -68,16 +68,24 @@ bool oneKernel(const Instruction& fusion) {
   return true;
 }
 
-// glibc serves blocks over 32 MiB with fresh mmap pages and unmaps them when
-// freed, so every run of a module over large arrays would fault in (and have
-// the kernel zero) all its result pages again. Served from the heap, the
-// buffers of one run are reused by the next.
-void keepLargeBuffersInTheHeap() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    mallopt(M_MMAP_THRESHOLD, 1 << 30);
-    mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  });
+// A bitcast that only renames its operand: the same elements in the same
+// order (one element type, row-major untiled layouts), which the runtime
+// runs as a view instead of a copy. Buffer assignment gives it its operand's
+// buffer; a bitcast that reorders elements is a kernel.
+bool renamesOperand(const Instruction& instr) {
+  if (instr.opcode() != Opcode::kBitcast || instr.operandCount() != 1) return false;
+  const Shape& out = instr.shape();
+  const Shape& in = instr.operand(0)->shape();
+  auto rowMajor = [](const Shape& s) {
+    if (!s.layout()) return true;
+    if (!s.layout()->tiles.empty() || s.layout()->elementSizeBits != 0) return false;
+    std::vector<int64_t> m2m = s.minorToMajor();
+    for (size_t i = 0; i < m2m.size(); ++i)
+      if (m2m[i] != static_cast<int64_t>(m2m.size() - 1 - i)) return false;
+    return true;
+  };
+  return out.isArray() && in.isArray() && out.type() == in.type() && out.elementCount() == in.elementCount() &&
+         rowMajor(out) && rowMajor(in);
 }
 
 class Builder {
@@ -163,6 +171,10 @@ class Builder {
       }
       default:
         break;
+    }
+    if (renamesOperand(instr)) {
+      step.kind = Step::Kind::kView;
+      return okStatus();
     }
     if (instr.opcode() == Opcode::kCopy && !instr.shape().isArray()) {
       step.kind = Step::Kind::kForward;  // a tuple's copy: the runtime copies values
@@ -281,7 +293,19 @@ StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>
                    report.fingerprintMs + report.optimizeMs + report.codegenMs + report.loadMs, report.optimizeMs,
                    report.codegenMs, report.loadMs);
   }
-  keepLargeBuffersInTheHeap();
+  // 5.
+  exe->memory_ = planMemory(*exe->module_, exe->programs_, *exe->entry_);
+  if (exe->entry_->memory) exe->arenas_ = std::make_unique<ArenaPool>(exe->memory_.arenaBytes);
+  if (options.verbose) {
+    const MemoryPlan& m = exe->memory_;
+    if (m.assignment)
+      std::fprintf(stderr,
+                   "hlo-run: cpu: arena %lld bytes per execution (buffer assignment: peak %lld bytes live, "
+                   "%lld without reuse); results in %zu buffer%s of their own\n",
+                   static_cast<long long>(m.arenaBytes), static_cast<long long>(m.peakBytes),
+                   static_cast<long long>(m.noReuseBytes), m.outputs.size(), m.outputs.size() == 1 ? "" : "s");
+    for (const std::string& note : m.notes) std::fprintf(stderr, "hlo-run: cpu: memory: %s\n", note.c_str());
+  }
   int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
   exe->pool_ = std::make_unique<ThreadPool>(std::max(threads, 1) - 1);
   return std::unique_ptr<jit::Executable>(std::move(exe));

@@ -1,9 +1,24 @@
 // Running a compiled module: the steps of a Program in order, each value in
 // a slot until its last reader is done.
 //
-// Memory is allocated per value (a Literal each); a buffer-assignment pass
-// will let one arena per execution replace allocateValue().
+// A value is a shared pointer to a Literal. Where its bytes are comes from
+// the memory plan (execution_memory.h): when a program runs in an arena (the
+// ENTRY, and the computations its while loops, conditionals and calls run,
+// each in the scratch range of its caller's step), a kernel or library op
+// writes into a Literal that borrows its bytes from the arena or from an
+// ENTRY result buffer; tuples, get-tuple-element, optimization barriers and
+// renaming bitcasts are views of their operands and hold on to the values
+// they borrow from; anything else is a Literal of its own on the heap.
+// A program without a plan, or one run by an op whose semantics return a
+// fresh Literal, runs with its values on the heap.
+//
+// A while loop's state lives in the while's own result buffers: the loop
+// copies its operand in, and each iteration's body result over it. Nested
+// programs return their root as it is (possibly in their scratch range); the
+// caller copies what it keeps before it runs anything else.
 #include <algorithm>
+#include <cstring>
+#include <map>
 #include <optional>
 #include <string>
 #include <thread>
@@ -13,15 +28,21 @@
 #include "interp/evaluator.h"
 
 namespace hlo::cpu {
-namespace {
 
-// A slot: a view of a value owned elsewhere (an argument, a constant) or a
-// value of its own.
-struct Value {
-  const Literal* view = nullptr;
-  std::optional<Literal> owned;
-  const Literal& get() const { return owned ? *owned : *view; }
+using ValuePtr = std::shared_ptr<const Literal>;
+
+// Where the program being run keeps its values.
+struct CpuExecutable::Frame {
+  uint8_t* base = nullptr;                  // the program's arena
+  std::vector<Literal>* outputs = nullptr;  // ENTRY: the run's result buffers
 };
+
+struct CpuExecutable::RunState {
+  int64_t liveBytes = 0;  // bytes of the values alive now, for the memory limit
+  RunMemoryStats stats;
+};
+
+namespace {
 
 int64_t arrayBytes(const Shape& shape) {
   if (shape.isTuple()) {
@@ -30,6 +51,164 @@ int64_t arrayBytes(const Shape& shape) {
     return total;
   }
   return shape.isArray() ? shape.elementCount() * storageBytes(shape.type()) : 0;
+}
+
+// A value that owns nothing: an argument or a constant.
+ValuePtr unowned(const Literal* lit) { return ValuePtr(ValuePtr(), lit); }
+
+ValuePtr owning(Literal lit) { return std::make_shared<Literal>(std::move(lit)); }
+
+// A literal that borrows, and the values it borrows from.
+struct Holder {
+  Literal literal;
+  std::vector<ValuePtr> keep;
+};
+
+ValuePtr holding(Literal lit, std::vector<ValuePtr> keep) {
+  auto holder = std::make_shared<Holder>();
+  holder->literal = std::move(lit);
+  holder->keep = std::move(keep);
+  return ValuePtr(holder, &holder->literal);
+}
+
+// A literal reading `lit`'s arrays where they are (tuples recursively).
+Literal borrowFrom(const Literal& lit) {
+  const Shape& shape = lit.shape();
+  if (shape.isArray() && !lit.elided()) return Literal::borrow(shape, const_cast<uint8_t*>(lit.untypedData()));
+  if (!shape.isTuple()) return lit;  // a token, an elided array: nothing to share
+  Literal tuple;
+  tuple.mutableShape() = shape;
+  for (const Literal& e : lit.tupleElements()) tuple.tupleElements().push_back(borrowFrom(e));
+  return tuple;
+}
+
+bool ownsAll(const Literal& lit) {
+  if (!lit.shape().isTuple()) return !lit.borrowed();
+  for (const Literal& e : lit.tupleElements())
+    if (!ownsAll(e)) return false;
+  return true;
+}
+
+// A literal that owns all its memory: `v`'s own when nothing else holds it,
+// else a copy (copying a borrowed array copies its elements).
+Literal materialize(ValuePtr v) {
+  if (v.use_count() == 1 && ownsAll(*v)) return std::move(const_cast<Literal&>(*v));
+  return Literal(*v);
+}
+
+void arraysOf(Literal& lit, std::vector<Literal*>& out) {
+  if (lit.shape().isTuple()) {
+    for (Literal& e : lit.tupleElements()) arraysOf(e, out);
+  } else if (lit.shape().isArray()) {
+    out.push_back(&lit);
+  }
+}
+
+void arraysOf(const Literal& lit, std::vector<const Literal*>& out) {
+  if (lit.shape().isTuple()) {
+    for (const Literal& e : lit.tupleElements()) arraysOf(e, out);
+  } else if (lit.shape().isArray()) {
+    out.push_back(&lit);
+  }
+}
+
+// Copies the arrays of `from` over those of `to`. `from` may share memory
+// with `to`: a loop body returns parts of its parameter, the loop state,
+// possibly in another order; such arrays are copied aside first.
+Status assignArrays(Literal& to, const Literal& from) {
+  std::vector<Literal*> dst;
+  std::vector<const Literal*> src;
+  arraysOf(to, dst);
+  arraysOf(from, src);
+  if (dst.size() != src.size()) return errorStatus("cpu: internal error: a result does not fit its buffers");
+  std::vector<std::pair<const uint8_t*, size_t>> ranges;  // dst's memory, by address
+  for (Literal* d : dst) {
+    if (d->byteSize() > 0) ranges.emplace_back(d->untypedData(), d->byteSize());
+  }
+  std::sort(ranges.begin(), ranges.end());
+  auto insideDst = [&](const uint8_t* p, size_t n) {
+    auto next = std::upper_bound(ranges.begin(), ranges.end(), std::make_pair(p, ~size_t{0}));
+    if (next != ranges.end() && next->first < p + n) return true;
+    return next != ranges.begin() && std::prev(next)->first + std::prev(next)->second > p;
+  };
+  std::vector<std::optional<Literal>> aside(src.size());
+  for (size_t i = 0; i < src.size(); ++i) {
+    if (src[i]->byteSize() != dst[i]->byteSize())
+      return errorStatus("cpu: internal error: a result does not fit its buffers");
+    if (src[i]->untypedData() != dst[i]->untypedData() && src[i]->byteSize() > 0 &&
+        insideDst(src[i]->untypedData(), src[i]->byteSize()))
+      aside[i] = Literal(*src[i]);
+  }
+  for (size_t i = 0; i < src.size(); ++i) {
+    const Literal& s = aside[i] ? *aside[i] : *src[i];
+    if (s.untypedData() != dst[i]->untypedData() && s.byteSize() > 0)
+      std::memcpy(dst[i]->untypedData(), s.untypedData(), s.byteSize());
+  }
+  return okStatus();
+}
+
+// The ENTRY's result, owning its memory: each result buffer is handed over
+// (once; a second use of it is copied), everything else — parameters,
+// constants, heap values — is copied.
+Literal takeResult(const Literal& root, std::vector<Literal>& outputs) {
+  std::map<const uint8_t*, size_t> buffer;
+  for (size_t k = 0; k < outputs.size(); ++k)
+    if (outputs[k].byteSize() > 0) buffer[outputs[k].untypedData()] = k;
+  std::vector<bool> taken(outputs.size());
+  // 1. Copies, and borrowed placeholders for the buffers handed over.
+  auto build = [&](auto& self, const Literal& lit) -> Literal {
+    if (lit.shape().isArray() && lit.borrowed()) {
+      auto it = buffer.find(lit.untypedData());
+      if (it != buffer.end() && !taken[it->second]) {
+        taken[it->second] = true;
+        return Literal::borrow(lit.shape(), const_cast<uint8_t*>(lit.untypedData()));
+      }
+    }
+    if (!lit.shape().isTuple()) return Literal(lit);
+    Literal tuple;
+    tuple.mutableShape() = lit.shape();
+    for (const Literal& e : lit.tupleElements()) tuple.tupleElements().push_back(self(self, e));
+    return tuple;
+  };
+  Literal result = build(build, root);
+  // 2. The placeholders take their buffers.
+  std::vector<Literal*> arrays;
+  arraysOf(result, arrays);
+  for (Literal* a : arrays) {
+    if (!a->borrowed()) continue;
+    Shape shape = a->shape();
+    *a = std::move(outputs[buffer.at(a->untypedData())]);
+    a->mutableShape() = std::move(shape);
+  }
+  return result;
+}
+
+// A literal of `shape` whose arrays are stored where `places` says, taken
+// in leaf order from `next`.
+Literal placeArrays(const Shape& shape, const std::vector<LeafPlace>& places, size_t& next, uint8_t* base,
+                    std::vector<Literal>* outputs, RunMemoryStats& stats) {
+  if (shape.isArray()) {
+    const LeafPlace& place = places[next++];
+    switch (place.where) {
+      case LeafPlace::Where::kArena:
+        stats.arenaBytes += place.bytes;
+        return Literal::borrow(shape, base + place.offset);
+      case LeafPlace::Where::kOutput:
+        stats.outputBytes += place.bytes;
+        return Literal::borrow(shape, (*outputs)[place.offset].untypedData());
+      case LeafPlace::Where::kHeap:
+        break;
+    }
+    Literal own = Literal::uninitialized(shape);
+    stats.heapBytes += static_cast<int64_t>(own.byteSize());
+    return own;
+  }
+  if (!shape.isTuple()) return Literal(shape);
+  Literal tuple;
+  tuple.mutableShape() = shape;
+  for (const Shape& e : shape.tupleElements())
+    tuple.tupleElements().push_back(placeArrays(e, places, next, base, outputs, stats));
+  return tuple;
 }
 
 // The trace category of a step.
@@ -66,36 +245,54 @@ Status CpuExecutable::runKernel(const Step& step, std::span<const Literal* const
   return okStatus();
 }
 
-StatusOr<Literal> CpuExecutable::runProgram(const Program& program, std::span<const Literal* const> args) {
-  std::vector<Value> values(program.steps.size());
-  int64_t startBytes = liveBytes_;
-  auto release = [&](Value& v) {
-    if (v.owned) liveBytes_ -= arrayBytes(v.owned->shape());
-    v.owned.reset();
-    v.view = nullptr;
+StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<const Literal* const> args,
+                                             const Frame* frame, RunState& run) {
+  // The arena only for a program with a plan, where its caller's plan put it.
+  const ProgramMemory* memory = frame ? program.memory.get() : nullptr;
+  std::vector<ValuePtr> values(program.steps.size());
+  std::vector<int64_t> counted(program.steps.size(), 0);  // bytes each value adds to run.liveBytes
+  int64_t startBytes = run.liveBytes;
+  auto count = [&](size_t s, const Shape& shape) {
+    counted[s] = arrayBytes(shape);
+    run.liveBytes += counted[s];
   };
-  auto own = [&](Value& v, Literal lit) -> Status {
-    int64_t bytes = arrayBytes(lit.shape());
-    liveBytes_ += bytes;
-    v.owned = std::move(lit);
-    return okStatus();
+  auto release = [&](int slot) {
+    run.liveBytes -= counted[slot];
+    counted[slot] = 0;
+    values[slot].reset();
   };
   // Whether a value of `shape` fits under the memory limit now.
   auto room = [&](const Instruction& instr, const Shape& shape) -> Status {
     int64_t bytes = arrayBytes(shape);
-    if (bytes <= options_.maxMemoryBytes - liveBytes_) return okStatus();
+    if (bytes <= options_.maxMemoryBytes - run.liveBytes) return okStatus();
     return errorStatus("cpu: %" + instr.name() + " needs " + std::to_string(bytes) +
                            " bytes, beyond the memory limit of " + std::to_string(options_.maxMemoryBytes) +
-                           " bytes with " + std::to_string(liveBytes_) + " in use",
+                           " bytes with " + std::to_string(run.liveBytes) + " in use",
                        instr.loc());
+  };
+  // Memory for the result of step s: its places in the arena, or the heap.
+  auto newResult = [&](size_t s, const Shape& shape) {
+    if (memory) {
+      size_t next = 0;
+      return placeArrays(shape, memory->leaves[s], next, frame->base, frame->outputs, run.stats);
+    }
+    run.stats.heapBytes += arrayBytes(shape);
+    return Literal::uninitialized(shape);
+  };
+  // Where `callee`, run by step s, keeps its values: its caller's scratch
+  // range for that step when both have plans, else the heap.
+  auto calleeFrame = [&](size_t s, const Program& callee, Frame& storage) -> const Frame* {
+    if (!memory || memory->scratch[s] < 0 || !callee.memory) return nullptr;
+    storage = Frame{frame->base + memory->scratch[s], nullptr};
+    return &storage;
   };
   for (size_t s = 0; s < program.steps.size(); ++s) {
     const Step& step = program.steps[s];
     const Instruction& instr = *step.instr;
     std::vector<const Literal*> ops;
-    for (int op : step.operands) ops.push_back(&values[op].get());
-    Value& v = values[s];
+    for (int op : step.operands) ops.push_back(values[op].get());
     // --profile: one span per step that does work (a nested program's steps get their own).
+    // (The trace is one per executable: profile runs from one thread at a time.)
     bool traced = options_.profile && step.kind != Step::Kind::kParameter && step.kind != Step::Kind::kConstant &&
                   step.kind != Step::Kind::kToken;
     jit::TraceScope span(traced ? &mutableTrace() : nullptr, instr.name(), categoryOf(step.kind),
@@ -105,17 +302,21 @@ StatusOr<Literal> CpuExecutable::runProgram(const Program& program, std::span<co
         int64_t n = instr.parameterNumber();
         if (n < 0 || n >= static_cast<int64_t>(args.size()))
           return errorStatus("cpu: parameter %" + instr.name() + " has no argument", instr.loc());
-        v.view = args[n];
+        values[s] = unowned(args[n]);
         break;
       }
       case Step::Kind::kConstant:
-        v.view = &instr.literal();
+        values[s] = unowned(&instr.literal());
         break;
       case Step::Kind::kTuple: {
-        Literal tuple(instr.shape());
-        for (size_t i = 0; i < ops.size(); ++i) tuple.tupleElements()[i] = *ops[i];
+        Literal tuple;
         tuple.mutableShape() = instr.shape();
-        HLO_RETURN_IF_ERROR(own(v, std::move(tuple)));
+        std::vector<ValuePtr> keep;
+        for (int op : step.operands) {
+          tuple.tupleElements().push_back(borrowFrom(*values[op]));
+          keep.push_back(values[op]);
+        }
+        values[s] = holding(std::move(tuple), std::move(keep));
         break;
       }
       case Step::Kind::kGetTupleElement: {
@@ -123,73 +324,116 @@ StatusOr<Literal> CpuExecutable::runProgram(const Program& program, std::span<co
         const std::vector<Literal>& elements = ops[0]->tupleElements();
         if (index < 0 || index >= static_cast<int64_t>(elements.size()))
           return errorStatus("cpu: %" + instr.name() + ": tuple index out of range", instr.loc());
-        HLO_RETURN_IF_ERROR(own(v, elements[index]));
+        values[s] = ValuePtr(values[step.operands[0]], &elements[index]);
         break;
       }
-      case Step::Kind::kForward:
-        HLO_RETURN_IF_ERROR(own(v, *ops[0]));
+      case Step::Kind::kView:
+        values[s] = holding(Literal::borrow(instr.shape(), const_cast<uint8_t*>(ops[0]->untypedData())),
+                            {values[step.operands[0]]});
         break;
+      case Step::Kind::kForward: {
+        if (instr.opcode() != Opcode::kCopy) {
+          values[s] = values[step.operands[0]];
+          break;
+        }
+        // A tuple's copy: new buffers.
+        HLO_RETURN_IF_ERROR(room(instr, instr.shape()));
+        Literal copy = memory ? newResult(s, instr.shape()) : Literal(*ops[0]);
+        if (memory) HLO_RETURN_IF_ERROR(assignArrays(copy, *ops[0]));
+        else run.stats.heapBytes += arrayBytes(instr.shape());
+        count(s, instr.shape());
+        values[s] = owning(std::move(copy));
+        break;
+      }
       case Step::Kind::kToken:
-        HLO_RETURN_IF_ERROR(own(v, Literal(Shape::token())));
+        values[s] = owning(Literal(Shape::token()));
         break;
       case Step::Kind::kKernel:
       case Step::Kind::kRuntime: {
-        // The seam for buffer assignment: outputs are allocated here, one per value.
         HLO_RETURN_IF_ERROR(room(instr, instr.shape()));
         // Kernels and library ops write every element of their result.
-        Literal result = Literal::uninitialized(instr.shape());
+        Literal result = newResult(s, instr.shape());
         if (step.kind == Step::Kind::kKernel) {
           HLO_RETURN_IF_ERROR(runKernel(step, ops, result));
         } else {
           HLO_RETURN_IF_ERROR(step.runtime(RuntimeCall{instr, ops, result, *pool_, step.helpers}));
         }
-        HLO_RETURN_IF_ERROR(own(v, std::move(result)));
+        count(s, instr.shape());
+        values[s] = owning(std::move(result));
         break;
       }
       case Step::Kind::kWhile: {
-        Literal state = *ops[0];
+        HLO_RETURN_IF_ERROR(room(instr, instr.shape()));
+        const Program& condition = *step.callees[0];
+        const Program& body = *step.callees[1];
+        // The loop state: the while's result buffers, or a copy of the operand on the heap.
+        Literal state = memory ? newResult(s, instr.shape()) : Literal(*ops[0]);
+        if (memory) HLO_RETURN_IF_ERROR(assignArrays(state, *ops[0]));
+        else run.stats.heapBytes += arrayBytes(instr.shape());
+        const Literal* arg = &state;
+        Frame conditionStorage, bodyStorage;
+        const Frame* conditionFrame = calleeFrame(s, condition, conditionStorage);
+        const Frame* bodyFrame = calleeFrame(s, body, bodyStorage);
         for (int64_t iteration = 0;; ++iteration) {
-          const Literal* arg = &state;
-          HLO_ASSIGN_OR_RETURN(Literal cond, runProgram(*step.callees[0], std::span(&arg, 1)));
-          if (!cond.shape().isArray() || cond.type() != ElementType::kPred || cond.elementCount() != 1)
+          HLO_ASSIGN_OR_RETURN(ValuePtr cond, runProgram(condition, std::span(&arg, 1), conditionFrame, run));
+          if (!cond->shape().isArray() || cond->type() != ElementType::kPred || cond->elementCount() != 1)
             return errorStatus("cpu: the condition of %" + instr.name() + " is not a pred scalar", instr.loc());
-          if (cond.bitsAt(0) == 0) break;
+          if (cond->bitsAt(0) == 0) break;
           if (options_.maxWhileIterations > 0 && iteration >= options_.maxWhileIterations)
             return errorStatus("cpu: %" + instr.name() + " ran more than " +
                                    std::to_string(options_.maxWhileIterations) + " iterations (--max-while-iterations)",
                                instr.loc());
-          HLO_ASSIGN_OR_RETURN(state, runProgram(*step.callees[1], std::span(&arg, 1)));
+          HLO_ASSIGN_OR_RETURN(ValuePtr next, runProgram(body, std::span(&arg, 1), bodyFrame, run));
+          if (memory) {
+            HLO_RETURN_IF_ERROR(assignArrays(state, *next));
+          } else {
+            state = materialize(std::move(next));
+          }
         }
-        HLO_RETURN_IF_ERROR(own(v, std::move(state)));
+        count(s, instr.shape());
+        values[s] = owning(std::move(state));
         break;
       }
-      case Step::Kind::kConditional: {
-        const Literal& selector = *ops[0];
-        int64_t n = static_cast<int64_t>(step.callees.size());
-        int64_t branch;
-        if (selector.type() == ElementType::kPred) {
-          branch = selector.bitsAt(0) ? 0 : 1;
-        } else {
-          // An index out of range runs the last branch, as XLA does.
-          branch = static_cast<int64_t>(selector.toDouble(0));
-          if (branch < 0 || branch >= n) branch = n - 1;
-        }
-        const Literal* arg = ops[branch + 1];
-        HLO_ASSIGN_OR_RETURN(Literal result, runProgram(*step.callees[branch], std::span(&arg, 1)));
-        HLO_RETURN_IF_ERROR(own(v, std::move(result)));
-        break;
-      }
+      case Step::Kind::kConditional:
       case Step::Kind::kCall: {
-        HLO_ASSIGN_OR_RETURN(Literal result, runProgram(*step.callees[0], ops));
-        HLO_RETURN_IF_ERROR(own(v, std::move(result)));
+        HLO_RETURN_IF_ERROR(room(instr, instr.shape()));
+        const Program* callee = step.callees[0];
+        std::span<const Literal* const> callArgs = ops;
+        if (step.kind == Step::Kind::kConditional) {
+          const Literal& selector = *ops[0];
+          int64_t n = static_cast<int64_t>(step.callees.size());
+          int64_t branch;
+          if (selector.type() == ElementType::kPred) {
+            branch = selector.bitsAt(0) ? 0 : 1;
+          } else {
+            // An index out of range runs the last branch, as XLA does.
+            branch = static_cast<int64_t>(selector.toDouble(0));
+            if (branch < 0 || branch >= n) branch = n - 1;
+          }
+          callee = step.callees[branch];
+          callArgs = std::span(ops).subspan(branch + 1, 1);
+        }
+        Frame storage;
+        HLO_ASSIGN_OR_RETURN(ValuePtr result, runProgram(*callee, callArgs, calleeFrame(s, *callee, storage), run));
+        if (memory) {
+          // Copied into the step's own buffers before anything else runs in the callee's range.
+          Literal out = newResult(s, instr.shape());
+          HLO_RETURN_IF_ERROR(assignArrays(out, *result));
+          values[s] = owning(std::move(out));
+        } else {
+          values[s] = owning(materialize(std::move(result)));
+        }
+        count(s, instr.shape());
         break;
       }
       case Step::Kind::kShared: {
+        // These semantics return a Literal of their own: a heap value.
         EngineHooks hooks{
             [&](const Computation&, Values callArgs) -> StatusOr<Literal> {
               if (step.callees.empty())
                 return errorStatus("cpu: %" + instr.name() + " has no compiled computation to run", instr.loc());
-              return runProgram(*step.callees[0], callArgs);
+              HLO_ASSIGN_OR_RETURN(ValuePtr result, runProgram(*step.callees[0], callArgs, nullptr, run));
+              return materialize(std::move(result));
             },
             [](const Instruction& i, const std::string& why) {
               return errorStatus("cpu: " + std::string(opcodeName(i.opcode())) + " (%" + i.name() + "): " + why,
@@ -197,7 +441,9 @@ StatusOr<Literal> CpuExecutable::runProgram(const Program& program, std::span<co
             },
             room};
         HLO_ASSIGN_OR_RETURN(Literal result, step.shared(instr, ops, hooks));
-        HLO_RETURN_IF_ERROR(own(v, std::move(result)));
+        run.stats.heapBytes += arrayBytes(result.shape());
+        count(s, result.shape());
+        values[s] = owning(std::move(result));
         break;
       }
       case Step::Kind::kInterpreter: {
@@ -206,17 +452,18 @@ StatusOr<Literal> CpuExecutable::runProgram(const Program& program, std::span<co
         o.maxWhileIterations = options_.maxWhileIterations;
         auto result = interp::evaluateInstruction(instr, ops, o);
         if (!result.ok()) return result.status();
-        HLO_RETURN_IF_ERROR(own(v, std::move(result).value()));
+        run.stats.heapBytes += arrayBytes(result->shape());
+        count(s, result->shape());
+        values[s] = owning(std::move(result).value());
         break;
       }
     }
-    for (int dead : step.freeAfter) release(values[dead]);
+    for (int dead : step.freeAfter) release(dead);
   }
-  Value& root = values[program.root];
-  Literal result = root.owned ? std::move(*root.owned) : *root.view;
-  for (Value& v : values) release(v);
-  liveBytes_ = startBytes;
-  return result;
+  ValuePtr root = std::move(values[program.root]);
+  values.clear();
+  run.liveBytes = startBytes;
+  return root;
 }
 
 StatusOr<Literal> CpuExecutable::run(std::span<const Literal> args) {
@@ -234,8 +481,44 @@ StatusOr<Literal> CpuExecutable::run(std::span<const Literal> args) {
                          entry.parameter(p)->name() + " is " + want.toString(false));
     pointers.push_back(&args[p]);
   }
-  liveBytes_ = 0;
-  return runProgram(*entry_, pointers);
+  RunState run;
+  std::optional<Literal> result;
+  // One arena per run in progress, and buffers of their own for the results,
+  // which the caller keeps. When the arena and the results are over the
+  // memory limit together, or the arena cannot be allocated, the run goes on
+  // the heap, where the limit refuses the value that crosses it.
+  std::optional<ArenaPool::Lease> arena;
+  if (arenas_) {
+    int64_t bytes = arenas_->bytes();
+    for (const Shape& shape : memory_.outputs) bytes += arrayBytes(shape);
+    if (bytes <= options_.maxMemoryBytes) arena.emplace(arenas_->acquire());
+  }
+  if (arena && arena->data()) {
+    std::vector<Literal> outputs;
+    for (const Shape& shape : memory_.outputs) outputs.push_back(Literal::uninitialized(shape));
+    Frame frame{arena->data(), &outputs};
+    HLO_ASSIGN_OR_RETURN(ValuePtr root, runProgram(*entry_, pointers, &frame, run));
+    // A heap value no one else holds (a result of an op the arena cannot
+    // hold) is moved out as it is.
+    result = root.use_count() == 1 && ownsAll(*root) ? materialize(std::move(root)) : takeResult(*root, outputs);
+  } else {
+    HLO_ASSIGN_OR_RETURN(ValuePtr root, runProgram(*entry_, pointers, nullptr, run));
+    result = materialize(std::move(root));
+  }
+  {
+    std::lock_guard<std::mutex> lock(statsMutex_);
+    lastRun_ = run.stats;
+  }
+  if (options_.verbose && !reported_.exchange(true))
+    std::fprintf(stderr, "hlo-run: cpu: run: %lld bytes of values in the arena, %lld in result buffers, %lld on the heap\n",
+                 static_cast<long long>(run.stats.arenaBytes), static_cast<long long>(run.stats.outputBytes),
+                 static_cast<long long>(run.stats.heapBytes));
+  return std::move(*result);
+}
+
+RunMemoryStats CpuExecutable::lastRunMemory() const {
+  std::lock_guard<std::mutex> lock(statsMutex_);
+  return lastRun_;
 }
 
 }  // namespace hlo::cpu

@@ -1,12 +1,15 @@
 // The CPU backend's executable form: per computation, one step per
 // instruction — a compiled kernel, or a small runtime action (parameters,
-// constants, tuples, while loops, conditionals) — run in order.
+// constants, tuples, while loops, conditionals) — run in order, with the
+// values of a run in one arena (execution_memory.h).
 #pragma once
+#include <atomic>
 #include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "backends/cpu/execution_memory.h"
 #include "backends/cpu/kernel_emitter.h"
 #include "backends/cpu/runtime_ops.h"
 #include "backends/cpu/thread_pool.h"
@@ -21,6 +24,7 @@ struct Program;
 struct Step {
   enum class Kind {
     kParameter, kConstant, kTuple, kGetTupleElement, kForward, kToken,  // runtime bookkeeping
+    kView,                                                      // a bitcast that renames its operand
     kKernel,                                                    // compiled code
     kRuntime,                                                   // a library op (runtime_ops.h)
     kShared,                                                    // semantics shared with the interpreter
@@ -46,6 +50,15 @@ struct Program {
   const Computation* computation = nullptr;
   std::vector<Step> steps;  // in the computation's order; step i defines slot i
   int root = 0;
+  // Where its values live when it runs in an arena; null: on the heap.
+  std::unique_ptr<ProgramMemory> memory;
+};
+
+// Bytes of array values a run placed, by where (execution_memory.h).
+struct RunMemoryStats {
+  int64_t arenaBytes = 0;   // written into the arena
+  int64_t outputBytes = 0;  // written into the ENTRY's own result buffers
+  int64_t heapBytes = 0;    // allocated on the heap (values the arena cannot hold)
 };
 
 class CpuExecutable : public jit::Executable {
@@ -55,10 +68,22 @@ class CpuExecutable : public jit::Executable {
   StatusOr<Literal> run(std::span<const Literal> args) override;
   int fallbackCount() const override { return fallbacks_; }
 
+  // The arena one execution uses (0: the values of a run are on the heap), and
+  // buffer assignment's figures for the module.
+  int64_t arenaBytes() const { return memory_.arenaBytes; }
+  const MemoryPlan& memoryPlan() const { return memory_; }
+  // How many arenas exist (one per run that was in progress at one time).
+  int arenasAllocated() const { return arenas_ ? arenas_->allocated() : 0; }
+  // Where the values of the most recent run went.
+  RunMemoryStats lastRunMemory() const;
+
  private:
   friend StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>,
                                                                    const jit::CompileOptions&);
-  StatusOr<Literal> runProgram(const Program& program, std::span<const Literal* const> args);
+  struct Frame;
+  struct RunState;
+  StatusOr<std::shared_ptr<const Literal>> runProgram(const Program& program, std::span<const Literal* const> args,
+                                                      const Frame* frame, RunState& run);
   Status runKernel(const Step& step, std::span<const Literal* const> operands, Literal& result);
 
   std::unique_ptr<Module> module_;  // after the pipeline; steps point into it
@@ -68,7 +93,11 @@ class CpuExecutable : public jit::Executable {
   const Program* entry_ = nullptr;
   std::unique_ptr<ThreadPool> pool_;
   int fallbacks_ = 0;
-  int64_t liveBytes_ = 0;
+  MemoryPlan memory_;
+  std::unique_ptr<ArenaPool> arenas_;  // null when no arena is used
+  mutable std::mutex statsMutex_;
+  RunMemoryStats lastRun_;
+  std::atomic<bool> reported_{false};  // --verbose: the first run's figures are printed
 };
 
 // Compiles a module the cpu pipeline has already run on.

@@ -10,7 +10,8 @@
 //   2. Values: each array leaf of each result is a value. A parameter's leaves
 //      live in the caller's argument, a constant's in its own read-only data;
 //      tuple, get-tuple-element, bitcast, opt-barrier, domain and
-//      add-dependency name their operand's buffers (no copy); every other
+//      add-dependency name their operand's buffers (no copy; a bitcast that
+//      BufferAssignmentOptions::bitcastCopies names is a copy); every other
 //      instruction writes fresh buffers, one per array leaf.
 //   3. Liveness: a buffer lives from the step that writes it to the last step
 //      that reads it through any of its names; what the computation returns
@@ -24,20 +25,25 @@
 //      into the parameter's memory when the parameter is read no later than
 //      the output is written (at that step only by an in-place
 //      dynamic-update-slice of it).
+//      With BufferAssignmentOptions::outputsOutsideArena there is no
+//      aliasing: the buffers of the ENTRY's root leaves (those that would be
+//      arena ranges) become outputs, numbered in leaf order, outside the
+//      arena; they still count in the peak.
 //   6. Offsets: walk the schedule; before step s, release the buffers last
 //      read at step s-1, then place each buffer written at s in the smallest
 //      free range that fits (best fit, lowest offset on ties), growing the
 //      arena when none does. Sizes are rounded up to kBufferAlignment.
 //
-// Nested computations: a while, conditional or call is one step of its
+// Nested computations: a while, conditional or call (and a fusion that
+// BufferAssignmentOptions::fusionRunsAsCall names) is one step of its
 // caller. The computations it runs get their own arenas (assigned the same
 // way, recursively), placed in one scratch range of the caller reserved for
 // that step only; the callees run one at a time, so the range is as large as
 // the largest. Their results are copied into the caller's fresh result
-// buffers (a while's loop state lives there between iterations). A fusion is
-// one step too: its fused computation, like every reducer, comparator or
-// other applied computation, keeps its values in registers and has no
-// buffers.
+// buffers (a while's loop state lives there between iterations). Any other
+// fusion is one step too: its fused computation, like every reducer,
+// comparator or other applied computation, keeps its values in registers and
+// has no buffers.
 //
 // Left alone: reordering the schedule to shorten live ranges; in-place
 // updates inside loop bodies through the loop state (a body's parameter is
@@ -79,16 +85,19 @@ void arrayLeaves(const Shape& shape, ShapeIndex& at, std::vector<ShapeIndex>& ou
 }
 
 // Whether `i`'s result is its operand's (or a part of it), unchanged.
-bool forwards(const Instruction& i) {
+bool forwards(const Instruction& i, const BufferAssignmentOptions& options) {
   Opcode op = i.opcode();
-  return op == Opcode::kTuple || op == Opcode::kGetTupleElement || op == Opcode::kBitcast ||
-         op == Opcode::kOptimizationBarrier || op == Opcode::kDomain || op == Opcode::kAddDependency;
+  if (op == Opcode::kBitcast) return !(options.bitcastCopies && options.bitcastCopies(i));
+  return op == Opcode::kTuple || op == Opcode::kGetTupleElement || op == Opcode::kOptimizationBarrier ||
+         op == Opcode::kDomain || op == Opcode::kAddDependency;
 }
 
 // The computations `i` runs as programs with buffers of their own.
-std::vector<Computation*> programCallees(const Instruction& i) {
+std::vector<Computation*> programCallees(const Instruction& i, const BufferAssignmentOptions& options) {
   Opcode op = i.opcode();
   if (op == Opcode::kWhile || op == Opcode::kConditional || op == Opcode::kCall)
+    return i.calledComputations();
+  if (op == Opcode::kFusion && options.fusionRunsAsCall && options.fusionRunsAsCall(i))
     return i.calledComputations();
   return {};
 }
@@ -220,13 +229,15 @@ class Arena {
 // Assigns one computation at a time, callees first, each once.
 class BufferAssigner {
  public:
-  explicit BufferAssigner(const Module& module) : module_(module) {}
+  BufferAssigner(const Module& module, const BufferAssignmentOptions& options) : module_(module), options_(options) {}
 
   StatusOr<BufferAssignment> run() {
     if (!module_.entry()) return errorStatus("the module has no entry computation");
-    auto aliases = readAliases(module_);
-    if (!aliases.ok()) return aliases.status();
-    aliases_ = std::move(*aliases);
+    if (!options_.outputsOutsideArena) {
+      auto aliases = readAliases(module_);
+      if (!aliases.ok()) return aliases.status();
+      aliases_ = std::move(*aliases);
+    }
     HLO_RETURN_IF_ERROR(assign(*module_.entry()));
     // The entry first, then callers before callees.
     BufferAssignment result;
@@ -239,7 +250,7 @@ class BufferAssigner {
       result.computations.push_back(std::move(done_.at(c)));
       const ComputationBuffers& cb = result.computations.back();
       for (auto it = cb.scratch.rbegin(); it != cb.scratch.rend(); ++it) {
-        std::vector<Computation*> callees = programCallees(*it->instruction);
+        std::vector<Computation*> callees = programCallees(*it->instruction, options_);
         for (auto c2 = callees.rbegin(); c2 != callees.rend(); ++c2)
           if (*c2) stack.push_back(*c2);
       }
@@ -255,6 +266,7 @@ class BufferAssigner {
     int64_t bytes = 0;
     int64_t parameter = -1;
     ShapeIndex parameterIndex;
+    int64_t output = -1;
     int64_t first = 0, last = 0;  // steps
     int64_t offset = 0;
     int mergedInto = -1;  // in-place: the buffer this one became
@@ -279,7 +291,7 @@ class BufferAssigner {
       return errorStatus("computation '" + comp.name() + "' runs itself");
     // Callees first, so their arena sizes are known.
     for (const auto& instr : comp.instructions())
-      for (const Computation* callee : programCallees(*instr))
+      for (const Computation* callee : programCallees(*instr, options_))
         if (callee) HLO_RETURN_IF_ERROR(assign(*callee));
     buffers_.clear();
     leaves_.clear();
@@ -288,7 +300,13 @@ class BufferAssigner {
     HLO_RETURN_IF_ERROR(defineValues(comp, cb));   // steps 1-2
     markReads(comp, cb);                            // step 3
     updateInPlace(cb);                              // step 4
-    if (&comp == module_.entry()) aliasOutputs(comp);  // step 5
+    if (&comp == module_.entry()) {                    // step 5
+      if (options_.outputsOutsideArena) {
+        separateOutputs(comp);
+      } else {
+        aliasOutputs(comp);
+      }
+    }
     placeBuffers(cb);                               // step 6
     writeSlots(cb);
     inProgress_.erase(&comp);
@@ -350,7 +368,7 @@ class BufferAssigner {
 
   // The operand buffer that `i`'s leaf `index` names (step 2), or -1.
   int shared(const Instruction& i, const ShapeIndex& index, int64_t bytes) const {
-    if (!forwards(i) || i.operandCount() == 0) return -1;
+    if (!forwards(i, options_) || i.operandCount() == 0) return -1;
     int id = -1;
     if (i.opcode() == Opcode::kTuple) {
       if (index.empty() || index[0] >= i.operandCount()) return -1;
@@ -368,7 +386,7 @@ class BufferAssigner {
   void markReads(const Computation& comp, const ComputationBuffers& cb) {
     for (size_t step = 0; step < cb.schedule.size(); ++step) {
       const Instruction& i = *cb.schedule[step];
-      if (forwards(i)) continue;
+      if (forwards(i, options_)) continue;
       for (const Instruction* op : i.operands())
         for (const auto& [index, id] : leaves_.at(op)) {
           Buffer& b = buffers_[find(id)];
@@ -430,12 +448,24 @@ class BufferAssigner {
     }
   }
 
+  void separateOutputs(const Computation& entry) {
+    if (!entry.root()) return;
+    int64_t next = 0;
+    for (const auto& [index, id] : leaves_.at(entry.root())) {
+      Buffer& b = buffers_[find(id)];
+      if (b.kind != BufferKind::kArena || b.bytes == 0) continue;  // also a root leaf seen before
+      b.kind = BufferKind::kOutput;
+      b.output = next++;
+    }
+  }
+
   void placeBuffers(ComputationBuffers& cb) {
     size_t steps = cb.schedule.size();
     std::vector<std::vector<int>> starting(steps), ending(steps);
     for (size_t id = 0; id < buffers_.size(); ++id) {
       const Buffer& b = buffers_[id];
-      if (b.mergedInto >= 0 || b.kind != BufferKind::kArena || b.bytes == 0) continue;
+      bool placed = b.kind == BufferKind::kArena || b.kind == BufferKind::kOutput;
+      if (b.mergedInto >= 0 || !placed || b.bytes == 0) continue;
       starting[b.first].push_back(static_cast<int>(id));
       ending[b.last].push_back(static_cast<int>(id));
       cb.noReuseBytes += alignUp(b.bytes);
@@ -445,15 +475,15 @@ class BufferAssigner {
     for (size_t step = 0; step < steps; ++step) {
       if (step > 0)
         for (int id : ending[step - 1]) {
-          arena.release(buffers_[id].offset, alignUp(buffers_[id].bytes));
+          if (buffers_[id].kind == BufferKind::kArena) arena.release(buffers_[id].offset, alignUp(buffers_[id].bytes));
           live -= alignUp(buffers_[id].bytes);
         }
       for (int id : starting[step]) {
-        buffers_[id].offset = arena.allocate(alignUp(buffers_[id].bytes));
+        if (buffers_[id].kind == BufferKind::kArena) buffers_[id].offset = arena.allocate(alignUp(buffers_[id].bytes));
         live += alignUp(buffers_[id].bytes);
       }
       int64_t nestedPeak = 0;
-      if (std::vector<Computation*> callees = programCallees(*cb.schedule[step]); !callees.empty()) {
+      if (std::vector<Computation*> callees = programCallees(*cb.schedule[step], options_); !callees.empty()) {
         ScratchSlot s{cb.schedule[step], 0, 0};
         for (const Computation* c : callees) {
           if (!c) continue;
@@ -489,6 +519,7 @@ class BufferAssigner {
         }
         s.parameter = b.parameter;
         s.parameterIndex = b.parameterIndex;
+        s.output = b.output;
         s.owner = b.owner;
         s.ownerIndex = b.ownerIndex;
         s.firstStep = b.first;
@@ -499,6 +530,7 @@ class BufferAssigner {
   }
 
   const Module& module_;
+  BufferAssignmentOptions options_;
   std::vector<Alias> aliases_;
   std::unordered_map<const Computation*, ComputationBuffers> done_;
   std::unordered_set<const Computation*> inProgress_;
@@ -521,7 +553,9 @@ const ComputationBuffers* BufferAssignment::of(const Computation& comp) const {
   return nullptr;
 }
 
-StatusOr<BufferAssignment> assignBuffers(const Module& module) { return BufferAssigner(module).run(); }
+StatusOr<BufferAssignment> assignBuffers(const Module& module, const BufferAssignmentOptions& options) {
+  return BufferAssigner(module, options).run();
+}
 
 std::string formatBufferAssignment(const BufferAssignment& a) {
   char line[512];
@@ -551,6 +585,9 @@ std::string formatBufferAssignment(const BufferAssignment& a) {
           break;
         case BufferKind::kConstant:
           where = "constant";
+          break;
+        case BufferKind::kOutput:
+          where = "output " + std::to_string(s.output);
           break;
       }
       if (s.owner != s.instruction || s.ownerIndex != s.index) where += " (buffer of " + value(s.owner, s.ownerIndex) + ")";

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -24,6 +25,7 @@ enum class BufferKind {
   kArena,      // [offset, offset + allocatedSize) of the arena
   kParameter,  // the caller's argument `parameter`, at `parameterIndex`
   kConstant,   // the constant's own data, read-only
+  kOutput,     // ENTRY result number `output`, outside the arena (see BufferAssignmentOptions)
 };
 
 // One array leaf of one instruction's result.
@@ -36,6 +38,7 @@ struct BufferSlot {
   int64_t allocatedSize = 0;  // kArena: bytes rounded up to kBufferAlignment
   int64_t parameter = -1;     // kParameter
   ShapeIndex parameterIndex;  // kParameter
+  int64_t output = -1;        // kOutput
   // The value that owns the memory: this slot's own (instruction, index)
   // unless it shares a buffer (tuple, get-tuple-element, bitcast, in-place
   // dynamic-update-slice, an output aliased with a parameter).
@@ -60,8 +63,8 @@ struct ComputationBuffers {
   std::vector<BufferSlot> slots;             // by step, then leaf order
   std::vector<ScratchSlot> scratch;
   int64_t arenaBytes = 0;    // the arena's size, nested scratch included
-  int64_t peakBytes = 0;     // the most bytes live at one step, nested included
-  int64_t noReuseBytes = 0;  // the arena's size if freed ranges were never reused
+  int64_t peakBytes = 0;     // the most bytes live at one step, nested (and kOutput) included
+  int64_t noReuseBytes = 0;  // the arena's size if freed ranges were never reused (and kOutput buffers in it)
 
   // The slot of an array leaf of `instr`, or nullptr (not an array leaf, or
   // not of this computation).
@@ -86,9 +89,25 @@ struct BufferAssignment {
   int64_t noReuseBytes() const { return entry().noReuseBytes; }
 };
 
+struct BufferAssignmentOptions {
+  // The ENTRY's results get memory of their own (BufferKind::kOutput), not a
+  // range of the arena, and no parameter holds one (input_output_alias and
+  // buffer_donor are not used): for a runtime that hands each execution's
+  // results to its caller and never writes the caller's arguments.
+  bool outputsOutsideArena = false;
+  // Fusions that run as calls of their fused computation, one instruction at
+  // a time: the fused computation gets buffers of its own in a scratch range
+  // of the fusion's step, like a call's.
+  std::function<bool(const Instruction&)> fusionRunsAsCall;
+  // Bitcasts that copy their operand (a runtime that stores arrays in
+  // logical order moves elements for a bitcast between layouts): they write
+  // fresh buffers and read their operand.
+  std::function<bool(const Instruction&)> bitcastCopies;
+};
+
 // Assigns buffers for the module's entry and what it runs. Fails on a module
 // without an entry, or whose instructions are not in def-before-use order.
-StatusOr<BufferAssignment> assignBuffers(const Module& module);
+StatusOr<BufferAssignment> assignBuffers(const Module& module, const BufferAssignmentOptions& options = {});
 
 // A readable report: the totals, then per computation one line per slot.
 std::string formatBufferAssignment(const BufferAssignment& assignment);

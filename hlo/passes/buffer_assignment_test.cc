@@ -215,6 +215,112 @@ ENTRY %main (p: f32[16], q: f32[16]) -> (f32[16], f32[16]) {
   EXPECT_EQ(a.arenaBytes(), 128);
 }
 
+TEST(BufferAssignmentTest, OutputsOutsideTheArenaIgnoreAliases) {
+  // The module above with the ENTRY's results outside the arena: r and d are
+  // outputs 0 and 1 (d, a dynamic-update-slice of a parameter, copies); a
+  // (steps 2-5) and u (5-6) share the arena. Live at step 5: a, r, u.
+  auto m = parse(R"(
+HloModule m, input_output_alias={ {0}: (0, {}, may-alias),
+  {1}: (1, {}) }
+ENTRY %main (p: f32[16], q: f32[16]) -> (f32[16], f32[16]) {
+  %p = f32[16] parameter(0)
+  %q = f32[16] parameter(1)
+  %a = f32[16] negate(%p)
+  %r = f32[16] exponential(%a)
+  %i = s32[] constant(0)
+  %u = f32[4] slice(%a), slice={[0:4]}
+  %d = f32[16] dynamic-update-slice(%q, %u, %i)
+  ROOT %t = (f32[16], f32[16]) tuple(%r, %d)
+})");
+  BufferAssignmentOptions options;
+  options.outputsOutsideArena = true;
+  auto a = assignBuffers(*m, options);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  const ComputationBuffers& e = a->entry();
+  EXPECT_EQ(slot(e, "r").kind, BufferKind::kOutput);
+  EXPECT_EQ(slot(e, "r").output, 0);
+  EXPECT_EQ(slot(e, "d").kind, BufferKind::kOutput);
+  EXPECT_EQ(slot(e, "d").output, 1);
+  EXPECT_EQ(slot(e, "t", {1}).output, 1);
+  EXPECT_EQ(slot(e, "a").offset, 0);
+  EXPECT_EQ(slot(e, "u").offset, 64);
+  EXPECT_EQ(a->arenaBytes(), 128);
+  EXPECT_EQ(a->peakBytes(), 192);
+  EXPECT_EQ(a->noReuseBytes(), 256);
+}
+
+TEST(BufferAssignmentTest, InPlaceUpdateOfAnOutputIsTheOutput) {
+  // d updates b in place, and d is the result: b is written in output 0.
+  auto m = parse(R"(
+HloModule m
+ENTRY %main (u: f32[4]) -> f32[16] {
+  %u = f32[4] parameter(0)
+  %z = f32[] constant(0)
+  %b = f32[16] broadcast(%z), dimensions={}
+  %i = s32[] constant(4)
+  ROOT %d = f32[16] dynamic-update-slice(%b, %u, %i)
+})");
+  BufferAssignmentOptions options;
+  options.outputsOutsideArena = true;
+  auto a = assignBuffers(*m, options);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  EXPECT_EQ(slot(a->entry(), "b").kind, BufferKind::kOutput);
+  EXPECT_EQ(slot(a->entry(), "d").kind, BufferKind::kOutput);
+  EXPECT_EQ(slot(a->entry(), "d").owner, m->entry()->find("b"));
+  EXPECT_EQ(a->arenaBytes(), 0);
+  EXPECT_EQ(a->peakBytes(), 64);
+}
+
+TEST(BufferAssignmentTest, FusionsRunAsCallsAndCopyingBitcasts) {
+  // With the options, %f's fused computation gets its own arena (r, then n:
+  // r is read at n's step, so 128 bytes) in a scratch range of f's step, and
+  // %b is a copy: a buffer of its own, and a read of %y, live to %nb's step.
+  auto m = parse(R"(
+HloModule m
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+%fused (p: f32[16,8]) -> f32[16] {
+  %p = f32[16,8] parameter(0)
+  %z = f32[] constant(0)
+  %r = f32[16] reduce(%p, %z), dimensions={1}, to_apply=%add
+  ROOT %n = f32[16] negate(%r)
+}
+ENTRY %main (x: f32[16,8], y: f32[4,4]) -> f32[16] {
+  %x = f32[16,8] parameter(0)
+  %f = f32[16] fusion(%x), kind=kInput, calls=%fused
+  %y = f32[4,4] parameter(1)
+  %b = f32[4,4]{0,1} bitcast(%y)
+  %nb = f32[4,4]{0,1} negate(%b)
+  %fb = f32[16] bitcast(%nb)
+  ROOT %s = f32[16] add(%f, %fb)
+})");
+  BufferAssignmentOptions options;
+  options.fusionRunsAsCall = [](const Instruction& i) { return i.name() == "f"; };
+  options.bitcastCopies = [](const Instruction& i) { return i.name() == "b"; };
+  auto a = assignBuffers(*m, options);
+  ASSERT_TRUE(a.ok()) << a.status().message();
+  ASSERT_EQ(a->computations.size(), 2u);
+  const ComputationBuffers* fused = a->of(*m->find("fused"));
+  ASSERT_NE(fused, nullptr);
+  EXPECT_EQ(fused->arenaBytes, 128);
+  // Steps x0 f1 y2 b3 nb4 fb5 s6: f (0) and its scratch (64-191) at step 1;
+  // b at 3 takes 64; nb at 4 takes 128 (b is read); fb names nb's buffer.
+  const ComputationBuffers& e = a->entry();
+  ASSERT_EQ(e.scratch.size(), 1u);
+  EXPECT_EQ(e.scratch[0].offset, 64);
+  EXPECT_EQ(e.scratch[0].size, 128);
+  EXPECT_EQ(slot(e, "b").owner, m->entry()->find("b"));
+  EXPECT_EQ(slot(e, "b").offset, 64);
+  EXPECT_EQ(slot(e, "y").lastStep, 3);
+  EXPECT_EQ(slot(e, "nb").offset, 128);
+  EXPECT_EQ(slot(e, "fb").owner, m->entry()->find("nb"));
+  EXPECT_EQ(slot(e, "s").offset, 64);
+  EXPECT_EQ(a->arenaBytes(), 192);
+}
+
 TEST(BufferAssignmentTest, AliasRefusedWhileTheParameterIsStillRead) {
   // r reads p at the step that writes r: r cannot overwrite p.
   auto m = parse(R"(
