@@ -1,6 +1,8 @@
 // Literal storage and XLA-style text printing.
 #include "hlo/literal.h"
 
+#include <algorithm>
+
 #include "hlo/float_formats.h"
 
 namespace hlo {
@@ -38,16 +40,18 @@ Literal Literal::elidedArray(const Shape& shape) {
   return lit;
 }
 
+// A c128 element is 16 bytes: only its first 8 (the real part) are read or
+// written, never past the 8-byte variable.
 uint64_t Literal::bitsAt(int64_t i) const {
   int n = storageBytes(type());
   uint64_t bits = 0;
-  std::memcpy(&bits, bytes_.data() + i * n, n);  // little-endian host
+  std::memcpy(&bits, bytes_.data() + i * n, std::min<size_t>(n, sizeof bits));  // little-endian host
   return bits;
 }
 
 void Literal::setBitsAt(int64_t i, uint64_t bits) {
   int n = storageBytes(type());
-  std::memcpy(bytes_.data() + i * n, &bits, n);
+  std::memcpy(bytes_.data() + i * n, &bits, std::min<size_t>(n, sizeof bits));
 }
 
 double Literal::toDouble(int64_t i) const { return toComplex(i).real(); }
