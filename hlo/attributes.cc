@@ -88,6 +88,14 @@ Computation* Attributes::getComputation(AttrKey key) const {
   return v && !v->comps.empty() ? v->comps[0] : nullptr;
 }
 
+std::vector<Computation*> Attributes::conditionalBranches() const {
+  Computation* onTrue = getComputation(AttrKey::kTrueComputation);
+  Computation* onFalse = getComputation(AttrKey::kFalseComputation);
+  if (onTrue || onFalse) return {onTrue, onFalse};
+  const AttrValue* list = find(AttrKey::kBranchComputations);
+  return list ? list->comps : std::vector<Computation*>{};
+}
+
 void Attributes::setInt(AttrKey key, int64_t v) {
   AttrValue a;
   a.i = v;

@@ -116,6 +116,10 @@ class Attributes {
   const std::vector<int64_t>& getInts(AttrKey key) const;  // empty when absent
   std::string_view getString(AttrKey key) const;          // kString/kIdent/kVerbatim
   Computation* getComputation(AttrKey key) const;         // nullptr when absent
+  // A conditional's branches, branch i running on operand i + 1:
+  // true_computation and false_computation when given (a pred selects
+  // them, true first), else branch_computations; empty when neither.
+  std::vector<Computation*> conditionalBranches() const;
 
   void setInt(AttrKey key, int64_t v);
   void setInts(AttrKey key, std::vector<int64_t> v);

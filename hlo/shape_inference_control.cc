@@ -142,11 +142,7 @@ StatusOr<Shape> inferWhile(const Ctx& c) {
 StatusOr<Shape> inferConditional(const Ctx& c) {
   if (c.operandCount() < 1) return c.error("expected a branch index operand");
   const Shape& index = c.operand(0);
-  std::vector<Computation*> branches;
-  if (const AttrValue* v = c.attrs().find(AttrKey::kBranchComputations)) branches = v->comps;
-  Computation* onTrue = c.attrs().getComputation(AttrKey::kTrueComputation);
-  Computation* onFalse = c.attrs().getComputation(AttrKey::kFalseComputation);
-  if (onTrue || onFalse) branches = {onTrue, onFalse};
+  std::vector<Computation*> branches = c.attrs().conditionalBranches();
   bool isPredIndex = index.isScalar() && isPred(index.type());
   if (!isPredIndex && !(index.isScalar() && index.type() == ElementType::kS32))
     return c.error("branch index must be pred[] or s32[], got " + str(index));

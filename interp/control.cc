@@ -42,11 +42,7 @@ StatusOr<Literal> evalWhile(EvalContext& ctx, const Instruction& instr, Operands
 // (branch_computations); an index out of range runs the last branch.
 StatusOr<Literal> evalConditional(EvalContext& ctx, const Instruction& instr, Operands ops) {
   const Literal& selector = *ops[0];
-  std::vector<Computation*> branches;
-  if (Computation* t = instr.attrs().getComputation(AttrKey::kTrueComputation))
-    branches = {t, instr.attrs().getComputation(AttrKey::kFalseComputation)};
-  else if (const AttrValue* list = instr.attrs().find(AttrKey::kBranchComputations))
-    branches = list->comps;
+  std::vector<Computation*> branches = instr.attrs().conditionalBranches();
   if (branches.empty()) return EvalContext::unsupported(instr, "no branch computations");
   int64_t n = static_cast<int64_t>(branches.size());
   int64_t index;

@@ -321,9 +321,7 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
 // scalar operand to every element). Each element is converted to the type
 // its parameter declares, as the interpreter converts it, and goes through
 // a stack slot bound as the computation's parameter, so the computation is
-// emitted as written; its value is converted to the map's element type. It
-// gets a cache of its own, so its values never stand in for another
-// element's.
+// emitted as written; its value is converted to the map's element type.
 StatusOr<llvm::Value*> ElementalEmitter::emitMap(const Instruction& instr, const IrIndex& index) {
   const Computation* f = instr.attrs().getComputation(AttrKey::kToApply);
   if (!f || f->parameterCount() != instr.operandCount())
@@ -345,31 +343,21 @@ StatusOr<llvm::Value*> ElementalEmitter::emitMap(const Instruction& instr, const
   }
   const Shape& result = f->root()->shape();
   if (!result.isArray() || result.rank() != 0) return cannotCompile(instr, "to_apply must return a scalar");
-  std::vector<std::map<CacheKey, llvm::Value*>> own(1);
-  std::swap(cache_, own);
-  StatusOr<llvm::Value*> value = emit(*f->root(), scalarIndex());
-  std::swap(cache_, own);
+  StatusOr<llvm::Value*> value = inCallee(*f, {}, [&] { return emit(*f->root(), scalarIndex()); });
   if (!value.ok() || result.type() == instr.shape().type()) return value;
   return convert(instr, result.type(), instr.shape().type(), *value);
 }
 
 // A fusion inside a fused computation (as other compilers' dumps nest
 // them) is emitted inline: its computation's parameters read the fusion's
-// operands. Its values get a cache of their own, so a computation called
-// by two fusions never reuses the other's elements.
+// operands.
 StatusOr<llvm::Value*> ElementalEmitter::emitNestedFusion(const Instruction& instr, const IrIndex& index) {
   const Computation* f = instr.calledComputations().empty() ? nullptr : instr.calledComputations()[0];
   if (!f || f->parameterCount() != instr.operandCount())
     return cannotCompile(instr, "a fusion needs one operand per parameter of its computation");
   if (!f->root()->shape().isArray() || f->root()->shape() != instr.shape())
     return cannotCompile(instr, "a nested fusion must compute one array of its own shape");
-  for (int i = 0; i < instr.operandCount(); ++i) forwarded_[f->parameter(i)] = instr.operand(i);
-  std::vector<std::map<CacheKey, llvm::Value*>> own(1);
-  std::swap(cache_, own);
-  StatusOr<llvm::Value*> value = emit(*f->root(), index);
-  std::swap(cache_, own);
-  for (int i = 0; i < instr.operandCount(); ++i) forwarded_.erase(f->parameter(i));
-  return value;
+  return inCallee(*f, {instr.operands().begin(), instr.operands().end()}, [&] { return emit(*f->root(), index); });
 }
 
 // Element `index` of tuple element `i` of `producer`, when the tuple is
@@ -386,13 +374,7 @@ StatusOr<llvm::Value*> ElementalEmitter::emitTupleElement(const Instruction& pro
   const Computation* f = producer.calledComputations()[0];
   if (f->parameterCount() != producer.operandCount())
     return cannotCompile(producer, "a fusion needs one operand per parameter of its computation");
-  for (int k = 0; k < producer.operandCount(); ++k) forwarded_[f->parameter(k)] = producer.operand(k);
-  std::vector<std::map<CacheKey, llvm::Value*>> own(1);
-  std::swap(cache_, own);
-  StatusOr<llvm::Value*> value = emitTupleElement(*f->root(), i, index);
-  std::swap(cache_, own);
-  for (int k = 0; k < producer.operandCount(); ++k) forwarded_.erase(f->parameter(k));
-  return value;
+  return inCallee(*f, {producer.operands().begin(), producer.operands().end()}, [&] { return emitTupleElement(*f->root(), i, index); });
 }
 
 // conditional, element by element: only the chosen branch's root element
@@ -401,13 +383,7 @@ StatusOr<llvm::Value*> ElementalEmitter::emitTupleElement(const Instruction& pro
 // branch_computations, and one out of range the last, as in the
 // interpreter.
 StatusOr<llvm::Value*> ElementalEmitter::emitConditional(const Instruction& instr, const IrIndex& index) {
-  std::vector<const Computation*> branches;
-  const Attributes& a = instr.attrs();
-  if (const AttrValue* list = a.find(AttrKey::kBranchComputations)) {
-    branches.assign(list->comps.begin(), list->comps.end());
-  } else {
-    branches = {a.getComputation(AttrKey::kTrueComputation), a.getComputation(AttrKey::kFalseComputation)};
-  }
+  std::vector<Computation*> branches = instr.attrs().conditionalBranches();
   if (!instr.shape().isArray() || branches.empty() || static_cast<int>(branches.size()) + 1 != instr.operandCount())
     return cannotCompile(instr, "an element-wise conditional needs an array result and one operand per branch");
   for (const Computation* c : branches)
@@ -431,14 +407,8 @@ StatusOr<llvm::Value*> ElementalEmitter::emitConditional(const Instruction& inst
   }
   std::function<StatusOr<llvm::Value*>(size_t)> run = [&](size_t k) -> StatusOr<llvm::Value*> {
     auto body = [&]() -> StatusOr<llvm::Value*> {
-      const Computation* c = branches[k];
-      forwarded_[c->parameter(0)] = instr.operand(static_cast<int>(k) + 1);
-      std::vector<std::map<CacheKey, llvm::Value*>> own(1);
-      std::swap(cache_, own);
-      StatusOr<llvm::Value*> value = emit(*c->root(), index);
-      std::swap(cache_, own);
-      forwarded_.erase(c->parameter(0));
-      return value;
+      const Computation& c = *branches[k];
+      return inCallee(c, {instr.operand(static_cast<int>(k) + 1)}, [&] { return emit(*c.root(), index); });
     };
     if (k + 1 == branches.size()) return body();
     return emitIf(b_.CreateICmpEQ(branch, i64(static_cast<int64_t>(k))), body, [&]() { return run(k + 1); });

@@ -21,6 +21,7 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Module.h>
 
+#include "hlo/computation.h"
 #include "hlo/instruction.h"
 #include "hlo/status.h"
 
@@ -112,6 +113,12 @@ class ElementalEmitter {
   // `cond ? then() : otherwise()` with real branches (only one side runs).
   template <typename Then, typename Else>
   StatusOr<llvm::Value*> emitIf(llvm::Value* cond, Then&& then, Else&& otherwise);
+  // body() with the parameters of `callee` reading `args` (none: the caller
+  // binds them) and a cache of the callee's own, so values a computation
+  // made for one call never stand in for another call's.
+  template <typename Body>
+  StatusOr<llvm::Value*> inCallee(const Computation& callee, const std::vector<const Instruction*>& args,
+                                  Body&& body);
   // Clamped i64 start indices of dynamic-(update-)slice, operands first..first+rank-1.
   StatusOr<std::vector<llvm::Value*>> startIndices(const Instruction& instr, int first,
                                                    const std::vector<int64_t>& sizes);
@@ -183,6 +190,18 @@ Status ElementalEmitter::emitLoop(llvm::Value* begin, llvm::Value* end, const st
   b_.CreateBr(header);
   b_.SetInsertPoint(exit);
   return okStatus();
+}
+
+template <typename Body>
+StatusOr<llvm::Value*> ElementalEmitter::inCallee(const Computation& callee, const std::vector<const Instruction*>& args,
+                                                  Body&& body) {
+  for (size_t i = 0; i < args.size(); ++i) forwarded_[callee.parameter(static_cast<int>(i))] = args[i];
+  std::vector<std::map<CacheKey, llvm::Value*>> own(1);
+  std::swap(cache_, own);
+  StatusOr<llvm::Value*> value = body();
+  std::swap(cache_, own);
+  for (size_t i = 0; i < args.size(); ++i) forwarded_.erase(callee.parameter(static_cast<int>(i)));
+  return value;
 }
 
 template <typename Then, typename Else>

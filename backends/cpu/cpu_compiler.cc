@@ -159,12 +159,7 @@ class Builder {
         return callee(step, a.getComputation(AttrKey::kToApply));
       case Opcode::kConditional: {
         step.kind = Step::Kind::kConditional;
-        if (const AttrValue* branches = a.find(AttrKey::kBranchComputations)) {
-          for (const Computation* c : branches->comps) HLO_RETURN_IF_ERROR(callee(step, c));
-        } else {
-          HLO_RETURN_IF_ERROR(callee(step, a.getComputation(AttrKey::kTrueComputation)));
-          HLO_RETURN_IF_ERROR(callee(step, a.getComputation(AttrKey::kFalseComputation)));
-        }
+        for (const Computation* c : a.conditionalBranches()) HLO_RETURN_IF_ERROR(callee(step, c));
         if (step.callees.empty() || static_cast<int>(step.callees.size()) + 1 != instr.operandCount())
           return errorStatus("cpu: conditional %" + instr.name() + " needs one operand per branch", instr.loc());
         return okStatus();
