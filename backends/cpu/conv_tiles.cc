@@ -46,14 +46,25 @@ template <int Lanes, int NV, int R>
 }
 
 template <int Lanes, int NV, int R>
-[[gnu::always_inline]] inline void tileBody(const ConvTileArgs& a) {
-  using Value = typename VectorOf<Lanes>::Value;
-  using Memory = typename VectorOf<Lanes>::Memory;
-  Value acc[R][NV];
+[[gnu::always_inline]] inline void zeroTile(typename VectorOf<Lanes>::Value (&acc)[R][NV]) {
 #pragma GCC unroll 16
   for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) acc[r][v] = Value{};
+    for (int v = 0; v < NV; ++v) acc[r][v] = typename VectorOf<Lanes>::Value{};
+}
+
+// The NV weight vectors of one input feature (or tap) at w.
+template <int Lanes, int NV>
+[[gnu::always_inline]] inline void loadWeights(const float* w, typename VectorOf<Lanes>::Value (&wv)[NV]) {
+#pragma GCC unroll 4
+  for (int v = 0; v < NV; ++v) wv[v] = *reinterpret_cast<const typename VectorOf<Lanes>::Memory*>(w + v * Lanes);
+}
+
+template <int Lanes, int NV, int R>
+[[gnu::always_inline]] inline void tileBody(const ConvTileArgs& a) {
+  using Value = typename VectorOf<Lanes>::Value;
+  Value acc[R][NV];
+  zeroTile<Lanes, NV, R>(acc);
 
   for (int64_t t = 0; t < a.taps; ++t) {
     const float* x[R];
@@ -62,8 +73,7 @@ template <int Lanes, int NV, int R>
     const float* w = a.weights + t * a.weightTapStride;
     for (int64_t c = 0; c < a.channels; ++c, w += NV * Lanes) {
       Value wv[NV];
-#pragma GCC unroll 4
-      for (int v = 0; v < NV; ++v) wv[v] = *reinterpret_cast<const Memory*>(w + v * Lanes);
+      loadWeights<Lanes, NV>(w, wv);
 #pragma GCC unroll 16
       for (int r = 0; r < R; ++r) {
         float xv = x[r][c];
@@ -80,16 +90,12 @@ template <int Lanes, int NV, int R>
   using Value = typename VectorOf<Lanes>::Value;
   using Memory = typename VectorOf<Lanes>::Memory;
   Value acc[R][NV];
-#pragma GCC unroll 16
-  for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) acc[r][v] = Value{};
+  zeroTile<Lanes, NV, R>(acc);
 
   for (int64_t t = 0; t < a.taps; ++t) {
     const float* w = a.weights + t * a.weightTapStride;
     Value wv[NV];
-#pragma GCC unroll 4
-    for (int v = 0; v < NV; ++v) wv[v] = *reinterpret_cast<const Memory*>(w + v * Lanes);
+    loadWeights<Lanes, NV>(w, wv);
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
       const float* x = a.in[t * a.tapStride + r] + a.channel;
