@@ -26,6 +26,7 @@
 #include "backends/cpu/orc.h"
 #include "backends/cpu/program.h"
 #include "hlo/computation.h"
+#include "hlo/passes/fusion_rules.h"
 #include "hlo/shared_semantics.h"
 #include "jit/elemental_emitter.h"
 
@@ -43,9 +44,11 @@ bool flatArrays(const Shape& shape) {
 // A loop or input fusion is one kernel when it holds no library op (a dot
 // in another compiler's dump), its parameters are arrays and its outputs an
 // array or a tuple of arrays, and its reductions are outputs (the root, or
-// elements of a root tuple): a reduce feeding other fused work would be
-// recomputed for every element that reads it. Other fusions (kind
-// kCustom, or such nests, as other compilers' dumps hold) run as calls.
+// elements of a root tuple) or read once per row of the output (row fusion,
+// hlo/passes/fusion_rules.h: the kernel computes them before each row): any
+// other reduce feeding fused work would be recomputed for every element that
+// reads it. Other fusions (kind kCustom, or such nests, as other compilers'
+// dumps hold) run as calls.
 bool oneKernel(const Instruction& fusion) {
   std::string_view kind = fusion.attrs().getString(AttrKey::kKind);
   if (kind != "kLoop" && kind != "kInput") return false;
@@ -55,6 +58,7 @@ bool oneKernel(const Instruction& fusion) {
   if (!flatArrays(fusion.shape())) return false;
   for (const Instruction* operand : fusion.operands())
     if (!operand->shape().isArray()) return false;
+  std::unordered_map<const Instruction*, fusion::RowReading> readings;  // computed when needed
   for (const auto& i : fused.instructions()) {
     // Library ops, the ops of hlo/shared_semantics.h (scan, collectives,
     // ...) and loops run as runtime steps, not inside a kernel.
@@ -63,7 +67,9 @@ bool oneKernel(const Instruction& fusion) {
     if (i->opcode() != Opcode::kReduce || i.get() == root) continue;
     bool rootElement = root->opcode() == Opcode::kTuple;
     for (const Instruction* user : i->users()) rootElement = rootElement && user == root;
-    if (!rootElement) return false;
+    if (rootElement) continue;
+    if (readings.empty()) readings = fusion::rowReadings(fused);
+    if (readings[i.get()] != fusion::RowReading::kOncePerRow) return false;
   }
   return true;
 }

@@ -11,6 +11,11 @@
 //   3. Compute every output element with the elemental emitter and store it.
 //      A multi-output fusion whose outputs differ in dimensions gets one
 //      loop per output instead, as one work unit.
+//   4. In the loop over rows, before a row's elements, compute the values
+//      the row reads through row broadcasts (row fusion,
+//      hlo/passes/fusion_rules.h): the emitter's cache then hands the
+//      elements the row's value, so a reduction fused there (softmax's row
+//      sum) runs once per row, while its row is still in the L1/L2 cache.
 #include "backends/cpu/kernel_emitter.h"
 
 #include <algorithm>
@@ -21,6 +26,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "hlo/computation.h"
+#include "hlo/passes/fusion_rules.h"
 #include "jit/elemental_emitter.h"
 
 namespace hlo::cpu {
@@ -132,8 +138,21 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
     int64_t inner = dims.back();
     std::vector<int64_t> outerDims(dims.begin(), dims.end() - 1);
     info.units = inner == 0 ? 0 : elements / inner;
-    body = emitter.emitLoop(fn->getArg(2), fn->getArg(3), "row", [&](llvm::Value* row) {
+    // 4. The operands of the row broadcasts read in the row, operands before
+    // their users.
+    std::vector<const Instruction*> perRow;
+    if (instr.opcode() == Opcode::kFusion) {
+      const Computation& fused = *instr.calledComputations()[0];
+      auto readings = fusion::rowReadings(fused);
+      for (const auto& i : fused.instructions())
+        if (fusion::isRowBroadcast(*i) && readings[i.get()] == fusion::RowReading::kInRow)
+          perRow.push_back(i->operand(0));
+    }
+    body = emitter.emitLoop(fn->getArg(2), fn->getArg(3), "row", [&](llvm::Value* row) -> Status {
       jit::IrIndex outer = emitter.delinearize(row, outerDims);
+      // Cached under the index the broadcasts read them at: the row's.
+      for (const Instruction* value : perRow)
+        HLO_RETURN_IF_ERROR(emitter.emit(*value, jit::IrIndex{outerDims, outer.multi, nullptr}).status());
       llvm::Value* rowStart = b.CreateMul(row, emitter.i64(inner), "", true, true);
       return emitter.emitLoop(emitter.i64(0), emitter.i64(inner), "col", [&](llvm::Value* col) {
         jit::IrIndex index{dims, outer.multi, b.CreateAdd(rowStart, col, "", true, true)};

@@ -19,7 +19,13 @@
 //      chain of binary ops (a residual stream) is not copied again and again.
 //      Expensive producers (transcendentals, divide, ...) are never copied,
 //      nor fused where a member reads each of their elements many times
-//      (broadcast, reduce-window, a scalar read by every element).
+//      (broadcast, reduce-window, a scalar read by every element) — except
+//      through a row broadcast, whose operand the kernel computes once per
+//      row (row fusion, fusion_rules.h). A reduction joins as a producer
+//      only that way: reduced along the last dimension, every use of it in
+//      the group read once per row of the root's output, none outside
+//      (softmax and layer norm become one kernel each). The group tracks how
+//      the kernel will read each member (RowReading) to decide this.
 //   3. A group of two or more becomes a fusion: its outside operands, in
 //      definition order, are the fusion's operands and the fused
 //      computation's `param_0`, `param_1`, ...; kind=kInput when rooted at a
@@ -46,7 +52,8 @@
 // custom-call, collectives, async, send/recv, rng and everything else that is
 // not elementwise, data movement or a reduction; reducers and other applied
 // computations. No fusion takes more than kMaxOperands operands and outputs.
-// A reduction never feeds another op inside a fusion: it only roots one.
+// A reduction feeds another op inside a fusion only by row fusion; otherwise
+// it roots one.
 #include <algorithm>
 #include <map>
 #include <optional>
@@ -66,6 +73,7 @@ using fusion::isExpensive;
 using fusion::rereads;
 using fusion::Role;
 using fusion::roleOf;
+using fusion::RowReading;
 
 constexpr size_t kMaxOperands = 96;  // operands plus outputs, XLA's GPU limit
 
@@ -100,12 +108,15 @@ class Fuser {
     std::vector<Instruction*> members;              // the root first
     std::unordered_map<Instruction*, bool> moved;   // else copied
     std::unordered_map<Instruction*, bool> reread;  // read many times an element
+    std::unordered_map<Instruction*, RowReading> reading;  // by a row-looping kernel
     std::unordered_set<Instruction*> external;      // operands from outside
+    std::vector<int64_t> dims;                      // the root's output dimensions
     bool has(Instruction* i) const { return moved.count(i) != 0; }
-    void add(Instruction* i, bool isMoved, bool isReread) {
+    void add(Instruction* i, bool isMoved, bool isReread, RowReading r) {
       members.push_back(i);
       moved[i] = isMoved;
       reread[i] = isReread;
+      reading[i] = r;
       external.erase(i);
       for (Instruction* op : i->operands())
         if (!has(op)) external.insert(op);
@@ -115,7 +126,8 @@ class Fuser {
   // Steps 1–2: the group rooted at `root`, producers taken latest first.
   Group grow(Instruction* root) {
     Group g;
-    g.add(root, true, false);
+    if (root->shape().isArray()) g.dims = root->shape().dims();
+    g.add(root, true, false, fusion::rowReading(*root, g.dims, true, {}));
     std::priority_queue<Instruction*, std::vector<Instruction*>, decltype(&before)> frontier(
         &before);
     for (Instruction* op : root->operands()) frontier.push(op);
@@ -129,22 +141,31 @@ class Fuser {
   }
 
   bool mayJoin(Group& g, Instruction& p) {
-    if (roleOf(p) != Role::kMember) return false;
+    Role role = roleOf(p);
+    if (role == Role::kNone) return false;
     bool copied = &p == comp_.root(), reread = false;
+    std::vector<std::pair<const Instruction*, RowReading>> inside;  // users in the group
     for (Instruction* u : p.users()) {
       if (!g.has(u)) {
         copied = true;
         continue;
       }
       copied |= !g.moved[u];
-      reread |= g.reread[u] || rereads(*u, p);
+      // A row broadcast in the output's row reads p once per row, not per element.
+      bool oncePerRow = fusion::isRowBroadcast(*u) && g.reading[u] == RowReading::kInRow;
+      reread |= g.reread[u] || (rereads(*u, p) && !oncePerRow);
+      inside.push_back({u, g.reading[u]});
     }
+    RowReading reading = fusion::rowReading(p, g.dims, false, inside);
+    if (role == Role::kRootOnly &&
+        (copied || !fusion::rowFusibleReduce(p) || reading != RowReading::kOncePerRow))
+      return false;
     if ((copied && !duplicable(p)) || (reread && isExpensive(p))) return false;
     std::unordered_set<Instruction*> added;
     for (Instruction* op : p.operands())
       if (!g.has(op) && !g.external.count(op)) added.insert(op);
     if (g.external.size() + added.size() > kMaxOperands) return false;  // less p, plus output
-    g.add(&p, !copied, reread);
+    g.add(&p, !copied, reread, reading);
     return true;
   }
 
