@@ -16,14 +16,25 @@
 //      hlo/passes/fusion_rules.h): the emitter's cache then hands the
 //      elements the row's value, so a reduction fused there (softmax's row
 //      sum) runs once per row, while its row is still in the L1/L2 cache.
+//   5. Outputs of 32 MiB or more (beyond the cache) are written with
+//      non-temporal (streaming) stores: an ordinary store first reads the
+//      line it writes (read-for-ownership), a third more memory traffic for
+//      a kernel that reads one array and writes one, and the output could
+//      not stay in the cache anyway. LLVM's vectorizer does not vectorize a
+//      loop of non-temporal scalar stores, so the loop computes a block of
+//      the output into a tile on the stack (in L1), which is then copied out
+//      with aligned 64-byte non-temporal stores; blocks that are not whole
+//      or not aligned (at the ends of a thread's share) are copied plainly.
 #include "backends/cpu/kernel_emitter.h"
 
 #include <algorithm>
 
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include "hlo/computation.h"
 #include "hlo/passes/fusion_rules.h"
@@ -50,6 +61,14 @@ bool flatLoopFits(const Instruction& instr, const std::vector<int64_t>& dims) {
     if (!fits(*i)) return false;
   return true;
 }
+
+// Step 5: outputs of at least kStreamingBytes are streamed, through tiles of
+// kTileBytes. 32 MiB is the L3 cache one core complex shares on current x86
+// servers (an AMD CCD; a dozen Intel cores): an output that size or larger
+// is mostly gone from the cache before another kernel reads it. (sysconf's
+// L3 size is no guide: under KVM it reports the host socket's, 320 MiB here.)
+constexpr int64_t kStreamingBytes = int64_t{32} << 20;
+constexpr int64_t kTileBytes = 4096;
 
 }  // namespace
 
@@ -105,12 +124,89 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
   for (const Instruction* op : instr.operands())
     if (op->shape().isArray()) reads += op->shape().elementCount();
 
-  auto storeAll = [&](const jit::IrIndex& index, llvm::Value* linear) -> Status {
+  // Computes the element at `index` of every output and stores output k's
+  // at position `at` of bases[k] (the output, or its tile).
+  auto storeAll = [&](const jit::IrIndex& index, const std::vector<llvm::Value*>& bases, llvm::Value* at) -> Status {
     for (size_t k = 0; k < outputs.size(); ++k) {
       HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter.emit(*outputs[k], index));
-      emitter.store(v, outPtrs[k], linear, outputs[k]->shape().type());
+      emitter.store(v, bases[k], at, outputs[k]->shape().type());
     }
     return okStatus();
+  };
+  // 5. A tile per output when they are streamed; the element size must
+  // divide the 64-byte lines the copy stores.
+  int64_t outputBytes = 0;
+  bool streamable = sameDims && llvm::Triple(module.getTargetTriple()).isX86();
+  for (const Instruction* out : outputs) {
+    int64_t size = storageBytes(out->shape().type());
+    outputBytes += out->shape().elementCount() * size;
+    streamable = streamable && 64 % size == 0;
+  }
+  std::vector<llvm::Value*> tiles;
+  int64_t tileElements = 0;
+  if (streamable && outputBytes >= kStreamingBytes) {
+    tileElements = kTileBytes / storageBytes(outputs[0]->shape().type());
+    for (const Instruction* out : outputs) {
+      int64_t size = storageBytes(out->shape().type());
+      llvm::AllocaInst* tile = emitter.entryAlloca(llvm::ArrayType::get(b.getInt8Ty(), tileElements * size), "tile");
+      tile->setAlignment(llvm::Align(64));
+      tiles.push_back(tile);
+    }
+  }
+  // Copies output k's tile, positions [lo, hi) of the block that starts at
+  // output position `start`, to the output: whole aligned blocks with
+  // non-temporal 64-byte stores, the others with memcpy.
+  auto copyOut = [&](size_t k, llvm::Value* start, llvm::Value* lo, llvm::Value* hi) -> Status {
+    int64_t size = storageBytes(outputs[k]->shape().type());
+    llvm::Value* dst = b.CreateInBoundsGEP(b.getInt8Ty(), outPtrs[k], b.CreateMul(start, emitter.i64(size)));
+    llvm::Value* whole = b.CreateAnd(b.CreateICmpEQ(lo, start),
+                                     b.CreateICmpEQ(hi, b.CreateAdd(start, emitter.i64(tileElements))));
+    llvm::Value* aligned = b.CreateICmpEQ(b.CreateAnd(b.CreatePtrToInt(dst, b.getInt64Ty()), 63), emitter.i64(0));
+    auto* stream = llvm::BasicBlock::Create(ctx, "stream", fn);
+    auto* plain = llvm::BasicBlock::Create(ctx, "plain", fn);
+    auto* done = llvm::BasicBlock::Create(ctx, "copied", fn);
+    b.CreateCondBr(b.CreateAnd(whole, aligned), stream, plain);
+    b.SetInsertPoint(stream);
+    llvm::Type* line = llvm::FixedVectorType::get(b.getInt64Ty(), 8);
+    HLO_RETURN_IF_ERROR(emitter.emitLoop(emitter.i64(0), emitter.i64(tileElements * size / 64), "line", [&](llvm::Value* l) {
+      llvm::Value* offset = b.CreateMul(l, emitter.i64(64));
+      llvm::LoadInst* v = b.CreateAlignedLoad(line, b.CreateInBoundsGEP(b.getInt8Ty(), tiles[k], offset), llvm::Align(64));
+      llvm::StoreInst* st = b.CreateAlignedStore(v, b.CreateInBoundsGEP(b.getInt8Ty(), dst, offset), llvm::Align(64));
+      st->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                      llvm::MDNode::get(ctx, llvm::ConstantAsMetadata::get(b.getInt32(1))));
+      return okStatus();
+    }));
+    b.CreateBr(done);
+    b.SetInsertPoint(plain);
+    llvm::Value* from = b.CreateMul(b.CreateSub(lo, start), emitter.i64(size));
+    b.CreateMemCpy(b.CreateInBoundsGEP(b.getInt8Ty(), dst, from), llvm::MaybeAlign(size),
+                   b.CreateInBoundsGEP(b.getInt8Ty(), tiles[k], from), llvm::MaybeAlign(size),
+                   b.CreateMul(b.CreateSub(hi, lo), emitter.i64(size)));
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
+    return okStatus();
+  };
+  // The loop over output positions [lo, hi): each element computed by
+  // `at(i)` (its index) and stored, directly or, streamed, into the tile of
+  // its block (blocks of tileElements from position 0, so whole blocks are
+  // aligned as the outputs are), each tile copied out when its block is done.
+  auto outputLoop = [&](llvm::Value* lo, llvm::Value* hi, const std::string& loopName,
+                        const std::function<jit::IrIndex(llvm::Value*)>& at) -> Status {
+    if (tiles.empty())
+      return emitter.emitLoop(lo, hi, loopName, [&](llvm::Value* i) { return storeAll(at(i), outPtrs, i); });
+    llvm::Value* first = b.CreateUDiv(lo, emitter.i64(tileElements));
+    llvm::Value* last = b.CreateUDiv(b.CreateAdd(hi, emitter.i64(tileElements - 1)), emitter.i64(tileElements));
+    return emitter.emitLoop(first, last, loopName + ".block", [&](llvm::Value* block) -> Status {
+      llvm::Value* start = b.CreateMul(block, emitter.i64(tileElements));
+      llvm::Value* blockLo = b.CreateSelect(b.CreateICmpSGT(lo, start), lo, start);
+      llvm::Value* end = b.CreateAdd(start, emitter.i64(tileElements));
+      llvm::Value* blockHi = b.CreateSelect(b.CreateICmpSLT(hi, end), hi, end);
+      HLO_RETURN_IF_ERROR(emitter.emitLoop(blockLo, blockHi, loopName, [&](llvm::Value* i) {
+        return storeAll(at(i), tiles, b.CreateSub(i, start));
+      }));
+      for (size_t k = 0; k < outputs.size(); ++k) HLO_RETURN_IF_ERROR(copyOut(k, start, blockLo, blockHi));
+      return okStatus();
+    });
   };
   // 2-3. The loop nest.
   KernelInfo info;
@@ -131,9 +227,7 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
     }
   } else if (flatLoopFits(instr, dims) || dims.size() <= 1) {
     info.units = elements;
-    body = emitter.emitLoop(fn->getArg(2), fn->getArg(3), "i", [&](llvm::Value* i) {
-      return storeAll(emitter.delinearize(i, dims), i);
-    });
+    body = outputLoop(fn->getArg(2), fn->getArg(3), "i", [&](llvm::Value* i) { return emitter.delinearize(i, dims); });
   } else {
     int64_t inner = dims.back();
     std::vector<int64_t> outerDims(dims.begin(), dims.end() - 1);
@@ -154,14 +248,18 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
       for (const Instruction* value : perRow)
         HLO_RETURN_IF_ERROR(emitter.emit(*value, jit::IrIndex{outerDims, outer.multi, nullptr}).status());
       llvm::Value* rowStart = b.CreateMul(row, emitter.i64(inner), "", true, true);
-      return emitter.emitLoop(emitter.i64(0), emitter.i64(inner), "col", [&](llvm::Value* col) {
-        jit::IrIndex index{dims, outer.multi, b.CreateAdd(rowStart, col, "", true, true)};
-        index.multi.push_back(col);
-        return storeAll(index, index.linear);
+      llvm::Value* rowEnd = b.CreateAdd(rowStart, emitter.i64(inner), "", true, true);
+      return outputLoop(rowStart, rowEnd, "col", [&](llvm::Value* i) {
+        jit::IrIndex index{dims, outer.multi, i};
+        index.multi.push_back(b.CreateSub(i, rowStart, "", true, true));
+        return index;
       });
     });
   }
   if (!body.ok()) return fail(body);
+  // Streaming stores are weakly ordered: fenced before the kernel returns
+  // and another thread may read the output.
+  if (!tiles.empty()) b.CreateCall(llvm::Intrinsic::getDeclaration(&module, llvm::Intrinsic::x86_sse_sfence));
   b.CreateRetVoid();
   info.workPerUnit = info.units > 0 ? std::max<int64_t>(1, std::max(elements, reads) / info.units) : 1;
   std::string problems;
