@@ -172,7 +172,9 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
     if (index.linear && index.dims != own.dims) own.linear = nullptr;
     if (!own.linear && own.multi.size() != own.dims.size())
       return cannotCompile(instr, "internal error: read with an index of rank " + std::to_string(own.multi.size()));
-    return load(it->second, linearize(own), instr.shape().type());
+    llvm::Value* at = linearize(own);
+    if (it->second.first) at = b_.CreateSub(at, it->second.first, "", true, true);
+    return load(it->second.base, at, instr.shape().type());
   }
   if (auto it = forwarded_.find(&instr); it != forwarded_.end()) return emit(*it->second, index);
   if (instr.opcode() == Opcode::kFusion) return emitNestedFusion(instr, index);

@@ -41,7 +41,11 @@ class ElementalEmitter {
   ElementalEmitter(llvm::IRBuilder<>& b, llvm::Module& module) : b_(b), module_(module) {}
 
   // Reads of `instr` load from `base` (row-major, storage layout of Literal).
-  void bindArray(const Instruction* instr, llvm::Value* base) { arrays_[instr] = base; }
+  // With `first`, base holds only a window of the array, from linear position
+  // `first` on (a row kept in a buffer); reads stay inside it.
+  void bindArray(const Instruction* instr, llvm::Value* base, llvm::Value* first = nullptr) {
+    arrays_[instr] = {base, first};
+  }
 
   // The element of `instr` at `index`; an unsupported opcode or element type
   // is an error "cannot compile <opcode> (%name)...".
@@ -130,7 +134,11 @@ class ElementalEmitter {
 
   llvm::IRBuilder<>& b_;
   llvm::Module& module_;
-  std::unordered_map<const Instruction*, llvm::Value*> arrays_;
+  struct Bound {
+    llvm::Value* base;
+    llvm::Value* first;  // the linear position base holds, or null for 0
+  };
+  std::unordered_map<const Instruction*, Bound> arrays_;
   // Parameters of a nested fused computation and the operands they read.
   std::unordered_map<const Instruction*, const Instruction*> forwarded_;
 };

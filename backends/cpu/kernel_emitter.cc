@@ -16,6 +16,9 @@
 //      hlo/passes/fusion_rules.h): the emitter's cache then hands the
 //      elements the row's value, so a reduction fused there (softmax's row
 //      sum) runs once per row, while its row is still in the L1/L2 cache.
+//      An expensive value that several of the row's loops read (softmax's
+//      exponential: the row sum's and the output's) is computed once into a
+//      row buffer, and read from there.
 //   5. Outputs of 32 MiB or more (beyond the cache) are written with
 //      non-temporal (streaming) stores: an ordinary store first reads the
 //      line it writes (read-for-ownership), a third more memory traffic for
@@ -28,6 +31,8 @@
 #include "backends/cpu/kernel_emitter.h"
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicsX86.h>
@@ -69,6 +74,43 @@ bool flatLoopFits(const Instruction& instr, const std::vector<int64_t>& dims) {
 // L3 size is no guide: under KVM it reports the host socket's, 320 MiB here.)
 constexpr int64_t kStreamingBytes = int64_t{32} << 20;
 constexpr int64_t kTileBytes = 4096;
+
+// Step 4's row buffers: the expensive values (exponentials, divisions,
+// ...) of the output's dimensions that more than one loop over the row
+// evaluates (the output's and a fused reduction's, as softmax's exponential
+// is read by the row sum and by the output), each computed once into a
+// buffer of a row (which stays in the L1/L2 cache) and read from there.
+// Rows of more than kRowBufferBytes are recomputed instead.
+constexpr int64_t kRowBufferBytes = 64 << 10;
+
+std::unordered_set<const Instruction*> rowBuffered(const Computation& fused,
+                                                   std::unordered_map<const Instruction*, fusion::RowReading>& readings,
+                                                   const std::vector<const Instruction*>& outputs, int64_t inner) {
+  // The loops over a row, by what they compute: the outputs, and the
+  // operand of each reduction computed once per row.
+  std::vector<std::vector<const Instruction*>> loops{outputs};
+  for (const auto& i : fused.instructions())
+    if (fusion::rowFusibleReduce(*i) && readings[i.get()] == fusion::RowReading::kOncePerRow)
+      loops.push_back({i->operand(0)});
+  // Each loop evaluates the values read in the row that its roots reach
+  // (not through the row's values, computed before the loops).
+  std::unordered_map<const Instruction*, int> loopsOf;
+  for (const auto& roots : loops) {
+    std::unordered_set<const Instruction*> seen;
+    std::vector<const Instruction*> stack = roots;
+    while (!stack.empty()) {
+      const Instruction* x = stack.back();
+      stack.pop_back();
+      if (readings[x] != fusion::RowReading::kInRow || !seen.insert(x).second) continue;
+      ++loopsOf[x];
+      stack.insert(stack.end(), x->operands().begin(), x->operands().end());
+    }
+  }
+  std::unordered_set<const Instruction*> out;
+  for (const auto& [x, n] : loopsOf)
+    if (n > 1 && fusion::isExpensive(*x) && inner * storageBytes(x->shape().type()) <= kRowBufferBytes) out.insert(x);
+  return out;
+}
 
 }  // namespace
 
@@ -232,28 +274,50 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
     int64_t inner = dims.back();
     std::vector<int64_t> outerDims(dims.begin(), dims.end() - 1);
     info.units = inner == 0 ? 0 : elements / inner;
-    // 4. The operands of the row broadcasts read in the row, operands before
-    // their users.
-    std::vector<const Instruction*> perRow;
+    // 4. The row's work before its elements, in the fused computation's
+    // order (operands first): the operands of the row broadcasts read in the
+    // row, and the row buffers.
+    std::vector<std::pair<const Instruction*, llvm::Value*>> rowWork;  // (value, its buffer or null)
     if (instr.opcode() == Opcode::kFusion) {
       const Computation& fused = *instr.calledComputations()[0];
       auto readings = fusion::rowReadings(fused);
-      for (const auto& i : fused.instructions())
+      std::unordered_set<const Instruction*> buffered = rowBuffered(fused, readings, outputs, inner);
+      for (const auto& i : fused.instructions()) {
+        if (buffered.count(i.get())) {
+          int64_t bytes = inner * storageBytes(i->shape().type());
+          llvm::AllocaInst* buffer = emitter.entryAlloca(llvm::ArrayType::get(b.getInt8Ty(), bytes), "row." + i->name());
+          buffer->setAlignment(llvm::Align(64));
+          rowWork.push_back({i.get(), buffer});
+        }
         if (fusion::isRowBroadcast(*i) && readings[i.get()] == fusion::RowReading::kInRow)
-          perRow.push_back(i->operand(0));
+          rowWork.push_back({i->operand(0), nullptr});
+      }
     }
     body = emitter.emitLoop(fn->getArg(2), fn->getArg(3), "row", [&](llvm::Value* row) -> Status {
       jit::IrIndex outer = emitter.delinearize(row, outerDims);
-      // Cached under the index the broadcasts read them at: the row's.
-      for (const Instruction* value : perRow)
-        HLO_RETURN_IF_ERROR(emitter.emit(*value, jit::IrIndex{outerDims, outer.multi, nullptr}).status());
       llvm::Value* rowStart = b.CreateMul(row, emitter.i64(inner), "", true, true);
       llvm::Value* rowEnd = b.CreateAdd(rowStart, emitter.i64(inner), "", true, true);
-      return outputLoop(rowStart, rowEnd, "col", [&](llvm::Value* i) {
+      // Output position i of the row.
+      auto at = [&](llvm::Value* i) {
         jit::IrIndex index{dims, outer.multi, i};
         index.multi.push_back(b.CreateSub(i, rowStart, "", true, true));
         return index;
-      });
+      };
+      for (auto [value, buffer] : rowWork) {
+        if (!buffer) {
+          // Cached under the index the broadcasts read it at: the row's.
+          HLO_RETURN_IF_ERROR(emitter.emit(*value, jit::IrIndex{outerDims, outer.multi, nullptr}).status());
+          continue;
+        }
+        ElementType t = value->shape().type();
+        HLO_RETURN_IF_ERROR(emitter.emitLoop(rowStart, rowEnd, "buffer", [&](llvm::Value* i) -> Status {
+          HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter.emit(*value, at(i)));
+          emitter.store(v, buffer, b.CreateSub(i, rowStart), t);
+          return okStatus();
+        }));
+        emitter.bindArray(value, buffer, rowStart);  // read from the buffer from now on
+      }
+      return outputLoop(rowStart, rowEnd, "col", at);
     });
   }
   if (!body.ok()) return fail(body);
