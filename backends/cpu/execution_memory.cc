@@ -39,6 +39,7 @@
 #include <utility>
 
 #include "backends/cpu/program.h"
+#include "hlo/byte_buffer.h"
 #include "hlo/computation.h"
 
 namespace hlo::cpu {
@@ -248,7 +249,11 @@ ArenaPool::Lease ArenaPool::acquire() {
   size_t size = static_cast<size_t>(std::max<int64_t>(bytes_, 1) + kBufferAlignment - 1) / kBufferAlignment *
                 kBufferAlignment;
   auto* data = static_cast<uint8_t*>(std::aligned_alloc(kBufferAlignment, size));
-  if (data) all_.push_back(data);
+  if (data) {
+    all_.push_back(data);
+    // Before the pages are first touched, as for a Literal's large buffers.
+    if (size >= (size_t{4} << 20)) adviseHugePages(data, size);
+  }
   return Lease(this, data);
 }
 
