@@ -10,9 +10,12 @@
 //   3. When to_apply is one add / multiply / max / min / and / or of its two
 //      parameters (interp/fast_reducer.h), step 2 applies it directly: same
 //      order, same per-step rounding, no computation call per element.
+//   4. Except for float sums: when to_apply is one add of floats, each
+//      output is the exact sum rounded once (hlo/exact_sum.h says why).
 #include <algorithm>
 #include <numeric>
 
+#include "hlo/exact_sum.h"
 #include "hlo/fold_order.h"
 #include "hlo/indexing.h"
 #include "interp/fast_reducer.h"
@@ -82,12 +85,31 @@ Literal finishFold(const Instruction& instr, Fold& f) {
   return result;
 }
 
+// Step 4: the sums of a float add-reduce, each rounded once.
+template <typename Enumerate>
+void sumExactly(ElementType t, const Literal& init, const Literal& in, Literal& out, const std::vector<int64_t>& outDims,
+                Enumerate&& forEachInput) {
+  withFastDomain(t, [&](auto domain) {
+    using T = typename decltype(domain)::T;
+    forEachIndex(outDims, [&](const std::vector<int64_t>& o, int64_t linear) {
+      ExactSum sum(static_cast<double>(domain.load(init, 0)));
+      forEachInput(o, [&](int64_t offset) { sum.add(static_cast<double>(domain.load(in, offset))); });
+      domain.store(out, linear, static_cast<T>(sum.value()));
+    });
+    return 0;
+  });
+}
+
 // Runs the fold: `forEachInput(outIndex, visit)` calls visit(offset) for the
 // input elements of one output element, in folding order.
 template <typename Enumerate>
 Status runFold(EvalContext& ctx, const Instruction& instr, Fold& f, Enumerate&& forEachInput) {
   const std::vector<int64_t>& outDims = f.outputs[0].shape().dims();
   std::optional<FastOp> fast = f.inputs.size() == 1 && sameTypes(f) ? fastReducer(f.reducer) : std::nullopt;
+  if (sumsExactly(instr)) {
+    sumExactly(f.inputs[0]->type(), *f.inits[0], *f.inputs[0], f.outputs[0], outDims, forEachInput);
+    return okStatus();
+  }
   if (fast) {
     withFastDomain(f.inputs[0]->type(), [&](auto domain) {
       const Literal& in = *f.inputs[0];

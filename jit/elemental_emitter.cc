@@ -608,12 +608,13 @@ StatusOr<llvm::Value*> ElementalEmitter::emitDynamicUpdateSlice(const Instructio
 //      identity — its float adds may be reassociated, so LLVM vectorizes
 //      them with vector accumulators — and the partial joins the total,
 //      for f32/f64 sums with Kahan's compensated addition.
-// This keeps f32 sums accurate: an element passes through at most
-// kBlock / lanes partial additions, and the running total's rounding
-// errors are compensated once per block. (The reference interpreter folds
-// sequentially; on sums with heavy cancellation the two can differ by more
-// than the harness's f32 tolerance, and then the interpreter is the less
-// accurate one.)
+// Float sums accumulate in a wider type than their own (f32 in f64; f16,
+// bf16, f8 and f4 in f32) and round to it once at the end, so they stay
+// within the type's tolerance of the reference interpreter's sum, which is
+// exact and rounded once (hlo/exact_sum.h): an element passes through at
+// most kBlock / lanes partial additions, and the running total's rounding
+// errors are compensated once per block. The narrow types' other reducers
+// round after every step, in the interpreter's row-major order.
 StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, const IrIndex& index) {
   constexpr int64_t kBlock = 4096;
   if (!emitsReduce(instr))
@@ -622,15 +623,26 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
   const Computation* reducer = instr.attrs().getComputation(AttrKey::kToApply);
   const Instruction* root = reducer->root();
   Opcode op = *binaryOfParameters(reducer);
-  ElementType t = instr.shape().type();
+  // Float sums accumulate wider than their type (`t` below): f32 in f64,
+  // f16, bf16, f8 and f4 in f32, and round to it once at the end.
+  ElementType resultType = instr.shape().type();
+  ElementType t = resultType;
+  if (op == Opcode::kAdd && smallFloat(resultType)) t = ElementType::kF32;
+  if (op == Opcode::kAdd && resultType == ElementType::kF32) t = ElementType::kF64;
   llvm::Value* id = identity(op, t);
   if (!id) return cannotCompile(instr, "no identity value for " + std::string(elementTypeName(t)));
+  auto element = [&](const Instruction& from, const IrIndex& at) -> StatusOr<llvm::Value*> {
+    HLO_ASSIGN_OR_RETURN(llvm::Value * x, emit(from, at));
+    if (smallFloat(resultType) && t == ElementType::kF32) return toCompute(b_, resultType, x);
+    if (resultType == ElementType::kF32 && t == ElementType::kF64) return b_.CreateFPExt(x, valueType(t));
+    return x;
+  };
   const Instruction& input = *instr.operand(0);
   const std::vector<int64_t>& inDims = input.shape().dims();
   std::vector<int64_t> reduced = instr.attrs().getInts(AttrKey::kDimensions);
   std::sort(reduced.begin(), reduced.end());
 
-  HLO_ASSIGN_OR_RETURN(llvm::Value * init, emit(*instr.operand(1), scalarIndex()));
+  HLO_ASSIGN_OR_RETURN(llvm::Value * init, element(*instr.operand(1), scalarIndex()));
   llvm::AllocaInst* total = entryAlloca(valueType(t), "total");
   llvm::AllocaInst* partial = entryAlloca(valueType(t), "partial");
   b_.CreateStore(init, total);
@@ -660,24 +672,24 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
     if (reassociate && arith && arith->getType()->isFloatingPointTy()) arith->setHasAllowReassoc(true);
     return v;
   };
-  // f16, bf16, f8 and f4 are rounded at every step, so their sums depend on the
-  // order far more than f32's: they fold in row-major order, one element
+  // Other reducers of f16, bf16, f8 and f4 round at every step, so their
+  // results depend on the order: they fold in row-major order, one element
   // after another, exactly as the reference interpreter does.
-  bool sequential = t == ElementType::kF16 || t == ElementType::kBF16 || encodedFloat(t);
+  bool sequential = smallFloat(t);
   // The innermost reduced dimension, in blocks.
   auto innermost = [&]() -> Status {
     if (sequential && !reduced.empty()) {
       int64_t d = reduced.back();
       return emitLoop(i64(0), i64(inDims[d]), "r", [&](llvm::Value* j) -> Status {
         in.multi[d] = j;
-        HLO_ASSIGN_OR_RETURN(llvm::Value * x, emit(input, in));
+        HLO_ASSIGN_OR_RETURN(llvm::Value * x, element(input, in));
         HLO_ASSIGN_OR_RETURN(llvm::Value * v, combine(b_.CreateLoad(valueType(t), total), x, false));
         b_.CreateStore(v, total);
         return okStatus();
       });
     }
     if (reduced.empty()) {
-      HLO_ASSIGN_OR_RETURN(llvm::Value * x, emit(input, in));
+      HLO_ASSIGN_OR_RETURN(llvm::Value * x, element(input, in));
       HLO_ASSIGN_OR_RETURN(llvm::Value * v, combine(b_.CreateLoad(valueType(t), total), x, false));
       b_.CreateStore(v, total);
       return okStatus();
@@ -692,7 +704,7 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
       b_.CreateStore(id, partial);
       HLO_RETURN_IF_ERROR(emitLoop(lo, hi, "r", [&](llvm::Value* j) -> Status {
         in.multi[d] = j;
-        HLO_ASSIGN_OR_RETURN(llvm::Value * x, emit(input, in));
+        HLO_ASSIGN_OR_RETURN(llvm::Value * x, element(input, in));
         HLO_ASSIGN_OR_RETURN(llvm::Value * v, combine(b_.CreateLoad(valueType(t), partial), x, true));
         b_.CreateStore(v, partial);
         return okStatus();
@@ -722,7 +734,9 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
     });
   };
   HLO_RETURN_IF_ERROR(nest(0));
-  return static_cast<llvm::Value*>(b_.CreateLoad(valueType(t), total));
+  llvm::Value* result = b_.CreateLoad(valueType(t), total);
+  if (t == resultType) return result;
+  return t == ElementType::kF64 ? b_.CreateFPTrunc(result, valueType(resultType)) : fromCompute(b_, resultType, result);
 }
 
 }  // namespace hlo::jit

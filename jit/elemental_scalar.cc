@@ -34,15 +34,14 @@ llvm::FunctionCallee runtimeFloatCodec(llvm::Module& module, const char* name, l
 
 bool encodedFloat(ElementType t) { return isFloat(t) && bitWidth(t) <= 8; }
 
-// The float types stored narrower than they compute (in f32).
-static bool smallFloat(ElementType t) { return t == ElementType::kF16 || t == ElementType::kBF16 || encodedFloat(t); }
+bool smallFloat(ElementType t) { return t == ElementType::kF16 || t == ElementType::kBF16 || encodedFloat(t); }
 
 // f16 and bf16 compute in f32 (as the interpreter does) and round once per
 // operation; these move values between the storage and compute forms. The
 // f8 and f4 formats are decoded and encoded by the runtime functions named
 // in elemental_emitter.h, which apply hlo/float_formats.h: the
 // interpreter's own rounding rules.
-static llvm::Value* toCompute(llvm::IRBuilder<>& b, ElementType t, llvm::Value* x) {
+llvm::Value* toCompute(llvm::IRBuilder<>& b, ElementType t, llvm::Value* x) {
   if (t == ElementType::kF16) return b.CreateFPExt(x, b.getFloatTy());
   if (t == ElementType::kBF16)
     return b.CreateBitCast(b.CreateShl(b.CreateZExt(x, b.getInt32Ty()), 16), b.getFloatTy());
@@ -55,7 +54,7 @@ static llvm::Value* toCompute(llvm::IRBuilder<>& b, ElementType t, llvm::Value* 
   return x;
 }
 
-static llvm::Value* fromCompute(llvm::IRBuilder<>& b, ElementType t, llvm::Value* f) {
+llvm::Value* fromCompute(llvm::IRBuilder<>& b, ElementType t, llvm::Value* f) {
   if (t == ElementType::kF16) return b.CreateFPTrunc(f, b.getHalfTy());
   if (encodedFloat(t)) {
     llvm::Module& module = *b.GetInsertBlock()->getModule();

@@ -11,12 +11,17 @@
 //      element. This is the reference interpreter's order, so a reducer that
 //      is not associative gives the same answer on both.
 //   3. Output elements are split across the thread pool.
+// A float sum (to_apply one add of floats) is the exception, computed
+// exactly and rounded once as the interpreter computes it (hlo/exact_sum.h):
+// no reducer is compiled for it.
 #include <cstring>
 #include <vector>
 
 #include "backends/cpu/runtime_ops.h"
 #include "backends/cpu/thread_pool.h"
 #include "hlo/computation.h"
+#include "hlo/exact_sum.h"
+#include "hlo/float_formats.h"
 #include "hlo/fold_order.h"
 #include "hlo/indexing.h"
 #include "jit/elemental_emitter.h"
@@ -80,6 +85,59 @@ Status runFold(const RuntimeCall& call) {
   return okStatus();
 }
 
+// One element of a real float type, as a double, and back (rounded once).
+double loadReal(ElementType t, const char* at) {
+  if (t == ElementType::kF32) return *reinterpret_cast<const float*>(at);
+  if (t == ElementType::kF64) return *reinterpret_cast<const double*>(at);
+  uint32_t bits = 0;
+  std::memcpy(&bits, at, storageBytes(t));
+  return decodeSmallFloat(t, bits);
+}
+void storeReal(ElementType t, double v, char* at) {
+  if (t == ElementType::kF32) {
+    *reinterpret_cast<float*>(at) = static_cast<float>(v);
+  } else if (t == ElementType::kF64) {
+    *reinterpret_cast<double*>(at) = v;
+  } else {
+    uint32_t bits = encodeSmallFloat(t, v);
+    std::memcpy(at, &bits, storageBytes(t));
+  }
+}
+
+Status runExactSum(const RuntimeCall& call) {
+  const Instruction& instr = call.instr;
+  Literal& out = *resultArrays(call.result)[0];
+  const std::vector<int64_t>& inDims = call.operands[0]->shape().dims();
+  const std::vector<int64_t>& outDims = out.shape().dims();
+  StatusOr<FoldOrder> order = instr.opcode() == Opcode::kReduce ? FoldOrder::forReduce(instr, inDims, outDims)
+                                                                 : FoldOrder::forReduceWindow(instr, inDims, outDims);
+  if (!order.ok()) return errorStatus("cpu: %" + instr.name() + ": " + order.status().message(), instr.loc());
+  ElementType t = out.type();
+  int bytes = storageBytes(t);
+  const char* input = reinterpret_cast<const char*>(call.operands[0]->untypedData());
+  double init = loadReal(t, reinterpret_cast<const char*>(call.operands[1]->untypedData()));
+  int64_t total = out.elementCount();
+  if (total == 0) return okStatus();
+  int64_t work = call.operands[0]->elementCount() + total;
+  int chunks = static_cast<int>(std::min<int64_t>(total, work >= (int64_t{1} << 15) ? 4 * (call.pool.workers() + 1) : 1));
+  std::vector<int64_t> strides = rowMajorStrides(outDims);
+  call.pool.parallelFor(total, std::max(chunks, 1), [&](int64_t begin, int64_t end) {
+    FoldOrder::Scratch scratch;
+    std::vector<int64_t> index(outDims.size());
+    for (int64_t linear = begin; linear < end; ++linear) {
+      int64_t rest = linear;
+      for (size_t d = 0; d < outDims.size(); ++d) {
+        index[d] = rest / strides[d];
+        rest %= strides[d];
+      }
+      ExactSum sum(init);
+      order->forEachInput(index, scratch, [&](int64_t offset) { sum.add(loadReal(t, input + offset * bytes)); });
+      storeReal(t, sum.value(), reinterpret_cast<char*>(out.untypedData()) + linear * bytes);
+    }
+  });
+  return okStatus();
+}
+
 }  // namespace
 
 // Shared by reduce and reduce-window: N inputs of one shape, N scalar
@@ -112,6 +170,7 @@ StatusOr<RuntimePlan> planReduce(llvm::Module& module, const Instruction& instr,
         reducer->parameter(static_cast<int>(n + i))->shape().type() != t)
       return jit::cannotCompile(instr, "mixed-precision reductions are not supported");
   }
+  if (sumsExactly(instr)) return RuntimePlan{runExactSum, {}};
   std::string name = prefix + ".helper.0";
   HLO_RETURN_IF_ERROR(emitScalarFunction(module, *reducer, name));
   return RuntimePlan{runFold, {name}};
