@@ -2,8 +2,9 @@
 //
 // Arguments come from --input (literal text, .npy or .npz files) or, for the
 // parameters without one, from a seeded generator (interp/random_inputs.h).
-// --engine=cpu compiles the module with the JIT (jit/executable.h) and
-// --compare=interp checks its result against the reference interpreter.
+// The cpu engine, the default, compiles the module with the JIT
+// (jit/executable.h); --engine=interp runs it on the reference interpreter,
+// and --compare=interp checks a result against the interpreter's.
 // Exit status: 0 success, 1 bad input, a failed run or a mismatch, 2 bad usage.
 #include <algorithm>
 #include <bit>
@@ -32,26 +33,26 @@ using hlo::Shape;
 
 constexpr const char* kUsage =
     "usage: hlo-run [options] FILE.hlo   (FILE may be - for standard input)\n"
-    "  --engine=interp|cpu       what runs the module: interp, the reference interpreter\n"
-    "                            (the default), or cpu, the LLVM JIT for this machine (it\n"
-    "                            compiles a growing subset of the opcodes; an instruction it\n"
-    "                            cannot compile is an error naming it)\n"
+    "  --engine=cpu|interp       what runs the module: cpu, the LLVM JIT for this machine\n"
+    "                            (the default; it compiles a growing subset of the opcodes,\n"
+    "                            and an instruction it cannot compile is an error naming it),\n"
+    "                            or interp, the reference interpreter\n"
     "  --compare=interp          also run the interpreter and compare: print max abs/rel\n"
     "                            error and ULP distance to stderr; exit 1 on a mismatch\n"
-    "  --allow-interpreter-fallback  with --engine=cpu, run what the JIT cannot compile on\n"
+    "  --allow-interpreter-fallback  with the cpu engine, run what the JIT cannot compile on\n"
     "                            the interpreter, logging each such instruction\n"
-    "  --verbose                 print compile times to stderr; with --engine=cpu also the\n"
-    "                            arena size, buffer assignment's peak, and where the first\n"
-    "                            run's values went (arena, result buffers, heap)\n"
-    "  --dump-llvm=FILE          with --engine=cpu, write the optimized LLVM IR to FILE\n"
-    "  --dump-to=DIR             with --engine=cpu, write the module after the passes\n"
+    "  --verbose                 with the cpu engine, print compile times, the arena size,\n"
+    "                            buffer assignment's peak, and where the first run's values\n"
+    "                            went (arena, result buffers, heap) to stderr\n"
+    "  --dump-llvm=FILE          with the cpu engine, write the optimized LLVM IR to FILE\n"
+    "  --dump-to=DIR             with the cpu engine, write the module after the passes\n"
     "                            (module.after-passes.hlo), the LLVM IR before and after\n"
     "                            optimization (module.ll, module.opt.ll) and the assembly\n"
     "                            (module.s) into DIR\n"
-    "  --profile=FILE.json       with --engine=cpu, write a Chrome trace (Perfetto,\n"
+    "  --profile=FILE.json       with the cpu engine, write a Chrome trace (Perfetto,\n"
     "                            chrome://tracing): the compile phases, and every kernel,\n"
     "                            library op and runtime step of every run\n"
-    "  --no-cache                with --engine=cpu, compile without the compile cache (by\n"
+    "  --no-cache                with the cpu engine, compile without the compile cache (by\n"
     "                            default machine code is kept in $HLO_CACHE_DIR, else\n"
     "                            ~/.cache/hlo, and reused for the same module and machine)\n"
     "  --input=VALUE             the next ENTRY parameter, in order: literal text\n"
@@ -85,7 +86,8 @@ int inputError(const std::string& where, const std::string& message) {
 
 struct Flags {
   std::string file;
-  std::string engine = "interp";
+  std::string engine = "cpu";
+  bool engineGiven = false;  // --engine was on the command line
   std::vector<std::string> inputs;
   uint64_t seed = 0;
   int64_t printLimit = -1;  // -1: print everything
@@ -145,6 +147,7 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
       if (value == "gpu") return usageError("--engine=gpu: the gpu engine is not built yet; use interp or cpu");
       if (value != "interp" && value != "cpu") return bad("unknown engine (interp or cpu)");
       flags.engine = value;
+      flags.engineGiven = true;
     } else if (name == "dump-llvm") {
       flags.dumpLlvm = value;
     } else if (name == "dump-to") {
@@ -438,6 +441,12 @@ int main(int argc, char** argv) {
     auto compiled = hlo::jit::compile(**module, hlo::jit::Target::kCpu, options);
     if (!compiled.ok()) {
       std::fputs(hlo::formatError(compiled.status(), shownName, *text).c_str(), stderr);
+      // An instruction the JIT cannot compile yet: name the two ways to run it
+      // on the interpreter (the whole module, or just what the JIT lacks).
+      if (compiled.status().message().find("cannot compile") != std::string::npos)
+        std::fprintf(stderr, "hlo-run: note: %s--engine=interp runs the whole module on the reference interpreter, "
+                             "--allow-interpreter-fallback only what the JIT cannot compile\n",
+                     flags.engineGiven ? "" : "the default engine is cpu, the LLVM JIT; ");
       return 1;
     }
     executable = std::move(compiled).value();
