@@ -6,16 +6,12 @@
 #include <vector>
 
 #include "jit/executable.h"
-#include "parser/parser.h"
+#include "parser/parse_or_fail.h"
 
 namespace hlo::jit {
 namespace {
 
-std::unique_ptr<Module> parse(const char* text) {
-  auto m = parseModule(text);
-  EXPECT_TRUE(m.ok()) << m.status().message();
-  return std::move(m).value();
-}
+std::unique_ptr<Module> parse(const char* text) { return parseOrFail(text); }
 
 Literal f32Array(std::vector<int64_t> dims, const std::vector<float>& values) {
   Literal lit(Shape(ElementType::kF32, std::move(dims)));

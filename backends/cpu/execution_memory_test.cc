@@ -11,7 +11,7 @@
 
 #include "backends/cpu/program.h"
 #include "jit/executable.h"
-#include "parser/parser.h"
+#include "parser/parse_or_fail.h"
 
 namespace hlo::cpu {
 namespace {
@@ -21,15 +21,14 @@ constexpr int64_t kBytes = kN * 4;
 
 std::unique_ptr<jit::Executable> compileUnfused(const std::string& text, int threads = 0,
                                                 int64_t maxMemoryBytes = int64_t{8} << 30) {
-  auto m = parseModule(text);
-  EXPECT_TRUE(m.ok()) << m.status().message();
-  if (!m.ok()) return nullptr;
+  std::unique_ptr<Module> m = parseOrFail(text);
+  if (!m) return nullptr;
   jit::CompileOptions options;
   options.fuse = false;  // every op its own kernel and its own value
   options.useCache = false;
   options.threads = threads;
   options.maxMemoryBytes = maxMemoryBytes;
-  auto exe = jit::compile(**m, jit::Target::kCpu, options);
+  auto exe = jit::compile(*m, jit::Target::kCpu, options);
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   return exe.ok() ? std::move(exe).value() : nullptr;
 }

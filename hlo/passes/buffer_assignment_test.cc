@@ -6,16 +6,12 @@
 #include <gtest/gtest.h>
 
 #include "hlo/passes/pass.h"
-#include "parser/parser.h"
+#include "parser/parse_or_fail.h"
 
 namespace hlo {
 namespace {
 
-std::unique_ptr<Module> parse(const char* text) {
-  auto module = parseModule(text);
-  EXPECT_TRUE(module.ok()) << module.status().message();
-  return module.ok() ? std::move(*module) : nullptr;
-}
+std::unique_ptr<Module> parse(const char* text) { return parseOrFail(text); }
 
 BufferAssignment assign(const Module& module) {
   auto a = assignBuffers(module);

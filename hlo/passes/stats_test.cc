@@ -4,16 +4,12 @@
 
 #include <gtest/gtest.h>
 
-#include "parser/parser.h"
+#include "parser/parse_or_fail.h"
 
 namespace hlo {
 namespace {
 
-std::unique_ptr<Module> parse(const char* text) {
-  auto module = parseModule(text);
-  EXPECT_TRUE(module.ok()) << module.status().message();
-  return module.ok() ? std::move(*module) : nullptr;
-}
+std::unique_ptr<Module> parse(const char* text) { return parseOrFail(text); }
 
 TEST(ModuleStatsTest, KernelsReadDistinctOperandsAndWriteTheirResult) {
   // add reads x (64 bytes) once although it names it twice, writes 64;
