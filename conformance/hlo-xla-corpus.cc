@@ -13,11 +13,21 @@
 //      WORK/in/N.npz and writes WORK/xla/N.npz.
 //   3. The two results are compared array by array with the harness's
 //      tolerances (conformance/compare.h).
+//   4. A module whose f32 or c64 results disagree runs on XLA once more with
+//      f32 and c64 widened to f64 and c128 (module text and inputs; the
+//      inputs convert exactly). A long sum's rounding depends on the order
+//      of its terms, and XLA:CPU adds in another order than we do; when our
+//      result agrees with XLA's widened one within the f32 tolerance, ours
+//      is the computation's value to f32 accuracy and the difference is
+//      XLA's own f32 arithmetic (rounding, or denormals flushed to zero):
+//      the outcome is agree-f64, not disagree.
 // Modules: the corpus's (as hlo-interp-corpus), and every .hlo file under
 // --testdata, a file of several cases separated by `// -----` lines
 // (testdata/ops) as one module per case, named FILE#N.
 // Outcomes:
 //   ok              agree: both ran and the results match
+//   agree-f64       both ran, the results differ, and ours agrees with XLA's
+//                   computing in f64 (step 4); counted as agreement
 //   disagree        both ran and the results differ
 //   xla-refused     XLA did not accept the module (parse, convert, compile), or
 //                   running it returned an error
@@ -31,7 +41,8 @@
 //                   result; infeed, outfeed, send or recv, which wait for the host)
 // Every module is expected to be ok, xla-refused, interp-refused, too-large or
 // skipped unless the expectations file lists it (disagree and xla-failed must
-// be listed, each with its analysis in the detail column). --update rewrites
+// be listed, each with its analysis in the detail column; agree-f64 is listed
+// with XLA's f32 mismatch). --update rewrites
 // the file, keeping the detail of a line whose outcome did not change.
 //
 // Without the Python of `make xla-env` (--python) the run is skipped with a
@@ -51,6 +62,8 @@
 #include <string>
 #include <vector>
 
+#include <re2/re2.h>
+
 #include "conformance/child_runner.h"
 #include "conformance/compare.h"
 #include "conformance/corpus_flags.h"
@@ -58,6 +71,7 @@
 #include "conformance/work_estimate.h"
 #include "hlo/npy.h"
 #include "hlo/verifier.h"
+#include "interp/elementwise_kernels.h"
 #include "interp/evaluator.h"
 #include "interp/random_inputs.h"
 #include "parser/parser.h"
@@ -222,6 +236,59 @@ Outcome compareResults(const std::string& oursPath, const std::string& xlaPath) 
                               " differ, first " + c.firstMismatch + " (ours vs XLA's)"};
   }
   return {"ok", ""};
+}
+
+// Step 4's module: `text` with every f32 and c64 type written as f64 and
+// c128 (empty when it has neither).
+std::string widenedText(std::string text) {
+  int widened = RE2::GlobalReplace(&text, R"(\bf32\[)", "f64[") + RE2::GlobalReplace(&text, R"(\bc64\[)", "c128[");
+  return widened ? text : std::string();
+}
+
+// Step 4's inputs: the arrays of `in` with f32 and c64 ones widened.
+Outcome writeWidenedInputs(const std::string& in, const std::string& out) {
+  std::optional<std::string> bytes = hlo::readInput(in);
+  if (!bytes) return {"error", "cannot read " + in};
+  auto members = hlo::readNpz(*bytes);
+  if (!members.ok()) return {"error", in + ": " + members.status().message()};
+  std::vector<hlo::Literal> wide;
+  wide.reserve(members->size());
+  for (hlo::NpzMember& m : *members) {
+    hlo::ElementType t = m.array.value.type();
+    if (m.array.untyped || (t != hlo::ElementType::kF32 && t != hlo::ElementType::kC64))
+      wide.push_back(std::move(m.array.value));
+    else
+      wide.push_back(hlo::interp::convertElements(
+          m.array.value, t == hlo::ElementType::kF32 ? hlo::ElementType::kF64 : hlo::ElementType::kC128));
+  }
+  std::vector<std::pair<std::string, const hlo::Literal*>> named;
+  for (size_t i = 0; i < wide.size(); ++i) named.push_back({(*members)[i].name, &wide[i]});
+  return writeFile(out, hlo::writeNpz(named));
+}
+
+// Step 4's comparison: our result against XLA's widened one, rounded back
+// to our element types and compared with our types' tolerances.
+Outcome compareWidened(const std::string& oursPath, const std::string& xlaPath) {
+  auto ours = readResult(oursPath);
+  if (!ours.ok()) return {"error", ours.status().message()};
+  auto xla = readResult(xlaPath);
+  if (!xla.ok()) return {"error", "XLA's widened result: " + xla.status().message()};
+  if (ours->size() != xla->size()) return {"disagree", "a different number of arrays"};
+  for (auto& [name, mine] : *ours) {
+    auto it = xla->find(name);
+    if (it == xla->end()) return {"disagree", "XLA gave no array " + name};
+    hlo::ElementType t = mine.value.type();
+    hlo::Literal theirs = std::move(it->second.value);
+    if (it->second.untyped) {
+      hlo::NpyArray raw{std::move(theirs), true};
+      if (!hlo::retypeRaw(raw, t).ok()) return {"disagree", name + ": untyped"};
+      theirs = std::move(raw.value);
+    }
+    if (theirs.type() != t) theirs = hlo::interp::convertElements(theirs, t);
+    hlo::Comparison c = hlo::compareLiterals(mine.value, theirs, hlo::defaultTolerance(t));
+    if (!c.equal) return {"disagree", name + ": " + c.firstMismatch};
+  }
+  return {"agree-f64", ""};
 }
 
 // Runs the oracle over the jobs file; false (after saying why) when it could not.
@@ -472,8 +539,45 @@ int main(int argc, char** argv) {
       Outcome c = compareResults(config.workDir + "/ours/" + id + ".npz", config.workDir + "/xla/" + id + ".npz");
       o = {c.status, hlo::conformance::oneLine(c.detail), o.cpuSeconds};
     }
-    if (!config.keep)
+    if (!config.keep && o.status != "disagree")
       for (const char* sub : {"in", "ours", "xla"}) fs::remove(config.workDir + "/" + sub + "/" + id + ".npz", ec);
+  }
+
+  // Step 4: disagreements on f32/c64 results, once more on XLA in f64/c128.
+  {
+    fs::create_directories(config.workDir + "/wide", ec);
+    std::string wideJobs = config.workDir + "/wide-jobs.tsv", wideResults = config.workDir + "/wide-results.tsv";
+    std::ofstream out(wideJobs);
+    std::map<std::string, size_t> wideModules;  // widened module path -> position
+    for (size_t i = 0; i < paths.size(); ++i) {
+      if (outcomes[i].status != "disagree") continue;
+      std::optional<std::string> text = hlo::readInput(paths[i]);
+      std::string wide = text ? widenedText(*text) : "";
+      std::string base = config.workDir + "/wide/" + std::to_string(i);
+      if (wide.empty() || !hlo::writeOutput(base + ".hlo", wide) ||
+          writeWidenedInputs(config.workDir + "/in/" + std::to_string(i) + ".npz", base + ".in.npz").status != "ok")
+        continue;
+      out << base << ".hlo\t" << base << ".in.npz\t" << base << ".xla.npz\n";
+      wideModules[base + ".hlo"] = i;
+    }
+    out.close();
+    if (!wideModules.empty()) {
+      std::printf("xla-corpus: %zu disagreeing modules once more on XLA in f64\n", wideModules.size());
+      if (!runOracle(config, wideJobs, wideResults)) return 1;
+      for (const auto& [module, result] : readOracleResults(wideResults)) {
+        auto at = wideModules.find(module);
+        if (at == wideModules.end() || result.first != "ok") continue;
+        Outcome& o = outcomes[at->second];
+        std::string base = module.substr(0, module.size() - 4);
+        Outcome c = compareWidened(config.workDir + "/ours/" + std::to_string(at->second) + ".npz", base + ".xla.npz");
+        if (c.status == "agree-f64") o = {"agree-f64", "XLA's f32 result: " + o.detail, o.cpuSeconds};
+      }
+    }
+    if (!config.keep) fs::remove_all(config.workDir + "/wide", ec);
+    for (size_t i = 0; i < paths.size() && !config.keep; ++i)
+      if (outcomes[i].status == "disagree" || outcomes[i].status == "agree-f64")
+        for (const char* sub : {"in", "ours", "xla"})
+          fs::remove(config.workDir + "/" + sub + "/" + std::to_string(i) + ".npz", ec);
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - startTime).count();
 
@@ -502,13 +606,13 @@ int main(int argc, char** argv) {
     auto it = tally.byOutcome.find(status);
     return it == tally.byOutcome.end() ? 0 : it->second;
   };
-  int agree = count("ok"), disagree = count("disagree");
+  int agree = count("ok") + count("agree-f64"), disagree = count("disagree");
   std::printf("xla-corpus modules: %d from the corpus (visible, no expected error), %d from testdata\n",
               corpusCount, testdataCount);
-  std::printf("  %6d  agree\n  %6d  disagree\n  %6d  refused by XLA\n  %6d  refused by us\n"
+  std::printf("  %6d  agree (%d of them with XLA computing in f64)\n  %6d  disagree\n  %6d  refused by XLA\n  %6d  refused by us\n"
               "  %6d  XLA failed (run error, timeout, crash)\n  %6d  too large\n"
               "  %6d  skipped (does not parse or verify for us, or the oracle cannot run it)\n",
-              agree, disagree, count("xla-refused"), count("interp-refused"), count("xla-failed"),
+              agree, count("agree-f64"), disagree, count("xla-refused"), count("interp-refused"), count("xla-failed"),
               count("too-large"), count("skipped"));
   if (agree + disagree)
     std::printf("  agreement: %d of %d modules both ran (%.2f%%)\n", agree, agree + disagree,

@@ -10,7 +10,7 @@ bool sumsExactly(const Instruction& instr) {
     return false;
   ElementType t = instr.shape().type();
   const Computation* reducer = instr.attrs().getComputation(AttrKey::kToApply);
-  if (!isFloat(t) || binaryOfParameters(reducer) != Opcode::kAdd) return false;
+  if ((t != ElementType::kF32 && t != ElementType::kF64) || binaryOfParameters(reducer) != Opcode::kAdd) return false;
   for (const Instruction* i : {instr.operand(0), instr.operand(1), reducer->parameter(0), reducer->parameter(1),
                                reducer->root()})
     if (!i->shape().isArray() || i->shape().type() != t) return false;

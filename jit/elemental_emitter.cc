@@ -608,13 +608,12 @@ StatusOr<llvm::Value*> ElementalEmitter::emitDynamicUpdateSlice(const Instructio
 //      identity — its float adds may be reassociated, so LLVM vectorizes
 //      them with vector accumulators — and the partial joins the total,
 //      for f32/f64 sums with Kahan's compensated addition.
-// Float sums accumulate in a wider type than their own (f32 in f64; f16,
-// bf16, f8 and f4 in f32) and round to it once at the end, so they stay
-// within the type's tolerance of the reference interpreter's sum, which is
+// f32 sums accumulate in f64 and round to f32 once at the end, so they stay
+// within the f32 tolerance of the reference interpreter's sum, which is
 // exact and rounded once (hlo/exact_sum.h): an element passes through at
 // most kBlock / lanes partial additions, and the running total's rounding
-// errors are compensated once per block. The narrow types' other reducers
-// round after every step, in the interpreter's row-major order.
+// errors are compensated once per block. f16, bf16, f8 and f4 round after
+// every step, in the interpreter's row-major order.
 StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, const IrIndex& index) {
   constexpr int64_t kBlock = 4096;
   if (!emitsReduce(instr))
@@ -623,19 +622,15 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
   const Computation* reducer = instr.attrs().getComputation(AttrKey::kToApply);
   const Instruction* root = reducer->root();
   Opcode op = *binaryOfParameters(reducer);
-  // Float sums accumulate wider than their type (`t` below): f32 in f64,
-  // f16, bf16, f8 and f4 in f32, and round to it once at the end.
+  // f32 sums accumulate in f64 (`t` below) and round to f32 once at the end.
   ElementType resultType = instr.shape().type();
   ElementType t = resultType;
-  if (op == Opcode::kAdd && smallFloat(resultType)) t = ElementType::kF32;
   if (op == Opcode::kAdd && resultType == ElementType::kF32) t = ElementType::kF64;
   llvm::Value* id = identity(op, t);
   if (!id) return cannotCompile(instr, "no identity value for " + std::string(elementTypeName(t)));
   auto element = [&](const Instruction& from, const IrIndex& at) -> StatusOr<llvm::Value*> {
     HLO_ASSIGN_OR_RETURN(llvm::Value * x, emit(from, at));
-    if (smallFloat(resultType) && t == ElementType::kF32) return toCompute(b_, resultType, x);
-    if (resultType == ElementType::kF32 && t == ElementType::kF64) return b_.CreateFPExt(x, valueType(t));
-    return x;
+    return t == resultType ? x : b_.CreateFPExt(x, valueType(t));
   };
   const Instruction& input = *instr.operand(0);
   const std::vector<int64_t>& inDims = input.shape().dims();
@@ -672,9 +667,9 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
     if (reassociate && arith && arith->getType()->isFloatingPointTy()) arith->setHasAllowReassoc(true);
     return v;
   };
-  // Other reducers of f16, bf16, f8 and f4 round at every step, so their
-  // results depend on the order: they fold in row-major order, one element
-  // after another, exactly as the reference interpreter does.
+  // f16, bf16, f8 and f4 round at every step, so their results depend on
+  // the order: they fold in row-major order, one element after another,
+  // exactly as the reference interpreter does.
   bool sequential = smallFloat(t);
   // The innermost reduced dimension, in blocks.
   auto innermost = [&]() -> Status {
@@ -735,8 +730,7 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
   };
   HLO_RETURN_IF_ERROR(nest(0));
   llvm::Value* result = b_.CreateLoad(valueType(t), total);
-  if (t == resultType) return result;
-  return t == ElementType::kF64 ? b_.CreateFPTrunc(result, valueType(resultType)) : fromCompute(b_, resultType, result);
+  return t == resultType ? result : b_.CreateFPTrunc(result, valueType(resultType));
 }
 
 }  // namespace hlo::jit

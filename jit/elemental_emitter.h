@@ -165,11 +165,8 @@ inline constexpr const char* kComplexUnary = "hlo_complex_unary";
 inline constexpr const char* kComplexBinary = "hlo_complex_binary";
 // f8 and f4 types (stored one per byte, computed through those functions).
 bool encodedFloat(ElementType t);
-// f16, bf16, f8 and f4: stored narrower than they compute (in f32). A value
-// moves between its storage form and the f32 it computes in through these.
+// f16, bf16, f8 and f4: stored narrower than they compute (in f32).
 bool smallFloat(ElementType t);
-llvm::Value* toCompute(llvm::IRBuilder<>& b, ElementType t, llvm::Value* x);
-llvm::Value* fromCompute(llvm::IRBuilder<>& b, ElementType t, llvm::Value* f);
 
 // Whether the emitter folds the reduce `instr` itself: one input, one
 // element type throughout, and a reducer that is one add, multiply,

@@ -41,7 +41,7 @@ bool smallFloat(ElementType t) { return t == ElementType::kF16 || t == ElementTy
 // f8 and f4 formats are decoded and encoded by the runtime functions named
 // in elemental_emitter.h, which apply hlo/float_formats.h: the
 // interpreter's own rounding rules.
-llvm::Value* toCompute(llvm::IRBuilder<>& b, ElementType t, llvm::Value* x) {
+static llvm::Value* toCompute(llvm::IRBuilder<>& b, ElementType t, llvm::Value* x) {
   if (t == ElementType::kF16) return b.CreateFPExt(x, b.getFloatTy());
   if (t == ElementType::kBF16)
     return b.CreateBitCast(b.CreateShl(b.CreateZExt(x, b.getInt32Ty()), 16), b.getFloatTy());
@@ -54,7 +54,7 @@ llvm::Value* toCompute(llvm::IRBuilder<>& b, ElementType t, llvm::Value* x) {
   return x;
 }
 
-llvm::Value* fromCompute(llvm::IRBuilder<>& b, ElementType t, llvm::Value* f) {
+static llvm::Value* fromCompute(llvm::IRBuilder<>& b, ElementType t, llvm::Value* f) {
   if (t == ElementType::kF16) return b.CreateFPTrunc(f, b.getHalfTy());
   if (encodedFloat(t)) {
     llvm::Module& module = *b.GetInsertBlock()->getModule();
