@@ -414,7 +414,7 @@ int main(int argc, char** argv) {
   std::vector<Literal> values;
   for (int p = 0; p < entry->parameterCount(); ++p) {
     if (args.values[p]) values.push_back(std::move(*args.values[p]));
-    else values.push_back(hlo::interp::randomLiteral(entry->parameter(p)->shape(), flags.seed, p));
+    else values.push_back(hlo::interp::randomArgument(*entry->parameter(p), flags.seed));
   }
 
   // A .npy output needs a result with exactly one array; know before running.
