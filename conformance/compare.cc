@@ -67,6 +67,20 @@ void compareInto(const Literal& a, const Literal& e, Tolerance tol, bool perType
     mismatch("shape " + a.shape().toString(false) + " vs " + e.shape().toString(false));
     return;
   }
+  // Arrays with runtime sizes: the runtime shapes, then the values (padding
+  // is not compared).
+  if (a.hasPadding() || e.hasPadding()) {
+    if (a.runtimeDims() != e.runtimeDims()) {
+      auto text = [](const Literal& v) {
+        std::string s;
+        for (int64_t d : v.runtimeDims()) s += (s.empty() ? "" : ",") + std::to_string(d);
+        return "runtime shape [" + s + "]";
+      };
+      mismatch(text(a) + " vs " + text(e));
+      return;
+    }
+    return compareInto(a.compact(), e.compact(), tol, perType, path, out);
+  }
   if (!a.shape().isArray()) return;  // tokens
   ElementType t = a.type();
   if (perType) {

@@ -4,8 +4,41 @@
 #include <algorithm>
 
 #include "hlo/float_formats.h"
+#include "hlo/indexing.h"
 
 namespace hlo {
+namespace {
+
+// Copies the leading box `dims` (each at most both arrays' sizes) of `src`
+// into the same box of `dst`, row by row; same element type.
+void copyBox(const Literal& src, Literal& dst, const std::vector<int64_t>& dims) {
+  int rank = static_cast<int>(dims.size());
+  int64_t n = storageBytes(src.type());
+  if (rank == 0) {
+    std::memcpy(dst.untypedData(), src.untypedData(), n);
+    return;
+  }
+  for (int64_t d : dims)
+    if (d == 0) return;
+  std::vector<int64_t> srcStrides = rowMajorStrides(src.shape().dims());
+  std::vector<int64_t> dstStrides = rowMajorStrides(dst.shape().dims());
+  std::vector<int64_t> outer(dims.begin(), dims.end() - 1);
+  int64_t row = dims.back() * n;
+  if (outer.empty()) {
+    std::memcpy(dst.untypedData(), src.untypedData(), row);
+    return;
+  }
+  forEachIndex(outer, [&](const std::vector<int64_t>& r, int64_t) {
+    int64_t from = 0, to = 0;
+    for (size_t d = 0; d < r.size(); ++d) {
+      from += r[d] * srcStrides[d];
+      to += r[d] * dstStrides[d];
+    }
+    std::memcpy(dst.untypedData() + to * n, src.untypedData() + from * n, row);
+  });
+}
+
+}  // namespace
 
 Literal::Literal(const Shape& shape) : shape_(shape) {
   if (shape.isTuple()) {
@@ -85,7 +118,59 @@ std::complex<double> Literal::toComplex(int64_t i) const {
   return 0;
 }
 
+std::vector<int64_t> Literal::runtimeDims() const {
+  std::vector<int64_t> dims = shape_.dims();
+  for (int d = 0; d < shape_.rank() && hasDynamicSizes(); ++d) dims[d] = dimSize(d);
+  return dims;
+}
+
+bool Literal::hasPadding() const {
+  for (int d = 0; d < shape_.rank() && hasDynamicSizes(); ++d)
+    if (dimSize(d) < shape_.dim(d)) return true;
+  return false;
+}
+
+void Literal::setDynamicSize(int d, int64_t size) {
+  if (dynamicSizes_.empty()) dynamicSizes_.assign(shape_.rank(), -1);
+  dynamicSizes_[d] = size;
+  shape_.setDim(d, shape_.dim(d), true);
+}
+
+void Literal::setStaticDim(int d) {
+  if (dynamicSizes_.empty()) return;
+  dynamicSizes_[d] = -1;
+  for (int64_t s : dynamicSizes_)
+    if (s >= 0) return;
+  dynamicSizes_.clear();
+}
+
+Literal Literal::compact() const {
+  if (!hasPadding()) {
+    Literal copy = *this;
+    copy.clearDynamicSizes();
+    copy.shape_ = Shape(type(), shape_.dims());
+    return copy;
+  }
+  Literal out(Shape(type(), runtimeDims()));
+  copyBox(*this, out, out.shape().dims());
+  return out;
+}
+
+Literal Literal::expand(const Literal& value, const Shape& bound, const std::vector<bool>& dynamic) {
+  Literal out(bound);
+  copyBox(value, out, value.shape().dims());
+  for (int d = 0; d < bound.rank(); ++d)
+    if (d < static_cast<int>(dynamic.size()) && dynamic[d]) out.setDynamicSize(d, value.shape().dim(d));
+  return out;
+}
+
 bool Literal::operator==(const Literal& other) const {
+  if (hasDynamicSizes() || other.hasDynamicSizes()) {
+    if (!shape_.compatible(other.shape_) || elided_ || other.elided_) return false;
+    for (int d = 0; d < shape_.rank(); ++d)
+      if (isDynamicDim(d) != other.isDynamicDim(d) || dimSize(d) != other.dimSize(d)) return false;
+    return compact().bytes_ == other.compact().bytes_;
+  }
   return shape_.compatible(other.shape_) && bytes_ == other.bytes_ &&
          elements_ == other.elements_;
 }
@@ -139,6 +224,7 @@ void Literal::printValues(std::string& out) const {
     out += "{...}";
     return;
   }
+  if (hasPadding()) return compact().printValues(out);
   if (shape_.isScalar()) {
     out += elementToString(0);
     return;
@@ -200,6 +286,11 @@ std::string Literal::toString() const {
   }
   shape_.print(out, /*withLayout=*/false);
   if (!shape_.isArray()) return out;
+  if (hasDynamicSizes()) {
+    out += '(';
+    for (int d = 0; d < shape_.rank(); ++d) out += (d ? "," : "") + std::to_string(dimSize(d));
+    out += ')';
+  }
   out += ' ';
   printValues(out);
   return out;

@@ -68,7 +68,31 @@ class Literal {
   static Literal elidedArray(const Shape& shape);
   bool elided() const { return elided_; }
 
-  // Same shape (layouts aside) and identical bits.
+  // Dynamic sizes (arrays). A dimension given a runtime size is dynamic,
+  // and is marked dynamic (`<=`) in shape() too.
+  bool hasDynamicSizes() const { return !dynamicSizes_.empty(); }
+  bool isDynamicDim(int d) const { return !dynamicSizes_.empty() && dynamicSizes_[d] >= 0; }
+  // The runtime size of dimension d: the shape's size for a static one.
+  int64_t dimSize(int d) const { return isDynamicDim(d) ? dynamicSizes_[d] : shape_.dim(d); }
+  std::vector<int64_t> runtimeDims() const;
+  // Whether some runtime size is below its bound (the value has padding).
+  bool hasPadding() const;
+  // Makes dimension d dynamic with runtime size `size` (0 <= size <= bound).
+  void setDynamicSize(int d, int64_t size);
+  // Makes dimension d, or every dimension, static again (the shape keeps
+  // its `<=` marks).
+  void setStaticDim(int d);
+  void clearDynamicSizes() { dynamicSizes_.clear(); }
+  // The value as a static array of the runtime sizes (no layout, no `<=`
+  // marks, no runtime sizes). Arrays only.
+  Literal compact() const;
+  // The inverse: `value` (an array of sizes at most `bound`'s, same element
+  // type) stored in an array of shape `bound`, zero past its sizes, with
+  // runtime sizes for the dimensions `dynamic` names.
+  static Literal expand(const Literal& value, const Shape& bound, const std::vector<bool>& dynamic);
+
+  // Same shape (layouts aside), same runtime sizes and identical bits (of the
+  // value: padding is not compared).
   bool operator==(const Literal& other) const;
 
   // `f32[2] {1, 2.5}`, `(f32[] 1, s32[] 2)`.
@@ -83,6 +107,9 @@ class Literal {
   Shape shape_;
   ByteBuffer bytes_;
   std::vector<Literal> elements_;
+  // Empty when every dimension is static; else per dimension the runtime
+  // size, or -1 for a static dimension.
+  std::vector<int64_t> dynamicSizes_;
   bool elided_ = false;
 };
 

@@ -335,6 +335,8 @@ Status retypeRaw(NpyArray& array, ElementType t) {
 }
 
 StatusOr<std::string> writeNpy(const Literal& array) {
+  // An array with runtime sizes is written as its value (the runtime shape).
+  if (array.hasPadding()) return writeNpy(array.compact());
   const Shape& shape = array.shape();
   if (!shape.isArray())
     return errorStatus("only arrays can be written to .npy, not " + shape.toString(false));

@@ -1,6 +1,7 @@
 // Interpreter ops that move data without computing on it: bitcast, broadcast,
-// concatenate, copy, dynamic-slice, dynamic-update-slice, dynamic-reshape,
-// get/set-dimension-size, iota, pad, reshape, reverse, slice and transpose.
+// concatenate, copy, dynamic-slice, dynamic-update-slice, iota, pad, reshape,
+// reverse, slice and transpose (on static values; interp/dynamic.cc has the
+// rules for values with runtime sizes).
 //
 // Most are one strided copy: result element r (row-major) reads operand
 // element offset + sum(r[d] * srcStrides[d]). Each op only builds its offset
@@ -295,33 +296,6 @@ StatusOr<Literal> evalDynamicUpdateSlice(EvalContext& ctx, const Instruction& in
   Literal result = x;
   copyInto(update, starts, result);
   return result;
-}
-
-// The interpreter runs dynamic shapes at their bounds, so a dynamic-reshape is
-// a reshape as long as the requested sizes are those bounds.
-StatusOr<Literal> evalDynamicReshape(EvalContext& ctx, const Instruction& instr, Operands ops) {
-  HLO_RETURN_IF_ERROR(checkWellTyped(instr));
-  for (int d = 0; d < instr.shape().rank(); ++d)
-    if (integerAt(*ops[d + 1], 0) != instr.shape().dim(d))
-      return EvalContext::unsupported(instr, "size " + std::to_string(integerAt(*ops[d + 1], 0)) +
-                                                 " of dimension " + std::to_string(d) +
-                                                 " is not its bound; dynamic sizes are not modelled");
-  return evalReshape(ctx, instr, ops.first(1));
-}
-
-// The static size (the bound, for a dynamic dimension) as s32.
-StatusOr<Literal> evalGetDimensionSize(EvalContext& ctx, const Instruction& instr, Operands ops) {
-  HLO_RETURN_IF_ERROR(checkWellTyped(instr));
-  int64_t dim = instr.attrs().getInts(AttrKey::kDimensions)[0];
-  HLO_ASSIGN_OR_RETURN(Literal result, ctx.allocate(instr.shape(), instr));
-  result.setBitsAt(0, static_cast<uint32_t>(ops[0]->shape().dim(static_cast<int>(dim))));
-  return result;
-}
-
-// Only marks a dimension dynamic; the values (at the bound) are unchanged.
-StatusOr<Literal> evalSetDimensionSize(EvalContext&, const Instruction& instr, Operands ops) {
-  HLO_RETURN_IF_ERROR(checkWellTyped(instr));
-  return *ops[0];
 }
 
 // Element r holds r[iota_dimension], converted to the element type.

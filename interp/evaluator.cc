@@ -46,8 +46,8 @@ StatusOr<Literal> evalGetTupleElement(const Instruction& instr, Operands ops) {
 StatusOr<Literal> tokenValue(const Instruction& instr) { return Literal(instr.shape()); }
 
 // Every opcode, one case each: no default, so a new opcode cannot be missed.
-StatusOr<Literal> dispatch(EvalContext& ctx, const Instruction& instr, Operands ops,
-                           Operands params) {
+StatusOr<Literal> dispatchStatic(EvalContext& ctx, const Instruction& instr, Operands ops,
+                                 Operands params) {
   switch (instr.opcode()) {
     case Opcode::kParameter: return evalParameter(instr, params);
     case Opcode::kConstant: return evalConstant(instr);
@@ -159,7 +159,17 @@ StatusOr<Literal> dispatch(EvalContext& ctx, const Instruction& instr, Operands 
   return EvalContext::unsupported(instr);
 }
 
+// Values with runtime sizes go through interp/dynamic.cc's rules first.
+StatusOr<Literal> dispatch(EvalContext& ctx, const Instruction& instr, Operands ops, Operands params) {
+  if (takesDynamicRules(instr, ops)) return evalWithDynamicSizes(ctx, instr, ops);
+  return dispatchStatic(ctx, instr, ops, params);
+}
+
 }  // namespace
+
+StatusOr<Literal> evalStaticOp(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  return dispatchStatic(ctx, instr, ops, /*params=*/{});
+}
 
 int64_t shapeBytes(const Shape& shape) {
   if (shape.isTuple()) {
@@ -322,6 +332,12 @@ StatusOr<Literal> evaluate(const Module& module, std::span<const Literal> args, 
       return errorStatus("argument " + std::to_string(i) + " has shape " +
                          args[i].shape().toString(false) + " but parameter '" +
                          entry->parameter(i)->name() + "' is " + want.toString(false));
+    // Runtime sizes only in dimensions the parameter declares dynamic (`<=`).
+    for (int d = 0; d < want.rank() && args[i].hasDynamicSizes(); ++d)
+      if (args[i].isDynamicDim(d) && !want.isDynamicDim(d))
+        return errorStatus("argument " + std::to_string(i) + " has a runtime size in dimension " +
+                           std::to_string(d) + ", which parameter '" + entry->parameter(i)->name() +
+                           "' declares static (" + want.toString(false) + ")");
   }
   EvalContext ctx(options);
   std::vector<const Literal*> pointers;

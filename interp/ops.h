@@ -20,6 +20,7 @@ HLO_INTERP_OP(evalStochasticConvert)
 HLO_INTERP_OP(evalMap)
 
 // interp/data_movement.cc, interp/gather_scatter.cc, interp/sort.cc
+// (dynamic-reshape, get- and set-dimension-size: interp/dynamic.cc)
 HLO_INTERP_OP(evalBitcast)
 HLO_INTERP_OP(evalBroadcast)
 HLO_INTERP_OP(evalConcatenate)
@@ -67,5 +68,14 @@ HLO_INTERP_OP(evalConditional)
 HLO_INTERP_OP(evalShared)
 
 #undef HLO_INTERP_OP
+
+// interp/dynamic.cc: ops given operands with runtime sizes (see there).
+// Whether `instr` must go through evalWithDynamicSizes: an op that does not
+// just pass values on, given a value with runtime sizes.
+bool takesDynamicRules(const Instruction& instr, Operands ops);
+StatusOr<Literal> evalWithDynamicSizes(EvalContext& ctx, const Instruction& instr, Operands ops);
+
+// interp/evaluator.cc: runs `instr`'s op on static values (no parameter).
+StatusOr<Literal> evalStaticOp(EvalContext& ctx, const Instruction& instr, Operands ops);
 
 }  // namespace hlo::interp

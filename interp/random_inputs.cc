@@ -123,20 +123,79 @@ uint64_t splitMix64(uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-Literal randomLiteral(const Shape& shape, uint64_t seed, uint64_t stream) {
-  // Two rounds of mixing so nearby (seed, stream) pairs start far apart.
+namespace {
+
+// The generator of the stream (seed, stream): two rounds of mixing so nearby
+// pairs start far apart.
+Rng streamRng(uint64_t seed, uint64_t stream) {
   uint64_t state = seed;
   state = splitMix64(state) ^ stream;
-  Rng rng(splitMix64(state));
+  return Rng(splitMix64(state));
+}
+
+// The smallest bound among the dimensions `param` is directly the
+// set-dimension-size size of, or -1 when it sizes none.
+int64_t sizedBound(const Instruction& param) {
+  int64_t bound = -1;
+  for (const Instruction* user : param.users()) {
+    if (user->opcode() != Opcode::kSetDimensionSize || user->operandCount() != 2 || user->operand(1) != &param)
+      continue;
+    const std::vector<int64_t>& dims = user->attrs().getInts(AttrKey::kDimensions);
+    const Shape& x = user->operand(0)->shape();
+    if (dims.size() != 1 || !x.isArray() || dims[0] < 0 || dims[0] >= x.rank()) continue;
+    int64_t b = x.dim(static_cast<int>(dims[0]));
+    if (b >= 0) bound = bound < 0 ? b : std::min(bound, b);
+  }
+  return bound;
+}
+
+// The bound of the result dimension `param` is directly the dynamic-reshape
+// size of (the smallest, when several), or -1 when it sizes none.
+int64_t reshapedBound(const Instruction& param) {
+  int64_t bound = -1;
+  for (const Instruction* user : param.users()) {
+    if (user->opcode() != Opcode::kDynamicReshape || !user->shape().isArray()) continue;
+    for (int i = 1; i < user->operandCount() && i - 1 < user->shape().rank(); ++i)
+      if (user->operand(i) == &param) {
+        int64_t b = user->shape().dim(i - 1);
+        if (b >= 0) bound = bound < 0 ? b : std::min(bound, b);
+      }
+  }
+  return bound;
+}
+
+}  // namespace
+
+Literal randomLiteral(const Shape& shape, uint64_t seed, uint64_t stream) {
+  Rng rng = streamRng(seed, stream);
   Literal value(shape);
   fill(value, rng);
   return value;
 }
 
+Literal randomArgument(const Instruction& param, uint64_t seed) {
+  const Shape& shape = param.shape();
+  auto stream = static_cast<uint64_t>(param.parameterNumber());
+  bool integer = typeKind(shape.type()) == TypeKind::kSigned || typeKind(shape.type()) == TypeKind::kUnsigned;
+  if (shape.isScalar() && integer) {
+    if (int64_t bound = sizedBound(param); bound >= 0) {
+      Rng rng = streamRng(seed, stream);
+      Literal value(shape);
+      value.setBitsAt(0, static_cast<uint64_t>(rng.between(0, bound)));
+      return value;
+    }
+    if (int64_t bound = reshapedBound(param); bound >= 0) {
+      Literal value(shape);
+      value.setBitsAt(0, static_cast<uint64_t>(bound));
+      return value;
+    }
+  }
+  return randomLiteral(shape, seed, stream);
+}
+
 std::vector<Literal> randomArguments(const Computation& computation, uint64_t seed) {
   std::vector<Literal> args;
-  for (int p = 0; p < computation.parameterCount(); ++p)
-    args.push_back(randomLiteral(computation.parameter(p)->shape(), seed, static_cast<uint64_t>(p)));
+  for (int p = 0; p < computation.parameterCount(); ++p) args.push_back(randomArgument(*computation.parameter(p), seed));
   return args;
 }
 

@@ -57,6 +57,31 @@ TEST(RandomInputs, ParameterValuesDependOnlyOnSeedAndIndex) {
   EXPECT_TRUE(args[1] == randomLiteral(Shape(T::kS32, {8}), 42, 1));
 }
 
+TEST(RandomInputs, DynamicSizesFitTheirBounds) {
+  // n sizes dimension 0 of x (bound 3): over many seeds it takes every value
+  // in [0, 3] and nothing else. a and b size a dynamic-reshape: their
+  // dimensions' bounds, 2 and 3. m is also an s32 scalar, but no size.
+  auto module = parseModule(
+      "ENTRY e { x = f32[3] parameter(0)\n n = s32[] parameter(1)\n a = s32[] parameter(2)\n"
+      " b = s32[] parameter(3)\n m = s32[] parameter(4)\n"
+      " d = f32[<=3] set-dimension-size(x, n), dimensions={0}\n"
+      " y = f32[6] parameter(5)\n r = f32[<=2,<=3] dynamic-reshape(y, a, b)\n"
+      " ROOT t = (f32[<=3], f32[<=2,<=3], s32[]) tuple(d, r, m) }");
+  ASSERT_TRUE(module.ok()) << module.status().message();
+  std::set<int64_t> sizes;
+  bool mOutside = false;
+  for (uint64_t seed = 0; seed < 200; ++seed) {
+    std::vector<Literal> args = randomArguments(*(*module)->entry(), seed);
+    sizes.insert(static_cast<int64_t>(args[1].toDouble(0)));
+    EXPECT_EQ(args[2].toDouble(0), 2);
+    EXPECT_EQ(args[3].toDouble(0), 3);
+    EXPECT_TRUE(args[4] == randomLiteral(Shape(T::kS32, {}), seed, 4));
+    mOutside = mOutside || args[4].toDouble(0) < 0 || args[4].toDouble(0) > 3;
+  }
+  EXPECT_EQ(sizes, (std::set<int64_t>{0, 1, 2, 3}));
+  EXPECT_TRUE(mOutside);
+}
+
 // Every element of a random array of type `t`, as doubles.
 std::vector<double> values(T t, int64_t n = 4000, uint64_t seed = 7) {
   Literal lit = randomLiteral(Shape(t, {n}), seed, 3);

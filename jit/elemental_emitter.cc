@@ -268,9 +268,10 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
     }
     case Opcode::kCopy:
       return operandAt(0, index);
-    // Dynamic shapes run at their bounds, as in the interpreter: a dynamic
-    // dimension holds its bound's worth of elements, set-dimension-size
-    // only marks it, and get-dimension-size is the bound.
+    // Dynamic shapes run at their bounds: a dynamic dimension holds its
+    // bound's worth of elements, set-dimension-size only marks it, and
+    // get-dimension-size is the bound. jit/compile.cc refuses modules where
+    // a runtime size could differ from its bound.
     case Opcode::kSetDimensionSize:
       return operandAt(0, index);
     case Opcode::kGetDimensionSize: {

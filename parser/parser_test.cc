@@ -520,6 +520,41 @@ TEST(ParseLiteral, Rejects) {
   }
 }
 
+// XLA's form of an array with runtime sizes: the shape, every dimension's
+// runtime size, the values of that runtime shape. It prints back the same;
+// the storage stays at the bounds, and only the values take part in ==.
+TEST(ParseLiteral, RuntimeSizes) {
+  auto lit = parseLiteral("s32[<=3,2](2,2) {{1, 2}, {3, 4}}");
+  ASSERT_TRUE(lit.ok()) << lit.status().message();
+  EXPECT_EQ(lit->toString(), "s32[<=3,2](2,2) {{1, 2}, {3, 4}}");
+  EXPECT_EQ(lit->elementCount(), 6);
+  EXPECT_TRUE(lit->isDynamicDim(0));
+  EXPECT_FALSE(lit->isDynamicDim(1));
+  EXPECT_EQ(lit->runtimeDims(), (std::vector<int64_t>{2, 2}));
+  EXPECT_TRUE(lit->hasPadding());
+  EXPECT_EQ(lit->bitsAt(3), 4u);  // row 1 of the storage
+  EXPECT_EQ(lit->compact().toString(), "s32[2,2] {{1, 2}, {3, 4}}");
+  Literal other = *lit;
+  other.setBitsAt(4, 9);  // padding
+  EXPECT_TRUE(other == *lit);
+  other.setBitsAt(0, 9);
+  EXPECT_FALSE(other == *lit);
+  // A size of 0, and one at the bound.
+  auto empty = parseLiteral("f32[<=4](0) {}");
+  ASSERT_TRUE(empty.ok()) << empty.status().message();
+  EXPECT_EQ(empty->toString(), "f32[<=4](0) {}");
+  auto full = parseLiteral("f32[<=2](2) {1, 2}");
+  ASSERT_TRUE(full.ok()) << full.status().message();
+  EXPECT_FALSE(full->hasPadding());
+  EXPECT_TRUE(full->hasDynamicSizes());
+  // Sizes past the bound, for a static dimension other than its size, of the
+  // wrong count, or values of another shape.
+  for (const char* text : {"f32[<=2](3) {1, 2, 3}", "f32[<=2,2](1,1) {{1}}", "f32[<=2](1,1) {1}",
+                           "f32[<=2](1) {1, 2}", "f32[2](1) {1}"}) {
+    EXPECT_FALSE(parseLiteral(text).ok()) << text;
+  }
+}
+
 TEST(ParseLiteral, DeepNestingIsAnErrorNotACrash) {
   std::string braces = "f32[1] " + std::string(100000, '{') + "1" + std::string(100000, '}');
   EXPECT_FALSE(parseLiteral(braces).ok());

@@ -388,11 +388,36 @@ StatusOr<Literal> parseLiteralValuesAt(Cursor& c, const Shape& shape) {
   return lit;
 }
 
+// An array with runtime sizes, as XLA prints it: after its shape, every
+// dimension's runtime size, then the values of that runtime shape:
+// `s32[<=4,2](3,2) {{1, 2}, {3, 4}, {5, 6}}`. A `<=` dimension gets its runtime
+// size (at most the bound); a static one must be given its size.
+static StatusOr<Literal> parseDynamicValuesAt(Cursor& c, const Shape& shape) {
+  size_t start = c.pos();
+  c.consume('(');
+  std::vector<int64_t> sizes;
+  do {
+    int64_t size;
+    if (!c.integer(size)) return c.error("expected a runtime size");
+    sizes.push_back(size);
+  } while (c.consume(','));
+  if (!c.consume(')')) return c.error("expected ')' after the runtime sizes");
+  if (static_cast<int>(sizes.size()) != shape.rank())
+    return c.errorAt(start, "expected " + std::to_string(shape.rank()) + " runtime sizes for " + shape.toString(false));
+  for (int d = 0; d < shape.rank(); ++d)
+    if (sizes[d] < 0 || sizes[d] > shape.dim(d) || (!shape.isDynamicDim(d) && sizes[d] != shape.dim(d)))
+      return c.errorAt(start, "runtime size " + std::to_string(sizes[d]) + " does not fit dimension " +
+                                  std::to_string(d) + " of " + shape.toString(false));
+  HLO_ASSIGN_OR_RETURN(Literal value, parseLiteralValuesAt(c, Shape(shape.type(), sizes)));
+  return Literal::expand(value, shape, shape.dynamicDims());
+}
+
 // `depth` counts the tuples around the literal, so `((((...` stops early.
 static StatusOr<Literal> parseLiteralDepth(Cursor& c, int depth) {
   if (depth > kMaxNesting) return c.error("literal nested too deeply");
   if (c.peek() != '(') {
     HLO_ASSIGN_OR_RETURN(Shape shape, parseShapeAt(c));
+    if (shape.isArray() && shape.isDynamic() && c.peek() == '(') return parseDynamicValuesAt(c, shape);
     return parseLiteralValuesAt(c, shape);
   }
   // `(f32[] 1, s32[] 2)`: a tuple of literals each with a shape.

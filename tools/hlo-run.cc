@@ -334,13 +334,21 @@ void printLimited(const Literal& value, int64_t limit, std::string& out) {
     out += ')';
     return;
   }
-  if (!shape.isArray() || shape.isScalar() || value.elementCount() <= limit) {
+  // An array with runtime sizes: its value is the elements within them.
+  Literal compact = value.hasPadding() ? value.compact() : Literal();
+  const Literal& elements = value.hasPadding() ? compact : value;
+  if (!shape.isArray() || shape.isScalar() || elements.elementCount() <= limit) {
     out += value.toString();
     return;
   }
   shape.print(out, /*withLayout=*/false);
+  if (value.hasDynamicSizes()) {  // every dimension's runtime size, as Literal::toString writes them
+    out += '(';
+    for (int d = 0; d < shape.rank(); ++d) out += (d ? "," : "") + std::to_string(value.dimSize(d));
+    out += ')';
+  }
   out += " {";
-  for (int64_t i = 0; i < limit; ++i) out += value.elementToString(i) + ", ";
+  for (int64_t i = 0; i < limit; ++i) out += elements.elementToString(i) + ", ";
   out += "...}";
 }
 
@@ -409,7 +417,7 @@ int main(int argc, char** argv) {
   std::vector<Literal> values;
   for (int p = 0; p < entry->parameterCount(); ++p) {
     if (args.values[p]) values.push_back(std::move(*args.values[p]));
-    else values.push_back(hlo::interp::randomLiteral(entry->parameter(p)->shape(), flags.seed, p));
+    else values.push_back(hlo::interp::randomArgument(*entry->parameter(p), flags.seed));
   }
 
   // A .npy output needs a result with exactly one array; know before running.

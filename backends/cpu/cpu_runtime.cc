@@ -479,6 +479,13 @@ StatusOr<Literal> CpuExecutable::run(std::span<const Literal> args) {
                                    want.dims() == got.dims()))
       return errorStatus("cpu: argument " + std::to_string(p) + " is " + got.toString(false) + " but parameter %" +
                          entry.parameter(p)->name() + " is " + want.toString(false));
+    // Compiled code runs dynamic dimensions at their bounds (jit/compile.cc).
+    if (args[p].hasPadding()) {
+      std::string sizes;
+      for (int64_t d : args[p].runtimeDims()) sizes += (sizes.empty() ? "" : ",") + std::to_string(d);
+      return errorStatus("cpu: argument " + std::to_string(p) + " has runtime sizes [" + sizes + "] below its bounds " +
+                         got.toString(false) + ", which compiled code does not model");
+    }
     pointers.push_back(&args[p]);
   }
   RunState run;
