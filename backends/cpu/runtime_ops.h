@@ -86,5 +86,8 @@ StatusOr<RuntimePlan> planTriangularSolve(llvm::Module& module, const Instructio
 StatusOr<RuntimePlan> planCholesky(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planSelectAndScatter(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planTranspose(llvm::Module& module, const Instruction& instr, const std::string& prefix);
+// For tests: transposes use vectors of at most `bytes` bytes (64: AVX-512,
+// 32: AVX2, 0: element by element; never more than the CPU has) from now on.
+void limitTransposeVectorBytes(int bytes);
 
 }  // namespace hlo::cpu
