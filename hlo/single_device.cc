@@ -56,6 +56,29 @@ bool isGroupCollective(Opcode op) {
   }
 }
 
+// Ops that exchange data with the host (the infeed and outfeed queues) or
+// with other devices (send, recv), and ops this project gives no meaning on
+// one device: what a standalone run cannot supply. Both engines refuse them
+// when they run, so code that never reaches them still runs.
+const char* withoutStandaloneValue(Opcode op) {
+  switch (op) {
+    case Opcode::kInfeed:
+    case Opcode::kOutfeed:
+      return "reads or writes the host's feed queue, which a standalone run does not have";
+    case Opcode::kSend:
+    case Opcode::kSendDone:
+    case Opcode::kRecv:
+    case Opcode::kRecvDone:
+      return "transfers data to or from another device or the host, which a standalone run does not have";
+    case Opcode::kCollectiveReduce:
+    case Opcode::kRaggedAllToAll:
+    case Opcode::kShuffle:
+      return "has no single-device semantics defined here";
+    default:
+      return nullptr;
+  }
+}
+
 bool isCollectiveDone(Opcode op) {
   return op == Opcode::kAllReduceDone || op == Opcode::kAllGatherDone || op == Opcode::kCollectivePermuteDone;
 }
@@ -227,11 +250,12 @@ bool handles(const Instruction& instr) {
   return isGroupCollective(op) || isPermute(op) || isCollectiveDone(op) || op == Opcode::kAsyncStart ||
          op == Opcode::kAsyncUpdate || op == Opcode::kAsyncDone || op == Opcode::kCopyStart ||
          op == Opcode::kCopyDone || op == Opcode::kCustomCall || op == Opcode::kReplicaId ||
-         op == Opcode::kPartitionId;
+         op == Opcode::kPartitionId || withoutStandaloneValue(op);
 }
 
 Status check(const Instruction& instr, const EngineHooks& hooks) {
   Opcode op = instr.opcode();
+  if (const char* why = withoutStandaloneValue(op)) return hooks.refuse(instr, why);
   if (isGroupCollective(op)) {
     int64_t n = largestGroup(instr);
     if (n > 1)

@@ -5,7 +5,8 @@
 // functions, so the two engines cannot drift apart.
 //
 // What one device cannot do (a group of several participants, a permute
-// between devices) is refused through `EngineHooks::refuse`, which each
+// between devices, infeed, outfeed, send and recv, which need a host or
+// other devices) is refused through `EngineHooks::refuse`, which each
 // engine words in its own way; running a wrapped computation goes through
 // `EngineHooks::call`, the engine's own.
 #pragma once
@@ -20,7 +21,8 @@ bool handles(const Instruction& instr);
 
 // Refuses, before anything runs, what one device cannot do: collectives
 // whose replica groups hold more than one participant, permutes that send
-// between devices, custom calls other than the annotations.
+// between devices, custom calls other than the annotations, transfers with
+// the host or other devices.
 Status check(const Instruction& instr, const EngineHooks& hooks);
 
 // The value of `instr` (for which handles() is true) from its operands.

@@ -144,7 +144,8 @@ StatusOr<Literal> dispatchStatic(EvalContext& ctx, const Instruction& instr, Ope
     case Opcode::kAllGatherDone: return evalShared(ctx, instr, ops);
     case Opcode::kCollectivePermuteDone: return evalShared(ctx, instr, ops);
 
-    // No meaning on a single device, or no defined semantics here.
+    // No meaning on a single device, or no defined semantics here: refused
+    // with the reason hlo/single_device.h gives.
     case Opcode::kCollectiveReduce:
     case Opcode::kRaggedAllToAll:
     case Opcode::kSend:
@@ -154,7 +155,7 @@ StatusOr<Literal> dispatchStatic(EvalContext& ctx, const Instruction& instr, Ope
     case Opcode::kInfeed:
     case Opcode::kOutfeed:
     case Opcode::kShuffle:
-      return EvalContext::unsupported(instr);
+      return evalShared(ctx, instr, ops);
   }
   return EvalContext::unsupported(instr);
 }
