@@ -184,18 +184,30 @@ Status runFold(EvalContext& ctx, const Instruction& instr, Fold& f, Enumerate&& 
   return failure;
 }
 
-}  // namespace
+// reduce and reduce-window differ only in which inputs each output element
+// folds, in which order: `orderFor` (hlo/fold_order.h) says.
+using FoldOrderFor = StatusOr<FoldOrder> (*)(const Instruction& instr, const std::vector<int64_t>& inDims,
+                                             const std::vector<int64_t>& outDims);
 
-StatusOr<Literal> evalReduce(EvalContext& ctx, const Instruction& instr, Operands ops) {
+StatusOr<Literal> evalFold(EvalContext& ctx, const Instruction& instr, Operands ops, FoldOrderFor orderFor) {
   HLO_ASSIGN_OR_RETURN(Fold f, startFold(ctx, instr, ops));
-  StatusOr<FoldOrder> order =
-      FoldOrder::forReduce(instr, f.inputs[0]->shape().dims(), f.outputs[0].shape().dims());
+  StatusOr<FoldOrder> order = orderFor(instr, f.inputs[0]->shape().dims(), f.outputs[0].shape().dims());
   if (!order.ok()) return EvalContext::unsupported(instr, order.status().message());
   FoldOrder::Scratch scratch;
   HLO_RETURN_IF_ERROR(runFold(ctx, instr, f, [&](const std::vector<int64_t>& o, auto&& visit) {
     order->forEachInput(o, scratch, visit);
   }));
   return finishFold(instr, f);
+}
+
+}  // namespace
+
+StatusOr<Literal> evalReduce(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  return evalFold(ctx, instr, ops, FoldOrder::forReduce);
+}
+
+StatusOr<Literal> evalReduceWindow(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  return evalFold(ctx, instr, ops, FoldOrder::forReduceWindow);
 }
 
 namespace {
@@ -228,18 +240,6 @@ std::vector<int64_t> windowSizes(const std::vector<WindowDim>& window) {
 }
 
 }  // namespace
-
-StatusOr<Literal> evalReduceWindow(EvalContext& ctx, const Instruction& instr, Operands ops) {
-  HLO_ASSIGN_OR_RETURN(Fold f, startFold(ctx, instr, ops));
-  StatusOr<FoldOrder> order =
-      FoldOrder::forReduceWindow(instr, f.inputs[0]->shape().dims(), f.outputs[0].shape().dims());
-  if (!order.ok()) return EvalContext::unsupported(instr, order.status().message());
-  FoldOrder::Scratch scratch;
-  HLO_RETURN_IF_ERROR(runFold(ctx, instr, f, [&](const std::vector<int64_t>& o, auto&& visit) {
-    order->forEachInput(o, scratch, visit);
-  }));
-  return finishFold(instr, f);
-}
 
 // ---- select-and-scatter ----------------------------------------------------
 //
