@@ -1,5 +1,6 @@
-// The index arrays of gather and scatter, read as the semantics define them
-// (shared by the interpreter and the CPU backend's library ops): every
+// The index arrays of gather and scatter, and where a scatter's updates
+// land, as the semantics define them (shared by the interpreter and the CPU
+// backend's library ops). In an index array every
 // dimension other than index_vector_dim is a "batch" position holding one
 // index vector; an index_vector_dim equal to the rank is an implicit
 // trailing dimension of size 1.
@@ -11,6 +12,7 @@
 
 #include "hlo/element_io.h"
 #include "hlo/indexing.h"
+#include "hlo/instruction.h"
 #include "hlo/literal.h"
 
 namespace hlo {
@@ -59,5 +61,82 @@ inline std::vector<int64_t> remainingDims(int64_t rank, const std::vector<int64_
     if (!in(removed1, d) && !in(removed2, d)) out.push_back(d);
   return out;
 }
+
+// Where a scatter's update elements land in its operand, as the semantics
+// define it: the update's dimensions split into scatter positions (one index
+// vector each) and window offsets (update_window_dims); a window whose start
+// leaves any part of it outside the operand is skipped whole. Both engines
+// walk it, and so combine duplicate indices in the same order.
+class ScatterGeometry {
+ public:
+  ScatterGeometry(const Instruction& scatter, const std::vector<int64_t>& operandDims,
+                  const std::vector<int64_t>& updateDims, const IndexArray& indices)
+      : indices_(indices), xDims_(operandDims) {
+    const Attributes& a = scatter.attrs();
+    windowDims_ = a.getInts(AttrKey::kUpdateWindowDims);
+    toOperand_ = a.getInts(AttrKey::kScatterDimsToOperandDims);
+    operandBatching_ = a.getInts(AttrKey::kInputBatchingDims);
+    indicesBatching_ = a.getInts(AttrKey::kScatterIndicesBatchingDims);
+    int64_t rank = static_cast<int64_t>(operandDims.size());
+    windowOperandDims_ = remainingDims(rank, a.getInts(AttrKey::kInsertedWindowDims), operandBatching_);
+    windowSizes_.resize(windowDims_.size());
+    auto isWindow = [&](int64_t d) { return std::find(windowDims_.begin(), windowDims_.end(), d) != windowDims_.end(); };
+    for (int64_t d = 0; d < static_cast<int64_t>(updateDims.size()); ++d)
+      if (!isWindow(d)) {
+        scatterUpdateDims_.push_back(d);
+        scatterSizes_.push_back(updateDims[d]);
+      }
+    // The window's extent in each operand dimension (1 where inserted or batching).
+    extent_.assign(rank, 1);
+    for (size_t k = 0; k < windowDims_.size(); ++k) {
+      windowSizes_[k] = updateDims[windowDims_[k]];
+      extent_[windowOperandDims_[k]] = windowSizes_[k];
+    }
+    xStrides_ = rowMajorStrides(operandDims);
+    uStrides_ = rowMajorStrides(updateDims);
+  }
+
+  // Calls land(updateOffset, operandOffset) (row-major element offsets) for
+  // every update element that lands in the operand: scatter positions in
+  // row-major order, each window's elements in row-major order. Stops when
+  // land returns false; returns false then.
+  template <class Land>
+  bool forEachLanding(Land&& land) const {
+    int64_t rank = static_cast<int64_t>(xDims_.size());
+    int64_t positions = 1, windowCount = 1;
+    for (int64_t s : scatterSizes_) positions *= s;
+    for (int64_t s : windowSizes_) windowCount *= s;
+    if (positions == 0 || windowCount == 0) return true;
+    std::vector<int64_t> position(scatterSizes_.size(), 0), offset(windowSizes_.size(), 0), start(rank);
+    for (int64_t p = 0; p < positions; ++p, advanceRowMajor(position, scatterSizes_)) {
+      std::fill(start.begin(), start.end(), 0);
+      for (size_t k = 0; k < toOperand_.size(); ++k) start[toOperand_[k]] = indices_.component(position, k);
+      for (size_t i = 0; i < operandBatching_.size(); ++i)
+        start[operandBatching_[i]] = position[indices_.batchPosition(indicesBatching_[i])];
+      bool inside = true;
+      for (int64_t d = 0; d < rank; ++d) inside = inside && start[d] >= 0 && start[d] <= xDims_[d] - extent_[d];
+      if (!inside) continue;
+      int64_t updateBase = 0, operandBase = linearIndex(xStrides_, start);
+      for (size_t i = 0; i < scatterUpdateDims_.size(); ++i)
+        updateBase += position[i] * uStrides_[scatterUpdateDims_[i]];
+      std::fill(offset.begin(), offset.end(), 0);
+      for (int64_t w = 0; w < windowCount; ++w, advanceRowMajor(offset, windowSizes_)) {
+        int64_t from = updateBase, to = operandBase;
+        for (size_t k = 0; k < offset.size(); ++k) {
+          from += offset[k] * uStrides_[windowDims_[k]];
+          to += offset[k] * xStrides_[windowOperandDims_[k]];
+        }
+        if (!land(from, to)) return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  const IndexArray& indices_;
+  std::vector<int64_t> xDims_, windowDims_, toOperand_, operandBatching_, indicesBatching_;
+  std::vector<int64_t> windowOperandDims_, scatterUpdateDims_, scatterSizes_, windowSizes_, extent_;
+  std::vector<int64_t> xStrides_, uStrides_;
+};
 
 }  // namespace hlo

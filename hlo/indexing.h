@@ -24,6 +24,16 @@ inline int64_t linearIndex(const std::vector<int64_t>& strides, const std::vecto
   return linear;
 }
 
+// Advances a row-major odometer over `dims`; returns the first dimension
+// that changed (dims.size() when it wrapped around completely).
+inline size_t advanceRowMajor(std::vector<int64_t>& index, const std::vector<int64_t>& dims) {
+  for (size_t d = dims.size(); d-- > 0;) {
+    if (++index[d] < dims[d]) return d;
+    index[d] = 0;
+  }
+  return dims.size();
+}
+
 // Calls f(index, linear) for every index of `dims` in row-major order.
 template <typename F>
 void forEachIndex(const std::vector<int64_t>& dims, F&& f) {

@@ -98,35 +98,13 @@ StatusOr<Literal> evalScatter(EvalContext& ctx, const Instruction& instr, Operan
   Operands operands = ops.first(n);
   Operands updates = ops.last(n);
   const Attributes& a = instr.attrs();
-  const std::vector<int64_t>& windowDims = a.getInts(AttrKey::kUpdateWindowDims);
-  const std::vector<int64_t>& toOperand = a.getInts(AttrKey::kScatterDimsToOperandDims);
-  const std::vector<int64_t>& operandBatching = a.getInts(AttrKey::kInputBatchingDims);
-  const std::vector<int64_t>& indicesBatching = a.getInts(AttrKey::kScatterIndicesBatchingDims);
   IndexArray indices(*ops[n], a.getInt(AttrKey::kIndexVectorDim));
-  HLO_RETURN_IF_ERROR(checkBatchingDims(instr, indicesBatching, indices.vectorDim));
+  HLO_RETURN_IF_ERROR(checkBatchingDims(instr, a.getInts(AttrKey::kScatterIndicesBatchingDims), indices.vectorDim));
   for (size_t k = 1; k < n; ++k)
     if (operands[k]->shape().dims() != operands[0]->shape().dims() ||
         updates[k]->shape().dims() != updates[0]->shape().dims())
       return EvalContext::unsupported(instr, "operands (or updates) of different dimensions");
-
-  const std::vector<int64_t>& xDims = operands[0]->shape().dims();
-  const std::vector<int64_t>& uDims = updates[0]->shape().dims();
-  int64_t rank = static_cast<int64_t>(xDims.size());
-  std::vector<int64_t> windowOperandDims =
-      remainingDims(rank, a.getInts(AttrKey::kInsertedWindowDims), operandBatching);
-  // The update's dimensions split into scatter positions and window offsets.
-  std::vector<int64_t> scatterUpdateDims, scatterSizes, windowSizes(windowDims.size());
-  for (int64_t d = 0; d < static_cast<int64_t>(uDims.size()); ++d)
-    if (!contains(windowDims, d)) {
-      scatterUpdateDims.push_back(d);
-      scatterSizes.push_back(uDims[d]);
-    }
-  // The window's extent in each operand dimension (1 where inserted or batching).
-  std::vector<int64_t> extent(rank, 1);
-  for (size_t k = 0; k < windowDims.size(); ++k) {
-    windowSizes[k] = uDims[windowDims[k]];
-    extent[windowOperandDims[k]] = windowSizes[k];
-  }
+  ScatterGeometry geometry(instr, operands[0]->shape().dims(), updates[0]->shape().dims(), indices);
 
   HLO_ASSIGN_OR_RETURN(Literal result, ctx.allocate(instr.shape(), instr));
   std::vector<Literal*> outs;
@@ -146,50 +124,31 @@ StatusOr<Literal> evalScatter(EvalContext& ctx, const Instruction& instr, Operan
   std::vector<const Literal*> argPointers;
   for (const Literal& arg : args) argPointers.push_back(&arg);
 
-  std::vector<int64_t> xStrides = rowMajorStrides(xDims);
-  std::vector<int64_t> uStrides = rowMajorStrides(uDims);
-  std::vector<int64_t> start(rank);
   Status failure;
-  forEachIndex(scatterSizes, [&](const std::vector<int64_t>& position, int64_t) {
-    if (!failure.ok()) return;
-    std::fill(start.begin(), start.end(), 0);
-    for (size_t k = 0; k < toOperand.size(); ++k) start[toOperand[k]] = indices.component(position, k);
-    for (size_t i = 0; i < operandBatching.size(); ++i)
-      start[operandBatching[i]] = position[indices.batchPosition(indicesBatching[i])];
-    for (int64_t d = 0; d < rank; ++d)
-      if (start[d] < 0 || start[d] > xDims[d] - extent[d]) return;  // out of bounds: skipped
-    int64_t updateBase = 0, operandBase = linearIndex(xStrides, start);
-    for (size_t i = 0; i < scatterUpdateDims.size(); ++i) updateBase += position[i] * uStrides[scatterUpdateDims[i]];
-    forEachIndex(windowSizes, [&](const std::vector<int64_t>& offset, int64_t) {
-      if (!failure.ok()) return;
-      int64_t from = updateBase, to = operandBase;
-      for (size_t k = 0; k < offset.size(); ++k) {
-        from += offset[k] * uStrides[windowDims[k]];
-        to += offset[k] * xStrides[windowOperandDims[k]];
+  geometry.forEachLanding([&](int64_t from, int64_t to) {
+    for (size_t k = 0; k < n; ++k) {
+      convertElement(*outs[k], to, args[k], 0);
+      convertElement(*updates[k], from, args[n + k], 0);
+    }
+    StatusOr<Literal> combined = ctx.call(*combine, argPointers);
+    if (!combined.ok()) {
+      failure = combined.status();
+      return false;
+    }
+    bool tuple = combined->shape().isTuple();
+    if (tuple && combined->tupleElements().size() != n) {
+      failure = EvalContext::unsupported(instr, "to_apply does not return one value per operand");
+      return false;
+    }
+    for (size_t k = 0; k < n; ++k) {
+      const Literal& value = tuple ? combined->tupleElements()[k] : *combined;
+      if (!value.shape().isScalar() || !value.shape().isArray()) {
+        failure = EvalContext::unsupported(instr, "to_apply does not return scalars");
+        return false;
       }
-      for (size_t k = 0; k < n; ++k) {
-        convertElement(*outs[k], to, args[k], 0);
-        convertElement(*updates[k], from, args[n + k], 0);
-      }
-      StatusOr<Literal> combined = ctx.call(*combine, argPointers);
-      if (!combined.ok()) {
-        failure = combined.status();
-        return;
-      }
-      bool tuple = combined->shape().isTuple();
-      if (tuple && combined->tupleElements().size() != n) {
-        failure = EvalContext::unsupported(instr, "to_apply does not return one value per operand");
-        return;
-      }
-      for (size_t k = 0; k < n; ++k) {
-        const Literal& value = tuple ? combined->tupleElements()[k] : *combined;
-        if (!value.shape().isScalar() || !value.shape().isArray()) {
-          failure = EvalContext::unsupported(instr, "to_apply does not return scalars");
-          return;
-        }
-        convertElement(value, 0, *outs[k], to);
-      }
-    });
+      convertElement(value, 0, *outs[k], to);
+    }
+    return true;
   });
   if (!failure.ok()) return failure;
   return result;

@@ -31,16 +31,6 @@ namespace {
 
 bool contains(const std::vector<int64_t>& v, int64_t x) { return std::find(v.begin(), v.end(), x) != v.end(); }
 
-// Advances a row-major odometer over `dims`; returns the first dimension
-// that changed (dims.size() when it wrapped around completely).
-size_t advance(std::vector<int64_t>& index, const std::vector<int64_t>& dims) {
-  for (size_t d = dims.size(); d-- > 0;) {
-    if (++index[d] < dims[d]) return d;
-    index[d] = 0;
-  }
-  return dims.size();
-}
-
 Status runGather(const RuntimeCall& call) {
   const Instruction& instr = call.instr;
   const Literal& x = *call.operands[0];
@@ -101,7 +91,7 @@ Status runGather(const RuntimeCall& call) {
     }
     std::memcpy(to + linear * bytes, from + offset * bytes, run * bytes);
     linear += run;
-    changed = advance(index, outerDims);
+    changed = advanceRowMajor(index, outerDims);
   }
   return okStatus();
 }
@@ -110,35 +100,10 @@ Status runScatter(const RuntimeCall& call) {
   const Instruction& instr = call.instr;
   auto combine = reinterpret_cast<ScalarFn>(call.helpers[0]);
   size_t n = call.operands.size() / 2;
-  const Attributes& a = instr.attrs();
-  const std::vector<int64_t>& windowDims = a.getInts(AttrKey::kUpdateWindowDims);
-  const std::vector<int64_t>& toOperand = a.getInts(AttrKey::kScatterDimsToOperandDims);
-  const std::vector<int64_t>& operandBatching = a.getInts(AttrKey::kInputBatchingDims);
-  const std::vector<int64_t>& indicesBatching = a.getInts(AttrKey::kScatterIndicesBatchingDims);
-  IndexArray indices(*call.operands[n], a.getInt(AttrKey::kIndexVectorDim));
+  IndexArray indices(*call.operands[n], instr.attrs().getInt(AttrKey::kIndexVectorDim));
   std::vector<Literal*> outs = resultArrays(call.result);
   for (size_t k = 0; k < n; ++k) std::memcpy(outs[k]->untypedData(), call.operands[k]->untypedData(), outs[k]->byteSize());
-
-  const std::vector<int64_t>& xDims = call.operands[0]->shape().dims();
-  const std::vector<int64_t>& uDims = call.operands[n + 1]->shape().dims();
-  int64_t rank = static_cast<int64_t>(xDims.size());
-  std::vector<int64_t> windowOperandDims = remainingDims(rank, a.getInts(AttrKey::kInsertedWindowDims), operandBatching);
-  std::vector<int64_t> scatterUpdateDims, scatterSizes, windowSizes(windowDims.size());
-  for (int64_t d = 0; d < static_cast<int64_t>(uDims.size()); ++d)
-    if (!contains(windowDims, d)) {
-      scatterUpdateDims.push_back(d);
-      scatterSizes.push_back(uDims[d]);
-    }
-  std::vector<int64_t> extent(rank, 1);
-  for (size_t k = 0; k < windowDims.size(); ++k) {
-    windowSizes[k] = uDims[windowDims[k]];
-    extent[windowOperandDims[k]] = windowSizes[k];
-  }
-  int64_t positions = 1, windowCount = 1;
-  for (int64_t s : scatterSizes) positions *= s;
-  for (int64_t s : windowSizes) windowCount *= s;
-  if (positions == 0 || windowCount == 0) return okStatus();
-  std::vector<int64_t> xStrides = rowMajorStrides(xDims), uStrides = rowMajorStrides(uDims);
+  ScatterGeometry geometry(instr, call.operands[0]->shape().dims(), call.operands[n + 1]->shape().dims(), indices);
   std::vector<int> bytes(n);
   for (size_t k = 0; k < n; ++k) bytes[k] = storageBytes(outs[k]->type());
 
@@ -146,34 +111,16 @@ Status runScatter(const RuntimeCall& call) {
   std::vector<char> scratch(16 * n);
   std::vector<char*> results(n);
   for (size_t k = 0; k < n; ++k) results[k] = scratch.data() + 16 * k;
-  std::vector<int64_t> position(scatterSizes.size(), 0), offset(windowSizes.size(), 0), start(rank);
-  for (int64_t p = 0; p < positions; ++p, advance(position, scatterSizes)) {
-    std::fill(start.begin(), start.end(), 0);
-    for (size_t k = 0; k < toOperand.size(); ++k) start[toOperand[k]] = indices.component(position, k);
-    for (size_t i = 0; i < operandBatching.size(); ++i)
-      start[operandBatching[i]] = position[indices.batchPosition(indicesBatching[i])];
-    bool inside = true;
-    for (int64_t d = 0; d < rank; ++d) inside = inside && start[d] >= 0 && start[d] <= xDims[d] - extent[d];
-    if (!inside) continue;  // out of bounds: skipped
-    int64_t updateBase = 0, operandBase = 0;
-    for (int64_t d = 0; d < rank; ++d) operandBase += start[d] * xStrides[d];
-    for (size_t i = 0; i < scatterUpdateDims.size(); ++i) updateBase += position[i] * uStrides[scatterUpdateDims[i]];
-    std::fill(offset.begin(), offset.end(), 0);
-    for (int64_t w = 0; w < windowCount; ++w, advance(offset, windowSizes)) {
-      int64_t from = updateBase, to = operandBase;
-      for (size_t k = 0; k < offset.size(); ++k) {
-        from += offset[k] * uStrides[windowDims[k]];
-        to += offset[k] * xStrides[windowOperandDims[k]];
-      }
-      for (size_t k = 0; k < n; ++k) {
-        args[k] = reinterpret_cast<const char*>(outs[k]->untypedData()) + to * bytes[k];
-        args[n + k] = reinterpret_cast<const char*>(call.operands[n + 1 + k]->untypedData()) + from * bytes[k];
-      }
-      // Results land in scratch first: a later output may still read an argument.
-      combine(args.data(), results.data());
-      for (size_t k = 0; k < n; ++k) std::memcpy(outs[k]->untypedData() + to * bytes[k], results[k], bytes[k]);
+  geometry.forEachLanding([&](int64_t from, int64_t to) {
+    for (size_t k = 0; k < n; ++k) {
+      args[k] = reinterpret_cast<const char*>(outs[k]->untypedData()) + to * bytes[k];
+      args[n + k] = reinterpret_cast<const char*>(call.operands[n + 1 + k]->untypedData()) + from * bytes[k];
     }
-  }
+    // Results land in scratch first: a later output may still read an argument.
+    combine(args.data(), results.data());
+    for (size_t k = 0; k < n; ++k) std::memcpy(outs[k]->untypedData() + to * bytes[k], results[k], bytes[k]);
+    return true;
+  });
   return okStatus();
 }
 

@@ -43,13 +43,6 @@ std::vector<int64_t> unravel(int64_t linear, const std::vector<int64_t>& dims) {
   return index;
 }
 
-void advance(std::vector<int64_t>& index, const std::vector<int64_t>& dims) {
-  for (size_t d = dims.size(); d-- > 0;) {
-    if (++index[d] < dims[d]) return;
-    index[d] = 0;
-  }
-}
-
 // Step 1: selected[s] = the operand offset that source element s selects.
 void selectAll(const RuntimeCall& call, const FoldOrder& order, std::vector<int64_t>& selected) {
   auto select = reinterpret_cast<ScalarFn>(call.helpers[0]);
@@ -65,7 +58,7 @@ void selectAll(const RuntimeCall& call, const FoldOrder& order, std::vector<int6
     const char* args[2];
     char keep = 0;
     char* results[] = {&keep};
-    for (int64_t s = begin; s < end; ++s, advance(index, sourceDims)) {
+    for (int64_t s = begin; s < end; ++s, advanceRowMajor(index, sourceDims)) {
       int64_t chosen = kNothing;
       order.forEachInput(index, scratch, [&](int64_t offset) {
         if (chosen != kNothing) {
