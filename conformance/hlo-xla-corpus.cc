@@ -41,7 +41,8 @@
 //   too-large       over --max-work or the memory limit (as hlo-interp-corpus)
 //   skipped         does not parse or verify for us, or the oracle cannot run
 //                   it (a tuple, token or dynamic-size parameter, a dynamic-size
-//                   result; infeed, outfeed, send or recv, which wait for the host)
+//                   result; infeed, outfeed, send or recv, which wait for the
+//                   host), or XLA's result is undefined (undefinedOnXla)
 // Every module is expected to be ok, xla-refused, interp-refused, too-large or
 // skipped unless the expectations file lists it (disagree and xla-failed must
 // be listed, each with its analysis in the detail column; agree-f64 is listed
@@ -163,6 +164,19 @@ Outcome writeFile(const std::string& path, const hlo::StatusOr<std::string>& byt
   return {"ok", ""};
 }
 
+// Why XLA:CPU's result for `module` means nothing, or empty: an fft with a
+// zero fft_length leaves its output uninitialized on XLA:CPU (memory from
+// earlier runs, different each time), where the semantics give zeros.
+std::string undefinedOnXla(const hlo::Module& module) {
+  for (const auto& c : module.computations())
+    for (const auto& instr : c->instructions()) {
+      if (instr->opcode() != hlo::Opcode::kFft) continue;
+      for (int64_t n : instr->attrs().getInts(hlo::AttrKey::kFftLength))
+        if (n == 0) return "an fft with a zero fft_length, whose output XLA:CPU leaves uninitialized";
+    }
+  return "";
+}
+
 // Step 1 for one module (in the child process). The outcome is "prepared"
 // when WORK/in/N.npz and WORK/ours/N.npz (or, for a run-time error of ours,
 // the outcome interp-refused) are ready for XLA.
@@ -173,6 +187,7 @@ Outcome prepareModule(const std::string& path, const std::string& id, const Conf
   if (!module.ok()) return {"skipped", "parse error: " + module.status().message()};
   hlo::Status verified = hlo::verify(**module);
   if (!verified.ok()) return {"skipped", "verify error: " + verified.message()};
+  if (std::string why = undefinedOnXla(**module); !why.empty()) return {"skipped", why};
   double work = hlo::conformance::moduleWork(**module);
   char buf[64];
   std::snprintf(buf, sizeof buf, "estimated work %.3g", work);
