@@ -11,7 +11,9 @@
 //   3. Compute every output element with the elemental emitter and store it.
 //      A multi-output fusion whose outputs differ in dimensions gets one
 //      loop per output instead, as one work unit.
-//   4. In the loop over rows, before a row's elements, compute the values
+//   4. In the loop over rows, whose inner loops count the row's elements
+//      from 0 (a constant trip count: no remainder loops to emit and
+//      compile), before a row's elements, compute the values
 //      the row reads through row broadcasts (row fusion,
 //      hlo/passes/fusion_rules.h): the emitter's cache then hands the
 //      elements the row's value, so a reduction fused there (softmax's row
@@ -250,6 +252,35 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
       return okStatus();
     });
   };
+  // The output loop over a row, [rowStart, rowEnd) of `inner` elements,
+  // counted from 0 where it can be: a loop of a constant trip count needs
+  // no remainder and no vector epilogue, so LLVM emits (and compiles) a
+  // third of the code. Streamed rows are cut into whole tiles when the row
+  // is a multiple of the tile.
+  auto rowOutputLoop = [&](llvm::Value* rowStart, llvm::Value* rowEnd,
+                           const std::function<jit::IrIndex(llvm::Value*)>& at) -> Status {
+    int64_t inner = dims.back();
+    auto position = [&](llvm::Value* base, llvm::Value* j) { return b.CreateAdd(base, j, "", true, true); };
+    if (tiles.empty())
+      return emitter.emitLoop(emitter.i64(0), emitter.i64(inner), "col", [&](llvm::Value* j) {
+        llvm::Value* i = position(rowStart, j);
+        return storeAll(at(i), outPtrs, i);
+      });
+    if (inner % tileElements != 0) return outputLoop(rowStart, rowEnd, "col", at);
+    // The blocks counted from the row's first (not from 0: LLVM would
+    // unroll a loop of a few blocks whole, four copies of the tile's loop).
+    llvm::Value* first = b.CreateUDiv(rowStart, emitter.i64(tileElements));
+    llvm::Value* last = b.CreateUDiv(rowEnd, emitter.i64(tileElements));
+    return emitter.emitLoop(first, last, "col.block", [&](llvm::Value* block) -> Status {
+      llvm::Value* start = b.CreateMul(block, emitter.i64(tileElements));
+      HLO_RETURN_IF_ERROR(emitter.emitLoop(emitter.i64(0), emitter.i64(tileElements), "col", [&](llvm::Value* j) {
+        return storeAll(at(position(start, j)), tiles, j);
+      }));
+      llvm::Value* end = b.CreateAdd(start, emitter.i64(tileElements));
+      for (size_t k = 0; k < outputs.size(); ++k) HLO_RETURN_IF_ERROR(copyOut(k, start, start, end));
+      return okStatus();
+    });
+  };
   // 2-3. The loop nest.
   KernelInfo info;
   Status body;
@@ -310,14 +341,14 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
           continue;
         }
         ElementType t = value->shape().type();
-        HLO_RETURN_IF_ERROR(emitter.emitLoop(rowStart, rowEnd, "buffer", [&](llvm::Value* i) -> Status {
-          HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter.emit(*value, at(i)));
-          emitter.store(v, buffer, b.CreateSub(i, rowStart), t);
+        HLO_RETURN_IF_ERROR(emitter.emitLoop(emitter.i64(0), emitter.i64(inner), "buffer", [&](llvm::Value* j) -> Status {
+          HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter.emit(*value, at(b.CreateAdd(rowStart, j, "", true, true))));
+          emitter.store(v, buffer, j, t);
           return okStatus();
         }));
         emitter.bindArray(value, buffer, rowStart);  // read from the buffer from now on
       }
-      return outputLoop(rowStart, rowEnd, "col", at);
+      return rowOutputLoop(rowStart, rowEnd, at);
     });
   }
   if (!body.ok()) return fail(body);
