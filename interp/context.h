@@ -2,6 +2,7 @@
 // evaluating a called computation and allocating guarded result storage.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -44,8 +45,12 @@ class EvalContext {
   Status checkMemory(int64_t bytes, const Instruction& forInstr) const;
 
   // Bookkeeping of live bytes (the evaluator calls these).
-  void addLive(int64_t bytes) { liveBytes_ += bytes; }
+  void addLive(int64_t bytes) {
+    liveBytes_ += bytes;
+    peakLiveBytes_ = std::max(peakLiveBytes_, liveBytes_);
+  }
   void removeLive(int64_t bytes) { liveBytes_ -= bytes; }
+  int64_t peakLiveBytes() const { return peakLiveBytes_; }
 
   // An error for an opcode that has no meaning on one device or is not
   // implemented: `unsupported: <opcode> in <instruction> (line N)`.
@@ -70,6 +75,7 @@ class EvalContext {
   // comparators, reducers and combiners); the rest instruction by instruction.
   ScalarProgramCache scalarPrograms_;
   int64_t liveBytes_ = 0;
+  int64_t peakLiveBytes_ = 0;
   int depth_ = 0;
   std::vector<std::unique_ptr<Frame>> frames_;
   std::unordered_map<const Computation*, std::vector<int>> useCounts_;

@@ -321,7 +321,8 @@ StatusOr<Literal> evaluateInstruction(const Instruction& instr, Operands operand
   return dispatch(ctx, instr, operands, /*params=*/{});
 }
 
-StatusOr<Literal> evaluate(const Module& module, std::span<const Literal> args, const Options& options) {
+StatusOr<Literal> evaluate(const Module& module, std::span<const Literal> args, const Options& options,
+                           RunStats* stats) {
   const Computation* entry = module.entry();
   if (!entry) return errorStatus("the module has no entry computation");
   if (static_cast<int>(args.size()) != entry->parameterCount())
@@ -343,7 +344,9 @@ StatusOr<Literal> evaluate(const Module& module, std::span<const Literal> args, 
   EvalContext ctx(options);
   std::vector<const Literal*> pointers;
   for (const Literal& a : args) pointers.push_back(&a);
-  return ctx.call(*entry, pointers);
+  StatusOr<Literal> result = ctx.call(*entry, pointers);
+  if (stats) stats->peakLiveBytes = ctx.peakLiveBytes();
+  return result;
 }
 
 }  // namespace hlo::interp

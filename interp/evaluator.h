@@ -21,9 +21,17 @@ struct Options {
   int64_t maxWhileIterations = 0;
 };
 
+// What a run took (hlo-run --stats).
+struct RunStats {
+  // The most bytes of values alive at once: those the run computed (the
+  // arguments, the caller's, not counted), as --max-memory counts them.
+  int64_t peakLiveBytes = 0;
+};
+
 // Runs the entry computation. `args` are the entry parameters in order.
+// `stats`, when given, receives the run's figures (also when it fails).
 StatusOr<Literal> evaluate(const Module& module, std::span<const Literal> args,
-                           const Options& options = {});
+                           const Options& options = {}, RunStats* stats = nullptr);
 
 // Evaluates one instruction on the values of its operands (in operand order),
 // exactly as evaluate() would inside its computation; a parameter has no value

@@ -48,6 +48,16 @@ struct CompileOptions {
   bool profile = false;
 };
 
+// Where a compiled module's values live (hlo-run --stats).
+struct MemoryStats {
+  int64_t arenaBytes = 0;           // the arena one execution uses (0: none, values on the heap)
+  int64_t plannedPeakBytes = 0;     // buffer assignment's peak of live bytes
+  int64_t plannedNoReuseBytes = 0;  // and its total were no buffer reused
+  // The most recent run: bytes of values it wrote into the arena, into the
+  // result buffers, and onto the heap (values the arena cannot hold).
+  int64_t runArenaBytes = 0, runOutputBytes = 0, runHeapBytes = 0;
+};
+
 class Executable {
  public:
   virtual ~Executable() = default;
@@ -56,6 +66,7 @@ class Executable {
   virtual StatusOr<Literal> run(std::span<const Literal> args) = 0;
   // How many instructions run on the interpreter (with --allow-interpreter-fallback).
   virtual int fallbackCount() const = 0;
+  virtual MemoryStats memoryStats() const = 0;
   // The compile phases and, with CompileOptions::profile, the steps of every run so far.
   const std::vector<TraceEvent>& trace() const { return trace_; }
   std::vector<TraceEvent>& mutableTrace() { return trace_; }

@@ -41,6 +41,9 @@ constexpr const char* kUsage =
     "                            error and ULP distance to stderr; exit 1 on a mismatch\n"
     "  --allow-interpreter-fallback  with the cpu engine, run what the JIT cannot compile on\n"
     "                            the interpreter, logging each such instruction\n"
+    "  --stats                   after the run, print its memory to stderr: the peak bytes of\n"
+    "                            live values (interp); the arena of one execution, buffer\n"
+    "                            assignment's peak and where the last run's values went (cpu)\n"
     "  --verbose                 with the cpu engine, print compile times, the arena size,\n"
     "                            buffer assignment's peak, and where the first run's values\n"
     "                            went (arena, result buffers, heap) to stderr\n"
@@ -84,6 +87,23 @@ int inputError(const std::string& where, const std::string& message) {
   return 1;
 }
 
+// --stats: the run's memory, by engine.
+void printStats(const hlo::jit::Executable* executable, const hlo::interp::RunStats& interpStats) {
+  auto n = [](int64_t bytes) { return static_cast<long long>(bytes); };
+  if (!executable) {
+    std::fprintf(stderr, "hlo-run: stats: interp: peak %lld bytes of live values (arguments not counted)\n",
+                 n(interpStats.peakLiveBytes));
+    return;
+  }
+  hlo::jit::MemoryStats m = executable->memoryStats();
+  std::fprintf(stderr,
+               "hlo-run: stats: cpu: arena %lld bytes per execution (buffer assignment: peak %lld bytes live, "
+               "%lld without reuse); last run: %lld bytes of values in the arena, %lld in result buffers, "
+               "%lld on the heap\n",
+               n(m.arenaBytes), n(m.plannedPeakBytes), n(m.plannedNoReuseBytes), n(m.runArenaBytes),
+               n(m.runOutputBytes), n(m.runHeapBytes));
+}
+
 struct Flags {
   std::string file;
   std::string engine = "cpu";
@@ -97,6 +117,7 @@ struct Flags {
   std::string compare;  // "" or "interp"
   bool allowFallback = false;
   bool verbose = false;
+  bool stats = false;
   bool noCache = false;
   std::string dumpLlvm, dumpTo, profile;
 };
@@ -117,6 +138,10 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
     }
     if (arg == "--verbose") {
       flags.verbose = true;
+      continue;
+    }
+    if (arg == "--stats") {
+      flags.stats = true;
       continue;
     }
     if (arg == "--no-cache") {
@@ -465,9 +490,10 @@ int main(int argc, char** argv) {
 
   std::vector<double> seconds;
   std::optional<Literal> result;
+  hlo::interp::RunStats interpStats;
   for (int64_t i = 0; i < flags.iterations; ++i) {
     auto start = std::chrono::steady_clock::now();
-    auto run = executable ? executable->run(values) : hlo::interp::evaluate(**module, values, flags.options);
+    auto run = executable ? executable->run(values) : hlo::interp::evaluate(**module, values, flags.options, &interpStats);
     seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (!run.ok()) return inputError(shownName, run.status().message());
     result = std::move(run).value();
@@ -480,6 +506,8 @@ int main(int argc, char** argv) {
                  static_cast<long long>(flags.iterations), formatSeconds(sorted.front()).c_str(),
                  formatSeconds(sorted[(sorted.size() - 1) / 2]).c_str());
   }
+
+  if (flags.stats) printStats(executable.get(), interpStats);
 
   if (executable && !flags.profile.empty()) {
     hlo::Status written = hlo::jit::writeChromeTrace(flags.profile, executable->trace());

@@ -528,4 +528,9 @@ RunMemoryStats CpuExecutable::lastRunMemory() const {
   return lastRun_;
 }
 
+jit::MemoryStats CpuExecutable::memoryStats() const {
+  RunMemoryStats run = lastRunMemory();
+  return {memory_.arenaBytes, memory_.peakBytes, memory_.noReuseBytes, run.arenaBytes, run.outputBytes, run.heapBytes};
+}
+
 }  // namespace hlo::cpu

@@ -67,6 +67,7 @@ class CpuExecutable : public jit::Executable {
   ~CpuExecutable() override;
   StatusOr<Literal> run(std::span<const Literal> args) override;
   int fallbackCount() const override { return fallbacks_; }
+  jit::MemoryStats memoryStats() const override;
 
   // The arena one execution uses (0: the values of a run are on the heap), and
   // buffer assignment's figures for the module.
