@@ -172,8 +172,7 @@ StatusOr<RuntimePlan> planScatter(llvm::Module& module, const Instruction& instr
       return jit::cannotCompile(instr, "operands and updates must be arrays of matching shapes and types");
     for (size_t side : {k, n + k}) {
       const Shape& p = combine->parameter(static_cast<int>(side))->shape();
-      if (!p.isArray() || p.rank() != 0 || p.type() != x.type())
-        return jit::cannotCompile(instr, "to_apply parameters of other types than the operands are not supported");
+      if (!p.isArray() || p.rank() != 0) return jit::cannotCompile(instr, "to_apply parameters must be scalars");
     }
   }
   const Attributes& a = instr.attrs();
@@ -185,8 +184,13 @@ StatusOr<RuntimePlan> planScatter(llvm::Module& module, const Instruction& instr
       first.rank() - static_cast<int64_t>(a.getInts(AttrKey::kInsertedWindowDims).size() +
                                           a.getInts(AttrKey::kInputBatchingDims).size()))
     return jit::cannotCompile(instr, "update_window_dims do not match the operand");
+  // to_apply runs on the types it declares; the operands' elements convert
+  // to them and its results back (as the interpreter calls it).
+  std::vector<ElementType> argTypes(2 * n), resultTypes(n);
+  for (size_t k = 0; k < n; ++k)
+    argTypes[k] = argTypes[n + k] = resultTypes[k] = instr.operand(static_cast<int>(k))->shape().type();
   std::string name = prefix + ".helper.0";
-  HLO_RETURN_IF_ERROR(emitScalarFunction(module, *combine, name));
+  HLO_RETURN_IF_ERROR(emitScalarFunction(module, *combine, name, argTypes, resultTypes));
   return RuntimePlan{runScatter, {name}};
 }
 

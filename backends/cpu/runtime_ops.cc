@@ -65,7 +65,8 @@ StatusOr<RuntimePlan> planRuntimeOp(llvm::Module& module, const Instruction& ins
   return op->plan(module, instr, prefix);
 }
 
-Status emitScalarFunction(llvm::Module& module, const Computation& computation, const std::string& name) {
+Status emitScalarFunction(llvm::Module& module, const Computation& computation, const std::string& name,
+                          const std::vector<ElementType>& argTypes, const std::vector<ElementType>& resultTypes) {
   llvm::LLVMContext& ctx = module.getContext();
   llvm::Type* ptr = llvm::PointerType::get(ctx, 0);
   auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr}, false);
@@ -84,7 +85,19 @@ Status emitScalarFunction(llvm::Module& module, const Computation& computation, 
     const Instruction* p = computation.parameter(i);
     if (!p->shape().isArray() || p->shape().rank() != 0)
       return fail(jit::cannotCompile(*p, "a scalar function's parameter must be a scalar"));
-    emitter.bindArray(p, pointerAt(fn->getArg(0), i));
+    ElementType declared = p->shape().type();
+    ElementType stored = i < static_cast<int>(argTypes.size()) ? argTypes[i] : declared;
+    if (stored == declared) {
+      emitter.bindArray(p, pointerAt(fn->getArg(0), i));
+      continue;
+    }
+    // Converted into a local of the declared type, which the body reads.
+    llvm::Value* raw = emitter.load(pointerAt(fn->getArg(0), i), b.getInt64(0), stored);
+    StatusOr<llvm::Value*> converted = emitter.convert(*p, stored, declared, raw);
+    if (!converted.ok()) return fail(converted.status());
+    llvm::AllocaInst* local = emitter.entryAlloca(emitter.storageType(declared), p->name());
+    emitter.store(*converted, local, b.getInt64(0), declared);
+    emitter.bindArray(p, local);
   }
   const Instruction* root = computation.root();
   std::vector<const Instruction*> outputs = {root};
@@ -94,7 +107,11 @@ Status emitScalarFunction(llvm::Module& module, const Computation& computation, 
       return fail(jit::cannotCompile(*root, "a scalar function's result must be scalars"));
     StatusOr<llvm::Value*> v = emitter.emit(*outputs[k], emitter.scalarIndex());
     if (!v.ok()) return fail(v.status());
-    emitter.store(*v, pointerAt(fn->getArg(1), static_cast<int>(k)), b.getInt64(0), outputs[k]->shape().type());
+    ElementType declared = outputs[k]->shape().type();
+    ElementType stored = k < resultTypes.size() ? resultTypes[k] : declared;
+    if (stored != declared) v = emitter.convert(*outputs[k], declared, stored, *v);
+    if (!v.ok()) return fail(v.status());
+    emitter.store(*v, pointerAt(fn->getArg(1), static_cast<int>(k)), b.getInt64(0), stored);
   }
   b.CreateRetVoid();
   std::string problems;

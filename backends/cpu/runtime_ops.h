@@ -66,8 +66,15 @@ StatusOr<RuntimePlan> planRuntimeOp(llvm::Module& module, const Instruction& ins
 bool isLibraryOp(const Instruction& instr);
 
 // Emits `computation` (parameters and root scalars, or a root tuple of
-// scalars) as a ScalarFn named `name`.
-Status emitScalarFunction(llvm::Module& module, const Computation& computation, const std::string& name);
+// scalars) as a ScalarFn named `name`. The elements its pointers address
+// are of the types the computation declares, unless `argTypes` (one per
+// parameter) or `resultTypes` (one per result) say otherwise: then each
+// argument is converted to its parameter's type on the way in and each
+// result to its storage type on the way out, as convert does (the
+// interpreter calls a computation on its declared types the same way).
+Status emitScalarFunction(llvm::Module& module, const Computation& computation, const std::string& name,
+                          const std::vector<ElementType>& argTypes = {},
+                          const std::vector<ElementType>& resultTypes = {});
 
 // The planners of the library ops, one per runtime_<op>.cc.
 StatusOr<RuntimePlan> planDot(llvm::Module& module, const Instruction& instr, const std::string& prefix);
