@@ -121,22 +121,17 @@ ENTRY %e (x: s32[1000003]) -> s32[1000003] {
 }
 
 TEST(CpuJit, CannotCompileNamesTheInstruction) {
-  // A reduce whose result type (bf16) is not its accumulation type (f32).
+  // A bitcast-convert from s8 to pred (the JIT converts bits between real
+  // types only).
   auto m = parse(R"(
 HloModule m
-%add (a: f32[], b: f32[]) -> f32[] {
-  %a = f32[] parameter(0)
-  %b = f32[] parameter(1)
-  ROOT %s = f32[] add(%a, %b)
-}
-ENTRY %e (x: f32[4]) -> bf16[] {
-  %x = f32[4] parameter(0)
-  %zero = f32[] constant(0)
-  ROOT %sum = bf16[] reduce(%x, %zero), dimensions={0}, to_apply=%add
+ENTRY %e (x: s8[4]) -> pred[4] {
+  %x = s8[4] parameter(0)
+  ROOT %bits = pred[4] bitcast-convert(%x)
 })");
   auto exe = compile(*m);
   ASSERT_FALSE(exe.ok());
-  EXPECT_NE(exe.status().message().find("cpu: cannot compile reduce (%sum)"), std::string::npos)
+  EXPECT_NE(exe.status().message().find("cpu: cannot compile bitcast-convert (%bits)"), std::string::npos)
       << exe.status().message();
   CompileOptions fallback;
   fallback.allowInterpreterFallback = true;
@@ -144,10 +139,11 @@ ENTRY %e (x: f32[4]) -> bf16[] {
   ASSERT_TRUE(withFallback.ok()) << withFallback.status().message();
   EXPECT_EQ((*withFallback)->fallbackCount(), 1);
   std::vector<Literal> args;
-  args.push_back(f32Array({4}, {1, 2, 3, 4.5}));
+  args.emplace_back(Shape(ElementType::kS8, {4}));
+  for (int i = 0; i < 4; ++i) args[0].data<int8_t>()[i] = static_cast<int8_t>(i == 1 || i == 2);
   auto r = (*withFallback)->run(args);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->toString(), "bf16[] 10.5");  // 1 + 2 + 3 + 4.5, exact in bf16
+  EXPECT_EQ(r->toString(), "pred[4] {false, true, true, false}");  // the bytes 0 and 1
 }
 
 TEST(CpuJit, RejectsArgumentsOfTheWrongShape) {

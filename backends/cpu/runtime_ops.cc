@@ -121,4 +121,29 @@ Status emitScalarFunction(llvm::Module& module, const Computation& computation, 
   return okStatus();
 }
 
+Status emitConvertFunction(llvm::Module& module, const Instruction& instr, const std::string& name,
+                           const std::vector<ElementType>& from, const std::vector<ElementType>& to) {
+  llvm::LLVMContext& ctx = module.getContext();
+  llvm::Type* ptr = llvm::PointerType::get(ctx, 0);
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr}, false);
+  llvm::Function* fn = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  jit::ElementalEmitter emitter(b, module);
+  auto pointerAt = [&](llvm::Value* array, size_t i) {
+    return b.CreateLoad(ptr, b.CreateInBoundsGEP(ptr, array, b.getInt64(static_cast<int64_t>(i))));
+  };
+  for (size_t k = 0; k < from.size() && k < to.size(); ++k) {
+    StatusOr<llvm::Value*> v = emitter.load(pointerAt(fn->getArg(0), k), b.getInt64(0), from[k]);
+    if (from[k] != to[k]) v = emitter.convert(instr, from[k], to[k], *v);
+    if (!v.ok()) {
+      fn->eraseFromParent();
+      return v.status();
+    }
+    emitter.store(*v, pointerAt(fn->getArg(1), k), b.getInt64(0), to[k]);
+  }
+  b.CreateRetVoid();
+  return okStatus();
+}
+
 }  // namespace hlo::cpu

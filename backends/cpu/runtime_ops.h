@@ -76,6 +76,12 @@ Status emitScalarFunction(llvm::Module& module, const Computation& computation, 
                           const std::vector<ElementType>& argTypes = {},
                           const std::vector<ElementType>& resultTypes = {});
 
+// Emits a ScalarFn named `name` that converts args[k], an element of type
+// from[k], to results[k] of type to[k], as convert does (`instr` names the
+// op in errors).
+Status emitConvertFunction(llvm::Module& module, const Instruction& instr, const std::string& name,
+                           const std::vector<ElementType>& from, const std::vector<ElementType>& to);
+
 // The planners of the library ops, one per runtime_<op>.cc.
 StatusOr<RuntimePlan> planDot(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planRaggedDot(llvm::Module& module, const Instruction& instr, const std::string& prefix);

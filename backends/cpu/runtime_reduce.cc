@@ -35,6 +35,11 @@ constexpr int kMaxElementBytes = 16;
 Status runFold(const RuntimeCall& call) {
   const Instruction& instr = call.instr;
   auto reducer = reinterpret_cast<ScalarFn>(call.helpers[0]);
+  // Mixed precision: the inits convert to the accumulators' types, and the
+  // accumulators to the results' at the end (planReduce).
+  bool mixed = call.helpers.size() == 3;
+  auto toAccumulators = mixed ? reinterpret_cast<ScalarFn>(call.helpers[1]) : nullptr;
+  auto toResults = mixed ? reinterpret_cast<ScalarFn>(call.helpers[2]) : nullptr;
   std::vector<Literal*> outs = resultArrays(call.result);
   size_t n = outs.size();
   const std::vector<int64_t>& inDims = call.operands[0]->shape().dims();
@@ -42,10 +47,13 @@ Status runFold(const RuntimeCall& call) {
   StatusOr<FoldOrder> order = instr.opcode() == Opcode::kReduce ? FoldOrder::forReduce(instr, inDims, outDims)
                                                                  : FoldOrder::forReduceWindow(instr, inDims, outDims);
   if (!order.ok()) return errorStatus("cpu: %" + instr.name() + ": " + order.status().message(), instr.loc());
-  std::vector<int> bytes(n);
+  std::vector<int> bytes(n), inputBytes(n), accBytes(n);
   std::vector<const char*> inputs(n), inits(n);
+  const Computation* fold = instr.attrs().getComputation(AttrKey::kToApply);
   for (size_t i = 0; i < n; ++i) {
     bytes[i] = storageBytes(outs[i]->type());
+    inputBytes[i] = storageBytes(call.operands[i]->type());
+    accBytes[i] = mixed ? storageBytes(fold->parameter(static_cast<int>(i))->shape().type()) : bytes[i];
     inputs[i] = reinterpret_cast<const char*>(call.operands[i]->untypedData());
     inits[i] = reinterpret_cast<const char*>(call.operands[n + i]->untypedData());
   }
@@ -59,9 +67,9 @@ Status runFold(const RuntimeCall& call) {
     // function may read a parameter after it has stored an earlier result.
     std::vector<char> acc(n * kMaxElementBytes), next(n * kMaxElementBytes);
     std::vector<const char*> args(2 * n);
-    std::vector<char*> results(n);
+    std::vector<char*> results(n), accPointers(n);
     for (size_t i = 0; i < n; ++i) {
-      args[i] = &acc[i * kMaxElementBytes];
+      args[i] = accPointers[i] = &acc[i * kMaxElementBytes];
       results[i] = &next[i * kMaxElementBytes];
     }
     FoldOrder::Scratch scratch;
@@ -72,12 +80,23 @@ Status runFold(const RuntimeCall& call) {
         index[d] = rest / strides[d];
         rest %= strides[d];
       }
-      for (size_t i = 0; i < n; ++i) std::memcpy(&acc[i * kMaxElementBytes], inits[i], bytes[i]);
+      if (mixed) {
+        toAccumulators(inits.data(), accPointers.data());
+      } else {
+        for (size_t i = 0; i < n; ++i) std::memcpy(&acc[i * kMaxElementBytes], inits[i], bytes[i]);
+      }
       order->forEachInput(index, scratch, [&](int64_t offset) {
-        for (size_t i = 0; i < n; ++i) args[n + i] = inputs[i] + offset * bytes[i];
+        for (size_t i = 0; i < n; ++i) args[n + i] = inputs[i] + offset * inputBytes[i];
         reducer(args.data(), results.data());
-        for (size_t i = 0; i < n; ++i) std::memcpy(&acc[i * kMaxElementBytes], results[i], bytes[i]);
+        for (size_t i = 0; i < n; ++i) std::memcpy(&acc[i * kMaxElementBytes], results[i], accBytes[i]);
       });
+      if (mixed) {
+        std::vector<const char*> from(accPointers.begin(), accPointers.end());
+        std::vector<char*> to(n);
+        for (size_t i = 0; i < n; ++i) to[i] = reinterpret_cast<char*>(outs[i]->untypedData()) + linear * bytes[i];
+        toResults(from.data(), to.data());
+        continue;
+      }
       for (size_t i = 0; i < n; ++i)
         std::memcpy(outs[i]->untypedData() + linear * bytes[i], &acc[i * kMaxElementBytes], bytes[i]);
     }
@@ -141,8 +160,8 @@ Status runExactSum(const RuntimeCall& call) {
 }  // namespace
 
 // Shared by reduce and reduce-window: N inputs of one shape, N scalar
-// inits, N results, a reducer over 2N scalars returning N, and one element
-// type per position i throughout (mixed precision is not compiled).
+// inits, N results, a reducer over 2N scalars returning N; the types of a
+// position i may differ (mixed precision: converted as runFold says).
 StatusOr<RuntimePlan> planReduce(llvm::Module& module, const Instruction& instr, const std::string& prefix) {
   if (instr.opcode() == Opcode::kReduce && jit::emitsReduce(instr)) return RuntimePlan{};  // a kernel folds it
   int count = instr.operandCount();
@@ -157,6 +176,8 @@ StatusOr<RuntimePlan> planReduce(llvm::Module& module, const Instruction& instr,
   // One input may still have its reducer return a 1-tuple.
   if ((n > 1 || root.isTuple()) && (!root.isTuple() || root.tupleElements().size() != n))
     return jit::cannotCompile(instr, "the reducer must return one value per input");
+  bool mixed = false;
+  std::vector<ElementType> inputTypes, initTypes, accTypes, resultTypes;
   for (size_t i = 0; i < n; ++i) {
     const Shape& input = instr.operand(static_cast<int>(i))->shape();
     const Shape& init = instr.operand(static_cast<int>(n + i))->shape();
@@ -165,15 +186,33 @@ StatusOr<RuntimePlan> planReduce(llvm::Module& module, const Instruction& instr,
     if (!input.isArray() || input.dims() != first.dims() || !results[i].isArray() ||
         results[i].dims() != results[0].dims() || !init.isScalar() || storageBytes(t) > kMaxElementBytes)
       return jit::cannotCompile(instr, "inputs must be arrays of one shape, init values scalars");
-    if (input.type() != t || init.type() != t || returned.type() != t ||
-        reducer->parameter(static_cast<int>(i))->shape().type() != t ||
-        reducer->parameter(static_cast<int>(n + i))->shape().type() != t)
-      return jit::cannotCompile(instr, "mixed-precision reductions are not supported");
+    const Shape& acc = reducer->parameter(static_cast<int>(i))->shape();
+    const Shape& value = reducer->parameter(static_cast<int>(n + i))->shape();
+    if (!acc.isScalar() || !value.isScalar() || !returned.isArray() || storageBytes(acc.type()) > kMaxElementBytes)
+      return jit::cannotCompile(instr, "the reducer's parameters and results must be scalars");
+    if (input.type() != t || init.type() != t || returned.type() != t || acc.type() != t || value.type() != t)
+      mixed = true;
+    inputTypes.push_back(input.type());
+    initTypes.push_back(init.type());
+    accTypes.push_back(acc.type());
+    resultTypes.push_back(t);
   }
   if (sumsExactly(instr)) return RuntimePlan{runExactSum, {}};
   std::string name = prefix + ".helper.0";
-  HLO_RETURN_IF_ERROR(emitScalarFunction(module, *reducer, name));
-  return RuntimePlan{runFold, {name}};
+  if (!mixed) {
+    HLO_RETURN_IF_ERROR(emitScalarFunction(module, *reducer, name));
+    return RuntimePlan{runFold, {name}};
+  }
+  // Mixed precision, as the interpreter folds: accumulators of the types
+  // the reducer declares for them, starting from the inits converted, each
+  // input element converted to its parameter's type, each answer to its
+  // accumulator's, and the accumulators converted to the results at the end.
+  std::vector<ElementType> argTypes = accTypes;
+  argTypes.insert(argTypes.end(), inputTypes.begin(), inputTypes.end());
+  HLO_RETURN_IF_ERROR(emitScalarFunction(module, *reducer, name, argTypes, accTypes));
+  HLO_RETURN_IF_ERROR(emitConvertFunction(module, instr, prefix + ".helper.1", initTypes, accTypes));
+  HLO_RETURN_IF_ERROR(emitConvertFunction(module, instr, prefix + ".helper.2", accTypes, resultTypes));
+  return RuntimePlan{runFold, {name, prefix + ".helper.1", prefix + ".helper.2"}};
 }
 
 }  // namespace hlo::cpu
