@@ -121,17 +121,27 @@ ENTRY %e (x: s32[1000003]) -> s32[1000003] {
 }
 
 TEST(CpuJit, CannotCompileNamesTheInstruction) {
-  // A bitcast-convert from s8 to pred (the JIT converts bits between real
-  // types only).
+  // A reduce whose reducer holds a dot: the JIT compiles reducers as scalar
+  // code, which has no dot.
   auto m = parse(R"(
 HloModule m
-ENTRY %e (x: s8[4]) -> pred[4] {
-  %x = s8[4] parameter(0)
-  ROOT %bits = pred[4] bitcast-convert(%x)
+%times_two (acc: f32[], x: f32[]) -> f32[] {
+  %acc = f32[] parameter(0)
+  %x = f32[] parameter(1)
+  %lhs = f32[2,2] broadcast(%acc), dimensions={}
+  %rhs = f32[2,2] broadcast(%x), dimensions={}
+  %dot = f32[2,2] dot(%lhs, %rhs), lhs_contracting_dims={1}, rhs_contracting_dims={0}
+  %corner = f32[1,1] slice(%dot), slice={[0:1], [0:1]}
+  ROOT %r = f32[] reshape(%corner)
+}
+ENTRY %e (x: f32[3]) -> f32[] {
+  %x = f32[3] parameter(0)
+  %one = f32[] constant(1)
+  ROOT %fold = f32[] reduce(%x, %one), dimensions={0}, to_apply=%times_two
 })");
   auto exe = compile(*m);
   ASSERT_FALSE(exe.ok());
-  EXPECT_NE(exe.status().message().find("cpu: cannot compile bitcast-convert (%bits)"), std::string::npos)
+  EXPECT_NE(exe.status().message().find("cpu: cannot compile dot (%dot)"), std::string::npos)
       << exe.status().message();
   CompileOptions fallback;
   fallback.allowInterpreterFallback = true;
@@ -139,11 +149,11 @@ ENTRY %e (x: s8[4]) -> pred[4] {
   ASSERT_TRUE(withFallback.ok()) << withFallback.status().message();
   EXPECT_EQ((*withFallback)->fallbackCount(), 1);
   std::vector<Literal> args;
-  args.emplace_back(Shape(ElementType::kS8, {4}));
-  for (int i = 0; i < 4; ++i) args[0].data<int8_t>()[i] = static_cast<int8_t>(i == 1 || i == 2);
+  args.push_back(f32Array({3}, {1, 2, 3}));
   auto r = (*withFallback)->run(args);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->toString(), "pred[4] {false, true, true, false}");  // the bytes 0 and 1
+  // Each corner of the dot is 2 * acc * x: from 1, 2*1*1 = 2, 2*2*2 = 8, 2*8*3 = 48.
+  EXPECT_EQ(r->toString(), "f32[] 48");
 }
 
 TEST(CpuJit, RejectsArgumentsOfTheWrongShape) {

@@ -1,7 +1,8 @@
 // Library op: a bitcast-convert between element types of different widths
 // (one wide element becomes several narrow ones along a new minor dimension,
-// or the reverse): a byte copy, or hlo/bitcast_convert.h's bit shuffling for
-// sub-byte types. Same-width ones are elementwise and emitted in kernels.
+// or the reverse), or to or from pred or a complex type: a byte copy, or
+// hlo/bitcast_convert.h's bit shuffling for sub-byte types and pred. Other
+// same-width ones are elementwise and emitted in kernels.
 #include "backends/cpu/runtime_ops.h"
 #include "hlo/bitcast_convert.h"
 #include "jit/elemental_emitter.h"
@@ -18,8 +19,13 @@ Status runBitcastConvert(const RuntimeCall& call) {
 }  // namespace
 
 bool sameWidthBitcastConvert(const Instruction& instr) {
-  return instr.operandCount() == 1 && instr.operand(0)->shape().isArray() && instr.shape().isArray() &&
-         instr.operand(0)->shape().dims() == instr.shape().dims();
+  if (instr.operandCount() != 1 || !instr.operand(0)->shape().isArray() || !instr.shape().isArray() ||
+      instr.operand(0)->shape().dims() != instr.shape().dims())
+    return false;
+  // pred (0 or 1 from any nonzero byte) and complex values are not one LLVM
+  // bitcast: the library op runs them.
+  auto plain = [](ElementType t) { return t != ElementType::kPred && !isComplex(t); };
+  return plain(instr.operand(0)->shape().type()) && plain(instr.shape().type());
 }
 
 StatusOr<RuntimePlan> planBitcastConvert(llvm::Module&, const Instruction& instr, const std::string&) {
