@@ -218,7 +218,10 @@ class Builder {
     }
     if (!options_.allowInterpreterFallback)
       return errorStatus("cpu: " + info.status().message(), info.status().loc());
-    std::fprintf(stderr, "hlo-run: cpu: %s; running it on the interpreter\n", info.status().message().c_str());
+    // The refusal may name an instruction inside a computation this one
+    // calls (a reducer's): the interpreter runs this one, whole.
+    std::fprintf(stderr, "hlo-run: cpu: %s; running %s (%%%s) on the interpreter\n", info.status().message().c_str(),
+                 std::string(opcodeName(instr.opcode())).c_str(), instr.name().c_str());
     step.kind = Step::Kind::kInterpreter;
     ++fallbacks_;
     return okStatus();
