@@ -101,11 +101,14 @@ class ElementalEmitter {
                                        llvm::Value* c);
   StatusOr<llvm::Value*> complexCompare(const Instruction& instr, llvm::Value* a, llvm::Value* c);
 
+  // Element `index` of tuple element `i` of `producer`: a tuple, a nested
+  // fusion whose root is one, or a forwarded parameter of one.
+  StatusOr<llvm::Value*> emitTupleElement(const Instruction& producer, int64_t i, const IrIndex& index);
+
  private:
   StatusOr<llvm::Value*> emitUncached(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitElementwise(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitNestedFusion(const Instruction& instr, const IrIndex& index);
-  StatusOr<llvm::Value*> emitTupleElement(const Instruction& producer, int64_t i, const IrIndex& index);
   StatusOr<llvm::Value*> emitConditional(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitConstant(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitConcatenate(const Instruction& instr, const IrIndex& index, int operand,

@@ -99,17 +99,20 @@ Status emitScalarFunction(llvm::Module& module, const Computation& computation, 
     emitter.store(*converted, local, b.getInt64(0), declared);
     emitter.bindArray(p, local);
   }
+  // The results: the root, or the elements of a tuple it returns (built by
+  // a tuple, or by a fusion whose root is one).
   const Instruction* root = computation.root();
-  std::vector<const Instruction*> outputs = {root};
-  if (root->opcode() == Opcode::kTuple) outputs.assign(root->operands().begin(), root->operands().end());
-  for (size_t k = 0; k < outputs.size(); ++k) {
-    if (!outputs[k]->shape().isArray() || outputs[k]->shape().rank() != 0)
+  std::vector<Shape> results = root->shape().isTuple() ? root->shape().tupleElements() : std::vector<Shape>{root->shape()};
+  for (size_t k = 0; k < results.size(); ++k) {
+    if (!results[k].isArray() || results[k].rank() != 0)
       return fail(jit::cannotCompile(*root, "a scalar function's result must be scalars"));
-    StatusOr<llvm::Value*> v = emitter.emit(*outputs[k], emitter.scalarIndex());
+    StatusOr<llvm::Value*> v = root->shape().isTuple()
+                                   ? emitter.emitTupleElement(*root, static_cast<int64_t>(k), emitter.scalarIndex())
+                                   : emitter.emit(*root, emitter.scalarIndex());
     if (!v.ok()) return fail(v.status());
-    ElementType declared = outputs[k]->shape().type();
+    ElementType declared = results[k].type();
     ElementType stored = k < resultTypes.size() ? resultTypes[k] : declared;
-    if (stored != declared) v = emitter.convert(*outputs[k], declared, stored, *v);
+    if (stored != declared) v = emitter.convert(*root, declared, stored, *v);
     if (!v.ok()) return fail(v.status());
     emitter.store(*v, pointerAt(fn->getArg(1), static_cast<int>(k)), b.getInt64(0), stored);
   }
