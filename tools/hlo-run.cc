@@ -495,7 +495,11 @@ int main(int argc, char** argv) {
     auto start = std::chrono::steady_clock::now();
     auto run = executable ? executable->run(values) : hlo::interp::evaluate(**module, values, flags.options, &interpStats);
     seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-    if (!run.ok()) return inputError(shownName, run.status().message());
+    if (!run.ok()) {
+      // Pointing at the instruction when the error knows it.
+      std::fputs(hlo::formatError(run.status(), shownName, *text).c_str(), stderr);
+      return 1;
+    }
     result = std::move(run).value();
   }
   if (flags.iterations > 1) {
