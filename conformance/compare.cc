@@ -6,16 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "hlo/indexing.h"
+
 namespace hlo {
 namespace {
 
 std::string indexString(const std::vector<int64_t>& dims, int64_t linear) {
-  std::vector<int64_t> index(dims.size());
-  for (int d = static_cast<int>(dims.size()) - 1; d >= 0; --d) {
-    index[d] = dims[d] ? linear % dims[d] : 0;
-    linear = dims[d] ? linear / dims[d] : 0;
-  }
-  return shapeIndexToString(index);
+  return shapeIndexToString(unravelRowMajor(linear, dims));
 }
 
 // Distance in units in the last place between element i of two arrays of

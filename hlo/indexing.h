@@ -24,6 +24,16 @@ inline int64_t linearIndex(const std::vector<int64_t>& strides, const std::vecto
   return linear;
 }
 
+// The row-major index of element `linear` of an array of `dims`.
+inline std::vector<int64_t> unravelRowMajor(int64_t linear, const std::vector<int64_t>& dims) {
+  std::vector<int64_t> index(dims.size());
+  for (size_t d = dims.size(); d-- > 0;) {
+    index[d] = dims[d] == 0 ? 0 : linear % dims[d];
+    linear = dims[d] == 0 ? 0 : linear / dims[d];
+  }
+  return index;
+}
+
 // Advances a row-major odometer over `dims`; returns the first dimension
 // that changed (dims.size() when it wrapped around completely).
 inline size_t advanceRowMajor(std::vector<int64_t>& index, const std::vector<int64_t>& dims) {

@@ -65,38 +65,78 @@ StatusOr<RuntimePlan> planRuntimeOp(llvm::Module& module, const Instruction& ins
   return op->plan(module, instr, prefix);
 }
 
-Status emitScalarFunction(llvm::Module& module, const Computation& computation, const std::string& name,
-                          const std::vector<ElementType>& argTypes, const std::vector<ElementType>& resultTypes) {
-  llvm::LLVMContext& ctx = module.getContext();
-  llvm::Type* ptr = llvm::PointerType::get(ctx, 0);
-  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr}, false);
-  llvm::Function* fn = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module);
-  fn->addFnAttr(llvm::Attribute::NoUnwind);
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
-  jit::ElementalEmitter emitter(b, module);
-  auto fail = [&](Status s) {
-    fn->eraseFromParent();
-    return s;
-  };
-  auto pointerAt = [&](llvm::Value* array, int i) {
-    return b.CreateLoad(ptr, b.CreateInBoundsGEP(ptr, array, b.getInt64(i)));
-  };
+namespace {
+
+// A ScalarFn being emitted: void fn(const char* const* args, char* const*
+// results), with the emitter that writes its body.
+class ScalarFnBuilder {
+ public:
+  ScalarFnBuilder(llvm::Module& module, const std::string& name)
+      : ptr_(llvm::PointerType::get(module.getContext(), 0)),
+        fn_(llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(module.getContext()), {ptr_, ptr_}, false),
+                                   llvm::Function::ExternalLinkage, name, module)),
+        b_(llvm::BasicBlock::Create(module.getContext(), "entry", fn_)),
+        emitter_(b_, module) {
+    fn_->addFnAttr(llvm::Attribute::NoUnwind);
+  }
+  jit::ElementalEmitter& emitter() { return emitter_; }
+  llvm::IRBuilder<>& builder() { return b_; }
+  llvm::Value* arg(size_t i) { return pointerAt(fn_->getArg(0), i); }
+  llvm::Value* result(size_t i) { return pointerAt(fn_->getArg(1), i); }
+  // Argument i, stored as `stored`, as a value of type `wanted` (converted
+  // as convert does; `instr` names the op in errors).
+  StatusOr<llvm::Value*> loadArg(size_t i, ElementType stored, ElementType wanted, const Instruction& instr) {
+    llvm::Value* v = emitter_.load(arg(i), b_.getInt64(0), stored);
+    return stored == wanted ? v : emitter_.convert(instr, stored, wanted, v);
+  }
+  // Stores `v` of type `type` as result i, converted to `stored`.
+  Status storeResult(size_t i, llvm::Value* v, ElementType type, ElementType stored, const Instruction& instr) {
+    if (stored != type) {
+      HLO_ASSIGN_OR_RETURN(v, emitter_.convert(instr, type, stored, v));
+    }
+    emitter_.store(v, result(i), b_.getInt64(0), stored);
+    return okStatus();
+  }
+  // Ends the function and checks its IR; on `failure` (or bad IR) removes it.
+  Status finish(Status failure, const std::string& what) {
+    if (failure.ok()) {
+      b_.CreateRetVoid();
+      std::string problems;
+      llvm::raw_string_ostream os(problems);
+      if (!llvm::verifyFunction(*fn_, &os)) return okStatus();
+      failure = errorStatus("internal error: bad IR for " + what + ": " + problems);
+    }
+    fn_->eraseFromParent();
+    return failure;
+  }
+
+ private:
+  llvm::Value* pointerAt(llvm::Value* array, size_t i) {
+    return b_.CreateLoad(ptr_, b_.CreateInBoundsGEP(ptr_, array, b_.getInt64(static_cast<int64_t>(i))));
+  }
+  llvm::Type* ptr_;
+  llvm::Function* fn_;
+  llvm::IRBuilder<> b_;
+  jit::ElementalEmitter emitter_;
+};
+
+Status emitScalarBody(ScalarFnBuilder& f, const Computation& computation, const std::vector<ElementType>& argTypes,
+                      const std::vector<ElementType>& resultTypes) {
+  jit::ElementalEmitter& emitter = f.emitter();
   for (int i = 0; i < computation.parameterCount(); ++i) {
     const Instruction* p = computation.parameter(i);
     if (!p->shape().isArray() || p->shape().rank() != 0)
-      return fail(jit::cannotCompile(*p, "a scalar function's parameter must be a scalar"));
+      return jit::cannotCompile(*p, "a scalar function's parameter must be a scalar");
     ElementType declared = p->shape().type();
     ElementType stored = i < static_cast<int>(argTypes.size()) ? argTypes[i] : declared;
     if (stored == declared) {
-      emitter.bindArray(p, pointerAt(fn->getArg(0), i));
+      emitter.bindArray(p, f.arg(i));
       continue;
     }
     // Converted into a local of the declared type, which the body reads.
-    llvm::Value* raw = emitter.load(pointerAt(fn->getArg(0), i), b.getInt64(0), stored);
-    StatusOr<llvm::Value*> converted = emitter.convert(*p, stored, declared, raw);
-    if (!converted.ok()) return fail(converted.status());
+    HLO_ASSIGN_OR_RETURN(llvm::Value * converted, f.loadArg(i, stored, declared, *p));
     llvm::AllocaInst* local = emitter.entryAlloca(emitter.storageType(declared), p->name());
-    emitter.store(*converted, local, b.getInt64(0), declared);
+    emitter.store(converted, local, f.builder().getInt64(0), declared);
     emitter.bindArray(p, local);
   }
   // The results: the root, or the elements of a tuple it returns (built by
@@ -105,48 +145,33 @@ Status emitScalarFunction(llvm::Module& module, const Computation& computation, 
   std::vector<Shape> results = root->shape().isTuple() ? root->shape().tupleElements() : std::vector<Shape>{root->shape()};
   for (size_t k = 0; k < results.size(); ++k) {
     if (!results[k].isArray() || results[k].rank() != 0)
-      return fail(jit::cannotCompile(*root, "a scalar function's result must be scalars"));
-    StatusOr<llvm::Value*> v = root->shape().isTuple()
-                                   ? emitter.emitTupleElement(*root, static_cast<int64_t>(k), emitter.scalarIndex())
-                                   : emitter.emit(*root, emitter.scalarIndex());
-    if (!v.ok()) return fail(v.status());
+      return jit::cannotCompile(*root, "a scalar function's result must be scalars");
+    HLO_ASSIGN_OR_RETURN(llvm::Value * v, root->shape().isTuple()
+                                              ? emitter.emitTupleElement(*root, static_cast<int64_t>(k), emitter.scalarIndex())
+                                              : emitter.emit(*root, emitter.scalarIndex()));
     ElementType declared = results[k].type();
-    ElementType stored = k < resultTypes.size() ? resultTypes[k] : declared;
-    if (stored != declared) v = emitter.convert(*root, declared, stored, *v);
-    if (!v.ok()) return fail(v.status());
-    emitter.store(*v, pointerAt(fn->getArg(1), static_cast<int>(k)), b.getInt64(0), stored);
+    HLO_RETURN_IF_ERROR(f.storeResult(k, v, declared, k < resultTypes.size() ? resultTypes[k] : declared, *root));
   }
-  b.CreateRetVoid();
-  std::string problems;
-  llvm::raw_string_ostream os(problems);
-  if (llvm::verifyFunction(*fn, &os))
-    return fail(errorStatus("internal error: bad IR for " + computation.name() + ": " + problems));
   return okStatus();
+}
+
+}  // namespace
+
+Status emitScalarFunction(llvm::Module& module, const Computation& computation, const std::string& name,
+                          const std::vector<ElementType>& argTypes, const std::vector<ElementType>& resultTypes) {
+  ScalarFnBuilder f(module, name);
+  return f.finish(emitScalarBody(f, computation, argTypes, resultTypes), computation.name());
 }
 
 Status emitConvertFunction(llvm::Module& module, const Instruction& instr, const std::string& name,
                            const std::vector<ElementType>& from, const std::vector<ElementType>& to) {
-  llvm::LLVMContext& ctx = module.getContext();
-  llvm::Type* ptr = llvm::PointerType::get(ctx, 0);
-  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr}, false);
-  llvm::Function* fn = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module);
-  fn->addFnAttr(llvm::Attribute::NoUnwind);
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
-  jit::ElementalEmitter emitter(b, module);
-  auto pointerAt = [&](llvm::Value* array, size_t i) {
-    return b.CreateLoad(ptr, b.CreateInBoundsGEP(ptr, array, b.getInt64(static_cast<int64_t>(i))));
-  };
-  for (size_t k = 0; k < from.size() && k < to.size(); ++k) {
-    StatusOr<llvm::Value*> v = emitter.load(pointerAt(fn->getArg(0), k), b.getInt64(0), from[k]);
-    if (from[k] != to[k]) v = emitter.convert(instr, from[k], to[k], *v);
-    if (!v.ok()) {
-      fn->eraseFromParent();
-      return v.status();
-    }
-    emitter.store(*v, pointerAt(fn->getArg(1), k), b.getInt64(0), to[k]);
+  ScalarFnBuilder f(module, name);
+  Status body;
+  for (size_t k = 0; k < from.size() && k < to.size() && body.ok(); ++k) {
+    StatusOr<llvm::Value*> v = f.loadArg(k, from[k], to[k], instr);
+    body = v.ok() ? f.storeResult(k, *v, to[k], to[k], instr) : v.status();
   }
-  b.CreateRetVoid();
-  return okStatus();
+  return f.finish(body, name);
 }
 
 }  // namespace hlo::cpu

@@ -32,6 +32,33 @@ namespace {
 // Bytes of the widest element a reducer carries (c128 would need 16).
 constexpr int kMaxElementBytes = 16;
 
+// Calls fold(linear, inputs) for every output element of `call`'s reduce or
+// reduce-window, split across the thread pool; inputs(visit) calls
+// visit(offset) for the input elements that output element folds, in
+// hlo/fold_order.h's order. makeFold() is called once per share of the
+// outputs, so each thread's fold has scratch of its own.
+template <typename MakeFold>
+Status foldEachOutput(const RuntimeCall& call, const std::vector<int64_t>& outDims, MakeFold&& makeFold) {
+  const Instruction& instr = call.instr;
+  const std::vector<int64_t>& inDims = call.operands[0]->shape().dims();
+  StatusOr<FoldOrder> order = instr.opcode() == Opcode::kReduce ? FoldOrder::forReduce(instr, inDims, outDims)
+                                                                 : FoldOrder::forReduceWindow(instr, inDims, outDims);
+  if (!order.ok()) return errorStatus("cpu: %" + instr.name() + ": " + order.status().message(), instr.loc());
+  int64_t total = 1;
+  for (int64_t d : outDims) total *= d;
+  if (total == 0) return okStatus();
+  int64_t work = call.operands[0]->elementCount() + total;
+  int chunks = static_cast<int>(std::min<int64_t>(total, work >= (int64_t{1} << 15) ? 4 * (call.pool.workers() + 1) : 1));
+  call.pool.parallelFor(total, std::max(chunks, 1), [&](int64_t begin, int64_t end) {
+    auto fold = makeFold();
+    FoldOrder::Scratch scratch;
+    std::vector<int64_t> index = unravelRowMajor(begin, outDims);
+    for (int64_t linear = begin; linear < end; ++linear, advanceRowMajor(index, outDims))
+      fold(linear, [&](auto&& visit) { order->forEachInput(index, scratch, visit); });
+  });
+  return okStatus();
+}
+
 Status runFold(const RuntimeCall& call) {
   const Instruction& instr = call.instr;
   auto reducer = reinterpret_cast<ScalarFn>(call.helpers[0]);
@@ -42,11 +69,6 @@ Status runFold(const RuntimeCall& call) {
   auto toResults = mixed ? reinterpret_cast<ScalarFn>(call.helpers[2]) : nullptr;
   std::vector<Literal*> outs = resultArrays(call.result);
   size_t n = outs.size();
-  const std::vector<int64_t>& inDims = call.operands[0]->shape().dims();
-  const std::vector<int64_t>& outDims = outs[0]->shape().dims();
-  StatusOr<FoldOrder> order = instr.opcode() == Opcode::kReduce ? FoldOrder::forReduce(instr, inDims, outDims)
-                                                                 : FoldOrder::forReduceWindow(instr, inDims, outDims);
-  if (!order.ok()) return errorStatus("cpu: %" + instr.name() + ": " + order.status().message(), instr.loc());
   std::vector<int> bytes(n), inputBytes(n), accBytes(n);
   std::vector<const char*> inputs(n), inits(n);
   const Computation* fold = instr.attrs().getComputation(AttrKey::kToApply);
@@ -57,51 +79,37 @@ Status runFold(const RuntimeCall& call) {
     inputs[i] = reinterpret_cast<const char*>(call.operands[i]->untypedData());
     inits[i] = reinterpret_cast<const char*>(call.operands[n + i]->untypedData());
   }
-  int64_t total = outs[0]->elementCount();
-  if (total == 0) return okStatus();
-  int64_t work = call.operands[0]->elementCount() + total;
-  int chunks = static_cast<int>(std::min<int64_t>(total, work >= (int64_t{1} << 15) ? 4 * (call.pool.workers() + 1) : 1));
-  std::vector<int64_t> strides = rowMajorStrides(outDims);
-  call.pool.parallelFor(total, std::max(chunks, 1), [&](int64_t begin, int64_t end) {
+  return foldEachOutput(call, outs[0]->shape().dims(), [&] {
     // The accumulators and the reducer's answers live apart: the compiled
     // function may read a parameter after it has stored an earlier result.
     std::vector<char> acc(n * kMaxElementBytes), next(n * kMaxElementBytes);
     std::vector<const char*> args(2 * n);
-    std::vector<char*> results(n), accPointers(n);
+    std::vector<char*> results(n), accPointers(n), outPointers(n);
     for (size_t i = 0; i < n; ++i) {
       args[i] = accPointers[i] = &acc[i * kMaxElementBytes];
       results[i] = &next[i * kMaxElementBytes];
     }
-    FoldOrder::Scratch scratch;
-    std::vector<int64_t> index(outDims.size());
-    for (int64_t linear = begin; linear < end; ++linear) {
-      int64_t rest = linear;
-      for (size_t d = 0; d < outDims.size(); ++d) {
-        index[d] = rest / strides[d];
-        rest %= strides[d];
-      }
+    return [&, acc = std::move(acc), next = std::move(next), args = std::move(args), results = std::move(results),
+            accPointers = std::move(accPointers), outPointers = std::move(outPointers)](int64_t linear,
+                                                                                         auto&& forEachInput) mutable {
       if (mixed) {
         toAccumulators(inits.data(), accPointers.data());
       } else {
-        for (size_t i = 0; i < n; ++i) std::memcpy(&acc[i * kMaxElementBytes], inits[i], bytes[i]);
+        for (size_t i = 0; i < n; ++i) std::memcpy(accPointers[i], inits[i], bytes[i]);
       }
-      order->forEachInput(index, scratch, [&](int64_t offset) {
+      forEachInput([&](int64_t offset) {
         for (size_t i = 0; i < n; ++i) args[n + i] = inputs[i] + offset * inputBytes[i];
         reducer(args.data(), results.data());
-        for (size_t i = 0; i < n; ++i) std::memcpy(&acc[i * kMaxElementBytes], results[i], accBytes[i]);
+        for (size_t i = 0; i < n; ++i) std::memcpy(accPointers[i], results[i], accBytes[i]);
       });
+      for (size_t i = 0; i < n; ++i) outPointers[i] = reinterpret_cast<char*>(outs[i]->untypedData()) + linear * bytes[i];
       if (mixed) {
-        std::vector<const char*> from(accPointers.begin(), accPointers.end());
-        std::vector<char*> to(n);
-        for (size_t i = 0; i < n; ++i) to[i] = reinterpret_cast<char*>(outs[i]->untypedData()) + linear * bytes[i];
-        toResults(from.data(), to.data());
-        continue;
+        toResults(accPointers.data(), outPointers.data());
+      } else {
+        for (size_t i = 0; i < n; ++i) std::memcpy(outPointers[i], accPointers[i], bytes[i]);
       }
-      for (size_t i = 0; i < n; ++i)
-        std::memcpy(outs[i]->untypedData() + linear * bytes[i], &acc[i * kMaxElementBytes], bytes[i]);
-    }
+    };
   });
-  return okStatus();
 }
 
 // One element of a real float type, as a double, and back (rounded once).
@@ -124,37 +132,19 @@ void storeReal(ElementType t, double v, char* at) {
 }
 
 Status runExactSum(const RuntimeCall& call) {
-  const Instruction& instr = call.instr;
   Literal& out = *resultArrays(call.result)[0];
-  const std::vector<int64_t>& inDims = call.operands[0]->shape().dims();
-  const std::vector<int64_t>& outDims = out.shape().dims();
-  StatusOr<FoldOrder> order = instr.opcode() == Opcode::kReduce ? FoldOrder::forReduce(instr, inDims, outDims)
-                                                                 : FoldOrder::forReduceWindow(instr, inDims, outDims);
-  if (!order.ok()) return errorStatus("cpu: %" + instr.name() + ": " + order.status().message(), instr.loc());
   ElementType t = out.type();
   int bytes = storageBytes(t);
   const char* input = reinterpret_cast<const char*>(call.operands[0]->untypedData());
   double init = loadReal(t, reinterpret_cast<const char*>(call.operands[1]->untypedData()));
-  int64_t total = out.elementCount();
-  if (total == 0) return okStatus();
-  int64_t work = call.operands[0]->elementCount() + total;
-  int chunks = static_cast<int>(std::min<int64_t>(total, work >= (int64_t{1} << 15) ? 4 * (call.pool.workers() + 1) : 1));
-  std::vector<int64_t> strides = rowMajorStrides(outDims);
-  call.pool.parallelFor(total, std::max(chunks, 1), [&](int64_t begin, int64_t end) {
-    FoldOrder::Scratch scratch;
-    std::vector<int64_t> index(outDims.size());
-    for (int64_t linear = begin; linear < end; ++linear) {
-      int64_t rest = linear;
-      for (size_t d = 0; d < outDims.size(); ++d) {
-        index[d] = rest / strides[d];
-        rest %= strides[d];
-      }
+  char* output = reinterpret_cast<char*>(out.untypedData());
+  return foldEachOutput(call, out.shape().dims(), [&] {
+    return [&](int64_t linear, auto&& forEachInput) {
       ExactSum sum(init);
-      order->forEachInput(index, scratch, [&](int64_t offset) { sum.add(loadReal(t, input + offset * bytes)); });
-      storeReal(t, sum.value(), reinterpret_cast<char*>(out.untypedData()) + linear * bytes);
-    }
+      forEachInput([&](int64_t offset) { sum.add(loadReal(t, input + offset * bytes)); });
+      storeReal(t, sum.value(), output + linear * bytes);
+    };
   });
-  return okStatus();
 }
 
 }  // namespace

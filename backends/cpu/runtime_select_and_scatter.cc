@@ -33,16 +33,6 @@ namespace {
 
 constexpr int64_t kNothing = -1;  // a window wholly in padding
 
-// The row-major index of element `linear` of an array of dimensions `dims`.
-std::vector<int64_t> unravel(int64_t linear, const std::vector<int64_t>& dims) {
-  std::vector<int64_t> index(dims.size());
-  for (size_t d = dims.size(); d-- > 0;) {
-    index[d] = dims[d] == 0 ? 0 : linear % dims[d];
-    linear = dims[d] == 0 ? 0 : linear / dims[d];
-  }
-  return index;
-}
-
 // Step 1: selected[s] = the operand offset that source element s selects.
 void selectAll(const RuntimeCall& call, const FoldOrder& order, std::vector<int64_t>& selected) {
   auto select = reinterpret_cast<ScalarFn>(call.helpers[0]);
@@ -54,7 +44,7 @@ void selectAll(const RuntimeCall& call, const FoldOrder& order, std::vector<int6
   int chunks = static_cast<int>(std::min<int64_t>(total, total >= 4096 ? 4 * (call.pool.workers() + 1) : 1));
   call.pool.parallelFor(total, std::max(chunks, 1), [&](int64_t begin, int64_t end) {
     FoldOrder::Scratch scratch;
-    std::vector<int64_t> index = unravel(begin, sourceDims);
+    std::vector<int64_t> index = unravelRowMajor(begin, sourceDims);
     const char* args[2];
     char keep = 0;
     char* results[] = {&keep};
