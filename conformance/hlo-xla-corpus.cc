@@ -232,15 +232,11 @@ hlo::StatusOr<std::map<std::string, hlo::NpyArray>> readResult(const std::string
   return out;
 }
 
-// The leading `dims` part of an array whose dimensions are each at least as
-// large.
-hlo::Literal leadingPart(const hlo::Literal& array, const std::vector<int64_t>& dims) {
-  hlo::Literal out(hlo::Shape(array.type(), dims));
-  std::vector<int64_t> strides = hlo::rowMajorStrides(array.shape().dims());
-  hlo::forEachIndex(dims, [&](const std::vector<int64_t>& r, int64_t linear) {
-    hlo::copyElement(array, hlo::linearIndex(strides, r), out, linear);
-  });
-  return out;
+// The leading `dims` part of `array` (its value were `dims` its runtime
+// sizes).
+hlo::Literal leadingPart(hlo::Literal array, const std::vector<int64_t>& dims) {
+  for (size_t d = 0; d < dims.size(); ++d) array.setDynamicSize(static_cast<int>(d), dims[d]);
+  return array.compact();
 }
 
 // Whether `ours` could be the value of a dynamically sized array whose
@@ -252,31 +248,35 @@ bool fitsInside(const std::vector<int64_t>& ours, const std::vector<int64_t>& th
   return true;
 }
 
-// Step 3: our result against XLA's.
-Outcome compareResults(const std::string& oursPath, const std::string& xlaPath) {
+// Steps 3 and 4: our result against XLA's, array by array, with our types'
+// tolerances; `widened` (step 4): XLA's arrays are of the widened types and
+// are rounded back to ours first. The outcome on agreement is `agreed`.
+Outcome compareWithXla(const std::string& oursPath, const std::string& xlaPath, bool widened,
+                       const std::string& agreed) {
   auto ours = readResult(oursPath);
   if (!ours.ok()) return {"error", ours.status().message()};
   auto xla = readResult(xlaPath);
-  if (!xla.ok()) return {"xla-failed", "XLA's result: " + xla.status().message()};
+  if (!xla.ok()) return {widened ? "error" : "xla-failed", "XLA's result: " + xla.status().message()};
   if (ours->size() != xla->size())
     return {"disagree", "XLA gave " + std::to_string(xla->size()) + " arrays, we " + std::to_string(ours->size())};
   for (auto& [name, mine] : *ours) {
     auto it = xla->find(name);
     if (it == xla->end()) return {"disagree", "XLA gave no array " + name};
     hlo::NpyArray& theirs = it->second;
+    hlo::ElementType t = mine.value.type();
     if (theirs.untyped) {
-      hlo::Status s = hlo::retypeRaw(theirs, mine.value.type());
+      hlo::Status s = hlo::retypeRaw(theirs, t);
       if (!s.ok()) return {"disagree", name + ": " + s.message()};
     }
-    hlo::ElementType t = mine.value.type();
+    if (widened && theirs.value.type() != t) theirs.value = hlo::interp::convertElements(theirs.value, t);
     if (fitsInside(mine.value.shape().dims(), theirs.value.shape().dims()))
-      theirs.value = leadingPart(theirs.value, mine.value.shape().dims());
+      theirs.value = leadingPart(std::move(theirs.value), mine.value.shape().dims());
     hlo::Comparison c = hlo::compareLiterals(mine.value, theirs.value, hlo::defaultTolerance(t));
     if (!c.equal)
       return {"disagree", name + " " + mine.value.shape().toString(false) + ": " + std::to_string(c.mismatches) +
                               " differ, first " + c.firstMismatch + " (ours vs XLA's)"};
   }
-  return {"ok", ""};
+  return {agreed, ""};
 }
 
 // Step 4's module: `text` with every f32 and c64 type written as f64 and
@@ -305,31 +305,6 @@ Outcome writeWidenedInputs(const std::string& in, const std::string& out) {
   std::vector<std::pair<std::string, const hlo::Literal*>> named;
   for (size_t i = 0; i < wide.size(); ++i) named.push_back({(*members)[i].name, &wide[i]});
   return writeFile(out, hlo::writeNpz(named));
-}
-
-// Step 4's comparison: our result against XLA's widened one, rounded back
-// to our element types and compared with our types' tolerances.
-Outcome compareWidened(const std::string& oursPath, const std::string& xlaPath) {
-  auto ours = readResult(oursPath);
-  if (!ours.ok()) return {"error", ours.status().message()};
-  auto xla = readResult(xlaPath);
-  if (!xla.ok()) return {"error", "XLA's widened result: " + xla.status().message()};
-  if (ours->size() != xla->size()) return {"disagree", "a different number of arrays"};
-  for (auto& [name, mine] : *ours) {
-    auto it = xla->find(name);
-    if (it == xla->end()) return {"disagree", "XLA gave no array " + name};
-    hlo::ElementType t = mine.value.type();
-    hlo::Literal theirs = std::move(it->second.value);
-    if (it->second.untyped) {
-      hlo::NpyArray raw{std::move(theirs), true};
-      if (!hlo::retypeRaw(raw, t).ok()) return {"disagree", name + ": untyped"};
-      theirs = std::move(raw.value);
-    }
-    if (theirs.type() != t) theirs = hlo::interp::convertElements(theirs, t);
-    hlo::Comparison c = hlo::compareLiterals(mine.value, theirs, hlo::defaultTolerance(t));
-    if (!c.equal) return {"disagree", name + ": " + c.firstMismatch};
-  }
-  return {"agree-f64", ""};
 }
 
 // Runs the oracle over the jobs file; false (after saying why) when it could not.
@@ -577,7 +552,8 @@ int main(int argc, char** argv) {
     } else if (it->second.first != "ok") {
       o = {"xla-failed", it->second.first + ": " + it->second.second, o.cpuSeconds};
     } else if (o.status == "prepared") {
-      Outcome c = compareResults(config.workDir + "/ours/" + id + ".npz", config.workDir + "/xla/" + id + ".npz");
+      Outcome c = compareWithXla(config.workDir + "/ours/" + id + ".npz", config.workDir + "/xla/" + id + ".npz",
+                                 false, "ok");
       o = {c.status, hlo::conformance::oneLine(c.detail), o.cpuSeconds};
     }
     if (!config.keep && o.status != "disagree")
@@ -610,7 +586,8 @@ int main(int argc, char** argv) {
         if (at == wideModules.end() || result.first != "ok") continue;
         Outcome& o = outcomes[at->second];
         std::string base = module.substr(0, module.size() - 4);
-        Outcome c = compareWidened(config.workDir + "/ours/" + std::to_string(at->second) + ".npz", base + ".xla.npz");
+        Outcome c = compareWithXla(config.workDir + "/ours/" + std::to_string(at->second) + ".npz", base + ".xla.npz",
+                                   true, "agree-f64");
         if (c.status == "agree-f64") o = {"agree-f64", "XLA's f32 result: " + o.detail, o.cpuSeconds};
       }
     }

@@ -23,8 +23,9 @@
 
 namespace hlo {
 
-// Advises the whole 2 MiB pages inside [block, block + bytes) as huge pages;
-// a hint, nothing when the system has none (byte_buffer.cc).
+// Advises the whole 2 MiB pages inside [block, block + bytes) as huge pages
+// when the block has 4 MiB or more (smaller blocks would gain a page or
+// none); a hint, nothing when the system has none (byte_buffer.cc).
 void adviseHugePages(void* block, size_t bytes);
 
 class ByteBuffer {
@@ -88,7 +89,6 @@ class ByteBuffer {
   static constexpr size_t kInline = 16;
 
   static constexpr size_t kAlign = 64;
-  static constexpr size_t kHugePagesFrom = size_t{4} << 20;
 
   // heap_ = n bytes at a 64-byte boundary inside a block from calloc or
   // malloc (block_, which free() takes).
@@ -96,7 +96,7 @@ class ByteBuffer {
     block_ = zeroed ? std::calloc(n + kAlign, 1) : std::malloc(n + kAlign);
     if (!block_) throw std::bad_alloc();
     // Before the pages are first touched (calloc's fresh pages are not).
-    if (n >= kHugePagesFrom) adviseHugePages(block_, n + kAlign);
+    adviseHugePages(block_, n + kAlign);
     uintptr_t at = (reinterpret_cast<uintptr_t>(block_) + kAlign - 1) & ~uintptr_t{kAlign - 1};
     heap_ = reinterpret_cast<uint8_t*>(at);
   }

@@ -46,23 +46,13 @@
 namespace hlo::interp {
 namespace {
 
-// Whether a value (tuples recursively) has runtime sizes / padding.
-bool anyDynamic(const Literal& v) {
-  if (v.shape().isTuple()) {
-    for (const Literal& e : v.tupleElements())
-      if (anyDynamic(e)) return true;
-    return false;
-  }
-  return v.hasDynamicSizes();
-}
-
-bool anyPadding(const Literal& v) {
-  if (v.shape().isTuple()) {
-    for (const Literal& e : v.tupleElements())
-      if (anyPadding(e)) return true;
-    return false;
-  }
-  return v.hasPadding();
+// Whether an array of `v` (tuples recursively) passes `test`: runtime sizes
+// (Literal::hasDynamicSizes) or padding (Literal::hasPadding).
+bool anyArray(const Literal& v, bool (Literal::*test)() const) {
+  if (!v.shape().isTuple()) return (v.*test)();
+  for (const Literal& e : v.tupleElements())
+    if (anyArray(e, test)) return true;
+  return false;
 }
 
 int64_t product(const std::vector<int64_t>& dims, size_t begin, size_t end) {
@@ -123,8 +113,6 @@ Literal fit(const Literal& v, const std::vector<int64_t>& want) {
   });
   return out;
 }
-
-Literal staticValue(const Literal& v) { return v.compact(); }
 
 // Runs `instr`'s op on static `operands` with `attrs`, its result (each array
 // of a tuple) of sizes `dims`, and stores the result at the declared bounds
@@ -190,7 +178,7 @@ StatusOr<Literal> elementwise(EvalContext& ctx, const Instruction& instr, Operan
     dynamic[d] = s.dynamic;
   }
   std::vector<Literal> operands;
-  for (const Literal* o : ops) operands.push_back(o->shape().rank() == rank ? fit(*o, dims) : staticValue(*o));
+  for (const Literal* o : ops) operands.push_back(o->shape().rank() == rank ? fit(*o, dims) : o->compact());
   return runOnValues(ctx, instr, operands, dims, dynamic, instr.attrs());
 }
 
@@ -203,7 +191,7 @@ StatusOr<Literal> broadcast(EvalContext& ctx, const Instruction& instr, Operands
     dims[map[i]] = ops[0]->dimSize(static_cast<int>(i));
     dynamic[map[i]] = ops[0]->isDynamicDim(static_cast<int>(i));
   }
-  return runOnValues(ctx, instr, {staticValue(*ops[0])}, dims, dynamic, instr.attrs());
+  return runOnValues(ctx, instr, {ops[0]->compact()}, dims, dynamic, instr.attrs());
 }
 
 // Result dimension i is operand dimension permutation[i].
@@ -215,7 +203,7 @@ StatusOr<Literal> transpose(EvalContext& ctx, const Instruction& instr, Operands
     dims[i] = ops[0]->dimSize(static_cast<int>(perm[i]));
     dynamic[i] = ops[0]->isDynamicDim(static_cast<int>(perm[i]));
   }
-  return runOnValues(ctx, instr, {staticValue(*ops[0])}, dims, dynamic, instr.attrs());
+  return runOnValues(ctx, instr, {ops[0]->compact()}, dims, dynamic, instr.attrs());
 }
 
 // The same dimensions as the operand (reverse: the valid elements reversed).
@@ -223,7 +211,7 @@ StatusOr<Literal> sameDims(EvalContext& ctx, const Instruction& instr, Operands 
   const Literal& x = *ops[0];
   std::vector<bool> dynamic(x.shape().rank());
   for (int d = 0; d < x.shape().rank(); ++d) dynamic[d] = x.isDynamicDim(d);
-  return runOnValues(ctx, instr, {staticValue(x)}, x.runtimeDims(), dynamic, instr.attrs());
+  return runOnValues(ctx, instr, {x.compact()}, x.runtimeDims(), dynamic, instr.attrs());
 }
 
 // Groups of operand and result dimensions with equal products of bounds,
@@ -350,7 +338,7 @@ StatusOr<Literal> pad(EvalContext& ctx, const Instruction& instr, Operands ops) 
     if (dims[d] < 0) return refuse(instr, "dimension " + std::to_string(d) + " pads to a negative size");
     dynamic[d] = true;
   }
-  return runOnValues(ctx, instr, {staticValue(x), staticValue(*ops[1])}, dims, dynamic, instr.attrs());
+  return runOnValues(ctx, instr, {x.compact(), ops[1]->compact()}, dims, dynamic, instr.attrs());
 }
 
 // A slice of a whole dynamic dimension ([0:bound:1]) keeps it dynamic (all of
@@ -377,7 +365,7 @@ StatusOr<Literal> slice(EvalContext& ctx, const Instruction& instr, Operands ops
                                std::to_string(s) + ", into padding");
     }
   }
-  return runOnValues(ctx, instr, {staticValue(x)}, dims, dynamic, attrs);
+  return runOnValues(ctx, instr, {x.compact()}, dims, dynamic, attrs);
 }
 
 // The start indices of dynamic-slice and dynamic-update-slice from operand
@@ -418,7 +406,7 @@ StatusOr<Literal> dynamicSlice(EvalContext& ctx, const Instruction& instr, Opera
     }
   }
   std::vector<Literal> operands;
-  for (const Literal* o : ops) operands.push_back(staticValue(*o));
+  for (const Literal* o : ops) operands.push_back(o->compact());
   return runOnValues(ctx, instr, operands, dims, dynamic, attrs);
 }
 
@@ -442,7 +430,7 @@ StatusOr<Literal> dynamicUpdateSlice(EvalContext& ctx, const Instruction& instr,
                                std::to_string(x.dimSize(d)) + ", into padding");
   }
   std::vector<Literal> operands;
-  for (const Literal* o : ops) operands.push_back(staticValue(*o));
+  for (const Literal* o : ops) operands.push_back(o->compact());
   return runOnValues(ctx, instr, operands, x.runtimeDims(), dynamic, instr.attrs());
 }
 
@@ -471,7 +459,7 @@ StatusOr<Literal> reduce(EvalContext& ctx, const Instruction& instr, Operands op
       dynamic.push_back(inDynamic[d]);
     }
   std::vector<Literal> operands;
-  for (size_t i = 0; i < ops.size(); ++i) operands.push_back(i < inputs ? fit(*ops[i], in) : staticValue(*ops[i]));
+  for (size_t i = 0; i < ops.size(); ++i) operands.push_back(i < inputs ? fit(*ops[i], in) : ops[i]->compact());
   return runOnValues(ctx, instr, operands, dims, dynamic, instr.attrs());
 }
 
@@ -500,7 +488,7 @@ StatusOr<Literal> reduceWindow(EvalContext& ctx, const Instruction& instr, Opera
     dims[d] = s.size < w.size ? 0 : (s.size - w.size) / w.stride + 1;
   }
   std::vector<Literal> operands;
-  for (size_t i = 0; i < ops.size(); ++i) operands.push_back(i < inputs ? fit(*ops[i], in) : staticValue(*ops[i]));
+  for (size_t i = 0; i < ops.size(); ++i) operands.push_back(i < inputs ? fit(*ops[i], in) : ops[i]->compact());
   return runOnValues(ctx, instr, operands, dims, dynamic, instr.attrs());
 }
 
@@ -584,7 +572,7 @@ StatusOr<Literal> gather(EvalContext& ctx, const Instruction& instr, Operands op
     dynamic[o] = indices.isDynamicDim(next);
     ++next;
   }
-  return runOnValues(ctx, instr, {staticValue(*ops[0]), staticValue(indices)}, dims, dynamic, a);
+  return runOnValues(ctx, instr, {ops[0]->compact(), indices.compact()}, dims, dynamic, a);
 }
 
 // Dynamic indices and updates: only the valid updates apply. The indices'
@@ -623,7 +611,7 @@ StatusOr<Literal> scatter(EvalContext& ctx, const Instruction& instr, Operands o
     ++next;
   }
   std::vector<Literal> operands;
-  for (size_t i = 0; i < n; ++i) operands.push_back(staticValue(*ops[i]));
+  for (size_t i = 0; i < n; ++i) operands.push_back(ops[i]->compact());
   operands.push_back(fit(indices, indexDims));
   for (size_t i = n + 1; i < ops.size(); ++i) operands.push_back(fit(*ops[i], updateDims[i - n - 1]));
   const Shape& first = instr.shape().isTuple() ? instr.shape().tupleElement(0) : instr.shape();
@@ -646,7 +634,7 @@ bool takesDynamicRules(const Instruction& instr, Operands ops) {
       break;
   }
   for (const Literal* o : ops)
-    if (anyDynamic(*o)) return true;
+    if (anyArray(*o, &Literal::hasDynamicSizes)) return true;
   return false;
 }
 
@@ -680,7 +668,7 @@ StatusOr<Literal> evalWithDynamicSizes(EvalContext& ctx, const Instruction& inst
   }
   // No rule: only values at their bounds, which run as static ones.
   for (size_t i = 0; i < ops.size(); ++i)
-    if (anyPadding(*ops[i]))
+    if (anyArray(*ops[i], &Literal::hasPadding))
       return refuse(instr, "operand " + std::to_string(i) + " has runtime sizes below its bounds (" +
                                (ops[i]->shape().isArray() ? dimsText(ops[i]->runtimeDims()) + " of " +
                                                                 ops[i]->shape().toString(false)

@@ -252,7 +252,7 @@ ArenaPool::Lease ArenaPool::acquire() {
   if (data) {
     all_.push_back(data);
     // Before the pages are first touched, as for a Literal's large buffers.
-    if (size >= (size_t{4} << 20)) adviseHugePages(data, size);
+    adviseHugePages(data, size);
   }
   return Lease(this, data);
 }
