@@ -234,20 +234,24 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
   // `at(i)` (its index) and stored, directly or, streamed, into the tile of
   // its block (blocks of tileElements from position 0, so whole blocks are
   // aligned as the outputs are), each tile copied out when its block is done.
+  // `wholeBlocks`: lo and hi are multiples of tileElements, so each block's
+  // loop counts 0..tileElements, a constant trip count (no remainder loop).
   auto outputLoop = [&](llvm::Value* lo, llvm::Value* hi, const std::string& loopName,
-                        const std::function<jit::IrIndex(llvm::Value*)>& at) -> Status {
+                        const std::function<jit::IrIndex(llvm::Value*)>& at, bool wholeBlocks) -> Status {
     if (tiles.empty())
       return emitter.emitLoop(lo, hi, loopName, [&](llvm::Value* i) { return storeAll(at(i), outPtrs, i); });
-    llvm::Value* first = b.CreateUDiv(lo, emitter.i64(tileElements));
-    llvm::Value* last = b.CreateUDiv(b.CreateAdd(hi, emitter.i64(tileElements - 1)), emitter.i64(tileElements));
+    llvm::Value* tile = emitter.i64(tileElements);
+    llvm::Value* first = b.CreateUDiv(lo, tile);
+    llvm::Value* last = b.CreateUDiv(wholeBlocks ? hi : b.CreateAdd(hi, emitter.i64(tileElements - 1)), tile);
     return emitter.emitLoop(first, last, loopName + ".block", [&](llvm::Value* block) -> Status {
-      llvm::Value* start = b.CreateMul(block, emitter.i64(tileElements));
-      llvm::Value* blockLo = b.CreateSelect(b.CreateICmpSGT(lo, start), lo, start);
-      llvm::Value* end = b.CreateAdd(start, emitter.i64(tileElements));
-      llvm::Value* blockHi = b.CreateSelect(b.CreateICmpSLT(hi, end), hi, end);
-      HLO_RETURN_IF_ERROR(emitter.emitLoop(blockLo, blockHi, loopName, [&](llvm::Value* i) {
-        return storeAll(at(i), tiles, b.CreateSub(i, start));
-      }));
+      llvm::Value* start = b.CreateMul(block, tile);
+      llvm::Value* end = b.CreateAdd(start, tile);
+      llvm::Value* blockLo = wholeBlocks ? start : b.CreateSelect(b.CreateICmpSGT(lo, start), lo, start);
+      llvm::Value* blockHi = wholeBlocks ? end : b.CreateSelect(b.CreateICmpSLT(hi, end), hi, end);
+      HLO_RETURN_IF_ERROR(emitter.emitLoop(b.CreateSub(blockLo, start), b.CreateSub(blockHi, start), loopName,
+                                           [&](llvm::Value* j) {
+                                             return storeAll(at(b.CreateAdd(start, j, "", true, true)), tiles, j);
+                                           }));
       for (size_t k = 0; k < outputs.size(); ++k) HLO_RETURN_IF_ERROR(copyOut(k, start, blockLo, blockHi));
       return okStatus();
     });
@@ -255,30 +259,16 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
   // The output loop over a row, [rowStart, rowEnd) of `inner` elements,
   // counted from 0 where it can be: a loop of a constant trip count needs
   // no remainder and no vector epilogue, so LLVM emits (and compiles) a
-  // third of the code. Streamed rows are cut into whole tiles when the row
-  // is a multiple of the tile.
+  // third of the code. Streamed rows are whole tiles when the row is a
+  // multiple of the tile; the blocks are counted from the row's first (from
+  // 0, LLVM would unroll a loop of a few blocks whole).
   auto rowOutputLoop = [&](llvm::Value* rowStart, llvm::Value* rowEnd,
                            const std::function<jit::IrIndex(llvm::Value*)>& at) -> Status {
     int64_t inner = dims.back();
-    auto position = [&](llvm::Value* base, llvm::Value* j) { return b.CreateAdd(base, j, "", true, true); };
-    if (tiles.empty())
-      return emitter.emitLoop(emitter.i64(0), emitter.i64(inner), "col", [&](llvm::Value* j) {
-        llvm::Value* i = position(rowStart, j);
-        return storeAll(at(i), outPtrs, i);
-      });
-    if (inner % tileElements != 0) return outputLoop(rowStart, rowEnd, "col", at);
-    // The blocks counted from the row's first (not from 0: LLVM would
-    // unroll a loop of a few blocks whole, four copies of the tile's loop).
-    llvm::Value* first = b.CreateUDiv(rowStart, emitter.i64(tileElements));
-    llvm::Value* last = b.CreateUDiv(rowEnd, emitter.i64(tileElements));
-    return emitter.emitLoop(first, last, "col.block", [&](llvm::Value* block) -> Status {
-      llvm::Value* start = b.CreateMul(block, emitter.i64(tileElements));
-      HLO_RETURN_IF_ERROR(emitter.emitLoop(emitter.i64(0), emitter.i64(tileElements), "col", [&](llvm::Value* j) {
-        return storeAll(at(position(start, j)), tiles, j);
-      }));
-      llvm::Value* end = b.CreateAdd(start, emitter.i64(tileElements));
-      for (size_t k = 0; k < outputs.size(); ++k) HLO_RETURN_IF_ERROR(copyOut(k, start, start, end));
-      return okStatus();
+    if (!tiles.empty()) return outputLoop(rowStart, rowEnd, "col", at, inner % tileElements == 0);
+    return emitter.emitLoop(emitter.i64(0), emitter.i64(inner), "col", [&](llvm::Value* j) {
+      llvm::Value* i = b.CreateAdd(rowStart, j, "", true, true);
+      return storeAll(at(i), outPtrs, i);
     });
   };
   // 2-3. The loop nest.
@@ -300,7 +290,8 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
     }
   } else if (flatLoopFits(instr, dims) || dims.size() <= 1) {
     info.units = elements;
-    body = outputLoop(fn->getArg(2), fn->getArg(3), "i", [&](llvm::Value* i) { return emitter.delinearize(i, dims); });
+    body = outputLoop(fn->getArg(2), fn->getArg(3), "i", [&](llvm::Value* i) { return emitter.delinearize(i, dims); },
+                      false);
   } else {
     int64_t inner = dims.back();
     std::vector<int64_t> outerDims(dims.begin(), dims.end() - 1);
