@@ -133,34 +133,30 @@ Rng streamRng(uint64_t seed, uint64_t stream) {
   return Rng(splitMix64(state));
 }
 
-// The smallest bound among the dimensions `param` is directly the
-// set-dimension-size size of, or -1 when it sizes none.
-int64_t sizedBound(const Instruction& param) {
-  int64_t bound = -1;
-  for (const Instruction* user : param.users()) {
-    if (user->opcode() != Opcode::kSetDimensionSize || user->operandCount() != 2 || user->operand(1) != &param)
-      continue;
-    const std::vector<int64_t>& dims = user->attrs().getInts(AttrKey::kDimensions);
-    const Shape& x = user->operand(0)->shape();
-    if (dims.size() != 1 || !x.isArray() || dims[0] < 0 || dims[0] >= x.rank()) continue;
-    int64_t b = x.dim(static_cast<int>(dims[0]));
-    if (b >= 0) bound = bound < 0 ? b : std::min(bound, b);
+// The bounds of the dimensions whose runtime size `user` takes from `param`:
+// set-dimension-size's size operand, or a dynamic-reshape's result size.
+std::vector<int64_t> boundsSizedBy(const Instruction& param, const Instruction& user) {
+  std::vector<int64_t> bounds;
+  if (user.opcode() == Opcode::kSetDimensionSize && user.operandCount() == 2 && user.operand(1) == &param) {
+    const std::vector<int64_t>& dims = user.attrs().getInts(AttrKey::kDimensions);
+    const Shape& x = user.operand(0)->shape();
+    if (dims.size() == 1 && x.isArray() && dims[0] >= 0 && dims[0] < x.rank())
+      bounds.push_back(x.dim(static_cast<int>(dims[0])));
+  } else if (user.opcode() == Opcode::kDynamicReshape && user.shape().isArray()) {
+    for (int i = 1; i < user.operandCount() && i - 1 < user.shape().rank(); ++i)
+      if (user.operand(i) == &param) bounds.push_back(user.shape().dim(i - 1));
   }
-  return bound;
+  return bounds;
 }
 
-// The bound of the result dimension `param` is directly the dynamic-reshape
-// size of (the smallest, when several), or -1 when it sizes none.
-int64_t reshapedBound(const Instruction& param) {
+// The smallest bound `param` directly sizes through users of `opcode`, or
+// -1 when it sizes none.
+int64_t smallestBound(const Instruction& param, Opcode opcode) {
   int64_t bound = -1;
-  for (const Instruction* user : param.users()) {
-    if (user->opcode() != Opcode::kDynamicReshape || !user->shape().isArray()) continue;
-    for (int i = 1; i < user->operandCount() && i - 1 < user->shape().rank(); ++i)
-      if (user->operand(i) == &param) {
-        int64_t b = user->shape().dim(i - 1);
+  for (const Instruction* user : param.users())
+    if (user->opcode() == opcode)
+      for (int64_t b : boundsSizedBy(param, *user))
         if (b >= 0) bound = bound < 0 ? b : std::min(bound, b);
-      }
-  }
   return bound;
 }
 
@@ -178,13 +174,13 @@ Literal randomArgument(const Instruction& param, uint64_t seed) {
   auto stream = static_cast<uint64_t>(param.parameterNumber());
   bool integer = typeKind(shape.type()) == TypeKind::kSigned || typeKind(shape.type()) == TypeKind::kUnsigned;
   if (shape.isScalar() && integer) {
-    if (int64_t bound = sizedBound(param); bound >= 0) {
+    if (int64_t bound = smallestBound(param, Opcode::kSetDimensionSize); bound >= 0) {
       Rng rng = streamRng(seed, stream);
       Literal value(shape);
       value.setBitsAt(0, static_cast<uint64_t>(rng.between(0, bound)));
       return value;
     }
-    if (int64_t bound = reshapedBound(param); bound >= 0) {
+    if (int64_t bound = smallestBound(param, Opcode::kDynamicReshape); bound >= 0) {
       Literal value(shape);
       value.setBitsAt(0, static_cast<uint64_t>(bound));
       return value;
