@@ -28,13 +28,10 @@ void copyBox(const Literal& src, Literal& dst, const std::vector<int64_t>& dims)
     std::memcpy(dst.untypedData(), src.untypedData(), row);
     return;
   }
+  // linearIndex reads as many strides as the index has: the row's start.
   forEachIndex(outer, [&](const std::vector<int64_t>& r, int64_t) {
-    int64_t from = 0, to = 0;
-    for (size_t d = 0; d < r.size(); ++d) {
-      from += r[d] * srcStrides[d];
-      to += r[d] * dstStrides[d];
-    }
-    std::memcpy(dst.untypedData() + to * n, src.untypedData() + from * n, row);
+    std::memcpy(dst.untypedData() + linearIndex(dstStrides, r) * n,
+                src.untypedData() + linearIndex(srcStrides, r) * n, row);
   });
 }
 
