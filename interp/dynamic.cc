@@ -98,6 +98,27 @@ StatusOr<Size> agree(const Instruction& instr, const std::vector<Size>& sizes, i
   return Size{dynamic[0], true};
 }
 
+// The runtime shape `ops` agree on, dimension by dimension (agree()):
+// operands of another rank than `rank` (an elementwise op's scalars) take
+// no part, and dimension `skip` is left 0 and static (concatenate's).
+struct Agreed {
+  std::vector<int64_t> dims;
+  std::vector<bool> dynamic;
+};
+StatusOr<Agreed> agreedShape(const Instruction& instr, Operands ops, int rank, bool binary = false, int skip = -1) {
+  Agreed a{std::vector<int64_t>(rank, 0), std::vector<bool>(rank, false)};
+  for (int d = 0; d < rank; ++d) {
+    if (d == skip) continue;
+    std::vector<Size> sizes;
+    for (const Literal* o : ops)
+      if (o->shape().rank() == rank) sizes.push_back(sizeOf(*o, d));
+    HLO_ASSIGN_OR_RETURN(Size s, agree(instr, sizes, d, binary));
+    a.dims[d] = s.size;
+    a.dynamic[d] = s.dynamic;
+  }
+  return a;
+}
+
 // The value of `v` (its runtime shape) cut or broadcast to `want`: a longer
 // dimension keeps its leading elements, a dimension of size 1 is repeated.
 Literal fit(const Literal& v, const std::vector<int64_t>& want) {
@@ -166,20 +187,10 @@ StatusOr<Literal> runOnValues(EvalContext& ctx, const Instruction& instr, const 
 // dimension; scalars (clamp's bounds, ...) take no part.
 StatusOr<Literal> elementwise(EvalContext& ctx, const Instruction& instr, Operands ops) {
   int rank = instr.shape().rank();
-  bool binary = opcodeArity(instr.opcode()) == 2;
-  std::vector<int64_t> dims(rank);
-  std::vector<bool> dynamic(rank);
-  for (int d = 0; d < rank; ++d) {
-    std::vector<Size> sizes;
-    for (const Literal* o : ops)
-      if (o->shape().rank() == rank) sizes.push_back(sizeOf(*o, d));
-    HLO_ASSIGN_OR_RETURN(Size s, agree(instr, sizes, d, binary));
-    dims[d] = s.size;
-    dynamic[d] = s.dynamic;
-  }
+  HLO_ASSIGN_OR_RETURN(Agreed a, agreedShape(instr, ops, rank, opcodeArity(instr.opcode()) == 2));
   std::vector<Literal> operands;
-  for (const Literal* o : ops) operands.push_back(o->shape().rank() == rank ? fit(*o, dims) : o->compact());
-  return runOnValues(ctx, instr, operands, dims, dynamic, instr.attrs());
+  for (const Literal* o : ops) operands.push_back(o->shape().rank() == rank ? fit(*o, a.dims) : o->compact());
+  return runOnValues(ctx, instr, operands, a.dims, a.dynamic, instr.attrs());
 }
 
 // Result dimension dimensions[i] is operand dimension i; the others are static.
@@ -301,18 +312,10 @@ StatusOr<Literal> reshape(const Instruction& instr, Operands ops) {
 StatusOr<Literal> concatenate(EvalContext& ctx, const Instruction& instr, Operands ops) {
   int cat = static_cast<int>(instr.attrs().getInts(AttrKey::kDimensions)[0]);
   int rank = instr.shape().rank();
-  std::vector<int64_t> dims(rank);
-  std::vector<bool> dynamic(rank, false);
-  for (int d = 0; d < rank; ++d) {
-    if (d == cat) continue;
-    std::vector<Size> sizes;
-    for (const Literal* o : ops) sizes.push_back(sizeOf(*o, d));
-    HLO_ASSIGN_OR_RETURN(Size s, agree(instr, sizes, d));
-    dims[d] = s.size;
-    dynamic[d] = s.dynamic;
-  }
+  HLO_ASSIGN_OR_RETURN(Agreed a, agreedShape(instr, ops, rank, false, cat));
+  std::vector<int64_t>& dims = a.dims;
+  std::vector<bool>& dynamic = a.dynamic;
   std::vector<Literal> operands;
-  dims[cat] = 0;
   for (const Literal* o : ops) {
     std::vector<int64_t> want = dims;
     want[cat] = o->dimSize(cat);
@@ -441,15 +444,9 @@ StatusOr<Literal> reduce(EvalContext& ctx, const Instruction& instr, Operands op
   for (size_t i = inputs; i < ops.size(); ++i)
     if (ops[i]->hasDynamicSizes()) return refuse(instr, "an init value is dynamic");
   int rank = ops[0]->shape().rank();
-  std::vector<int64_t> in(rank);
-  std::vector<bool> inDynamic(rank);
-  for (int d = 0; d < rank; ++d) {
-    std::vector<Size> sizes;
-    for (size_t i = 0; i < inputs; ++i) sizes.push_back(sizeOf(*ops[i], d));
-    HLO_ASSIGN_OR_RETURN(Size s, agree(instr, sizes, d));
-    in[d] = s.size;
-    inDynamic[d] = s.dynamic;
-  }
+  HLO_ASSIGN_OR_RETURN(Agreed agreed, agreedShape(instr, ops.first(inputs), rank));
+  const std::vector<int64_t>& in = agreed.dims;
+  const std::vector<bool>& inDynamic = agreed.dynamic;
   const std::vector<int64_t>& reduced = instr.attrs().getInts(AttrKey::kDimensions);
   std::vector<int64_t> dims;
   std::vector<bool> dynamic;
@@ -471,21 +468,18 @@ StatusOr<Literal> reduceWindow(EvalContext& ctx, const Instruction& instr, Opera
     if (ops[i]->hasDynamicSizes()) return refuse(instr, "an init value is dynamic");
   const std::vector<WindowDim>& window = instr.attrs().find(AttrKey::kWindow)->window;
   int rank = ops[0]->shape().rank();
-  std::vector<int64_t> in(rank), dims(rank);
-  std::vector<bool> dynamic(rank);
+  HLO_ASSIGN_OR_RETURN(Agreed agreed, agreedShape(instr, ops.first(inputs), rank));
+  const std::vector<int64_t>& in = agreed.dims;
+  const std::vector<bool>& dynamic = agreed.dynamic;
   const Shape& first = instr.shape().isTuple() ? instr.shape().tupleElement(0) : instr.shape();
+  std::vector<int64_t> dims(rank);
   for (int d = 0; d < rank; ++d) {
-    std::vector<Size> sizes;
-    for (size_t i = 0; i < inputs; ++i) sizes.push_back(sizeOf(*ops[i], d));
-    HLO_ASSIGN_OR_RETURN(Size s, agree(instr, sizes, d));
-    in[d] = s.size;
-    dynamic[d] = s.dynamic;
     dims[d] = first.dim(d);
-    if (!s.dynamic) continue;
+    if (!dynamic[d]) continue;
     const WindowDim& w = window[d];
     if (w.padLow != 0 || w.padHigh != 0 || w.baseDilation != 1 || w.windowDilation != 1)
       return refuse(instr, "dimension " + std::to_string(d) + " is dynamic and its window is padded or dilated");
-    dims[d] = s.size < w.size ? 0 : (s.size - w.size) / w.stride + 1;
+    dims[d] = in[d] < w.size ? 0 : (in[d] - w.size) / w.stride + 1;
   }
   std::vector<Literal> operands;
   for (size_t i = 0; i < ops.size(); ++i) operands.push_back(i < inputs ? fit(*ops[i], in) : ops[i]->compact());
@@ -494,19 +488,10 @@ StatusOr<Literal> reduceWindow(EvalContext& ctx, const Instruction& instr, Opera
 
 // The operands agree; only the valid elements are sorted.
 StatusOr<Literal> sort(EvalContext& ctx, const Instruction& instr, Operands ops) {
-  int rank = ops[0]->shape().rank();
-  std::vector<int64_t> dims(rank);
-  std::vector<bool> dynamic(rank);
-  for (int d = 0; d < rank; ++d) {
-    std::vector<Size> sizes;
-    for (const Literal* o : ops) sizes.push_back(sizeOf(*o, d));
-    HLO_ASSIGN_OR_RETURN(Size s, agree(instr, sizes, d));
-    dims[d] = s.size;
-    dynamic[d] = s.dynamic;
-  }
+  HLO_ASSIGN_OR_RETURN(Agreed a, agreedShape(instr, ops, ops[0]->shape().rank()));
   std::vector<Literal> operands;
-  for (const Literal* o : ops) operands.push_back(fit(*o, dims));
-  return runOnValues(ctx, instr, operands, dims, dynamic, instr.attrs());
+  for (const Literal* o : ops) operands.push_back(fit(*o, a.dims));
+  return runOnValues(ctx, instr, operands, a.dims, a.dynamic, instr.attrs());
 }
 
 // Batch and contracting dimensions agree pairwise (only the valid part of a
