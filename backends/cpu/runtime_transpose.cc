@@ -109,6 +109,26 @@ template <bool Stream>
 // whole 64-byte line. In four (three) rounds of shuffles, each round pairs
 // registers a power of two apart; the comments say what lane l (128 bits)
 // of a register holds after the round.
+//
+// The last two rounds, shared: they move whole 128-bit lanes, whatever the
+// elements. Registers a, b, c, d hold in lane l the piece of output row
+// rows[0] + (l's column) of four consecutive row groups; out of them come
+// output rows rows[0..3], each stored at out + rows[k] * rowBytes.
+template <bool Stream>
+[[gnu::target("avx512f")]] inline void storeLaneTranspose(__m512 a, __m512 b, __m512 c, __m512 d, char* out,
+                                                          int64_t rowBytes, const int (&rows)[4]) {
+  // Lanes 0 and 2 (x), 1 and 3 (y) of the row groups 0, 1 and 2, 3.
+  __m512 x01 = _mm512_shuffle_f32x4(a, b, 0x88), y01 = _mm512_shuffle_f32x4(a, b, 0xDD);
+  __m512 x23 = _mm512_shuffle_f32x4(c, d, 0x88), y23 = _mm512_shuffle_f32x4(c, d, 0xDD);
+  const __m512 values[4] = {_mm512_shuffle_f32x4(x01, x23, 0x88), _mm512_shuffle_f32x4(x01, x23, 0xDD),
+                            _mm512_shuffle_f32x4(y01, y23, 0x88), _mm512_shuffle_f32x4(y01, y23, 0xDD)};
+  for (int k = 0; k < 4; ++k) {
+    auto* to = reinterpret_cast<float*>(out + rows[k] * rowBytes);
+    if constexpr (Stream) _mm512_stream_ps(to, values[k]);
+    else _mm512_storeu_ps(to, values[k]);
+  }
+}
+
 template <bool Stream>
 [[gnu::target("avx512f")]] void block16x16(const float* in, int64_t inStride, float* out, int64_t outStride) {
   __m512 r[16], t[16], u[16];
@@ -123,18 +143,9 @@ template <bool Stream>
     u[k + 2] = _mm512_shuffle_ps(t[k + 1], t[k + 3], 0x44);
     u[k + 3] = _mm512_shuffle_ps(t[k + 1], t[k + 3], 0xEE);
   }
-  for (int c = 0; c < 4; ++c) {
-    // Lanes 0 and 2 (x), 1 and 3 (y) of the row groups 0, 1 and 2, 3.
-    __m512 x01 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0x88), y01 = _mm512_shuffle_f32x4(u[c], u[4 + c], 0xDD);
-    __m512 x23 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0x88), y23 = _mm512_shuffle_f32x4(u[8 + c], u[12 + c], 0xDD);
-    const int columns[4] = {c, 8 + c, 4 + c, 12 + c};
-    const __m512 rows[4] = {_mm512_shuffle_f32x4(x01, x23, 0x88), _mm512_shuffle_f32x4(x01, x23, 0xDD),
-                            _mm512_shuffle_f32x4(y01, y23, 0x88), _mm512_shuffle_f32x4(y01, y23, 0xDD)};
-    for (int k = 0; k < 4; ++k) {
-      if constexpr (Stream) _mm512_stream_ps(out + columns[k] * outStride, rows[k]);
-      else _mm512_storeu_ps(out + columns[k] * outStride, rows[k]);
-    }
-  }
+  for (int c = 0; c < 4; ++c)
+    storeLaneTranspose<Stream>(u[c], u[4 + c], u[8 + c], u[12 + c], reinterpret_cast<char*>(out),
+                               outStride * 4, {c, 8 + c, 4 + c, 12 + c});
 }
 
 template <bool Stream>
@@ -145,17 +156,10 @@ template <bool Stream>
     t[k] = _mm512_unpacklo_pd(r[k], r[k + 1]);
     t[k + 1] = _mm512_unpackhi_pd(r[k], r[k + 1]);
   }
-  for (int p = 0; p < 2; ++p) {
-    __m512d x01 = _mm512_shuffle_f64x2(t[p], t[2 + p], 0x88), y01 = _mm512_shuffle_f64x2(t[p], t[2 + p], 0xDD);
-    __m512d x23 = _mm512_shuffle_f64x2(t[4 + p], t[6 + p], 0x88), y23 = _mm512_shuffle_f64x2(t[4 + p], t[6 + p], 0xDD);
-    const int columns[4] = {p, 4 + p, 2 + p, 6 + p};
-    const __m512d rows[4] = {_mm512_shuffle_f64x2(x01, x23, 0x88), _mm512_shuffle_f64x2(x01, x23, 0xDD),
-                             _mm512_shuffle_f64x2(y01, y23, 0x88), _mm512_shuffle_f64x2(y01, y23, 0xDD)};
-    for (int k = 0; k < 4; ++k) {
-      if constexpr (Stream) _mm512_stream_pd(out + columns[k] * outStride, rows[k]);
-      else _mm512_storeu_pd(out + columns[k] * outStride, rows[k]);
-    }
-  }
+  for (int p = 0; p < 2; ++p)
+    storeLaneTranspose<Stream>(_mm512_castpd_ps(t[p]), _mm512_castpd_ps(t[2 + p]), _mm512_castpd_ps(t[4 + p]),
+                               _mm512_castpd_ps(t[6 + p]), reinterpret_cast<char*>(out), outStride * 8,
+                               {p, 4 + p, 2 + p, 6 + p});
 }
 
 #pragma GCC diagnostic pop
