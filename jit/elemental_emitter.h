@@ -13,6 +13,7 @@
 // operation, as the reference interpreter does.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -166,6 +167,17 @@ inline constexpr const char* kReducePrecision = "hlo_reduce_precision";
 inline constexpr const char* kStochasticRound = "hlo_stochastic_round";
 inline constexpr const char* kComplexUnary = "hlo_complex_unary";
 inline constexpr const char* kComplexBinary = "hlo_complex_binary";
+// exp of f32 is the module's internal function
+//   float hlo_exp_f32(float)
+// (emitExpF32), kept out of line (noinline) while LLVM optimizes, so the loop
+// vectorizer can put a backend's vector variants in its place
+// (backends/cpu/vector_math.h); the backend inlines what is left afterwards.
+inline constexpr const char* kExpF32 = "hlo_exp_f32";
+// p * 2^n for p, n of one float type (n integral; see emitExpF32).
+using Pow2Scale = std::function<llvm::Value*(llvm::IRBuilder<>& b, llvm::Value* p, llvm::Value* n)>;
+// exp of each element of the f32 scalar or vector x, with `scale` for the
+// final p * 2^n when given (a target's instruction for it).
+llvm::Value* emitExpF32(llvm::IRBuilder<>& b, llvm::Value* x, const Pow2Scale& scale = {});
 // f8 and f4 types (stored one per byte, computed through those functions).
 bool encodedFloat(ElementType t);
 // f16, bf16, f8 and f4: stored narrower than they compute (in f32).

@@ -93,29 +93,30 @@ static llvm::Value* intrinsic(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id, std:
   return b.CreateIntrinsic(id, {args[0]->getType()}, args);
 }
 
-// exp of an f32, inline, as straight-line code the loop vectorizer widens
-// to the host's vectors (XLA's CPU backend does the same). The vector math
-// library's expf is an out-of-line call, 8 lanes at a time, that costs a
-// softmax more time than its memory traffic. Cephes' expf:
-// exp(x) = 2^n * e^r with n = round(x / ln 2), r = x - n ln 2 (ln 2 in two
-// parts, the first exact in few bits, so n * C1 is exact), |r| <= ln(2)/2,
-// e^r by a degree-7 polynomial; within 2 ulp of exp over the normal range,
-// as the harness's f32 tolerance (1e-4 relative) needs by far. x is
-// clamped to [-104, 89] first (exp is 0 below, inf above), and 2^n applied
-// as two factors 2^(n/2) 2^(n - n/2), so n from -150 to 128 needs no special
-// case: overflow to inf and the subnormal results round once, in the last
-// multiplication. NaN comes back as itself.
-static llvm::Value* expF32(llvm::IRBuilder<>& b, llvm::Value* x) {
-  llvm::Type* f32 = b.getFloatTy();
-  auto c = [&](double v) { return llvm::ConstantFP::get(f32, v); };
+// exp of f32 scalars or vectors (XLA's CPU backend also computes it inline
+// rather than calling the C library: the vector math library's expf is an
+// out-of-line call, 8 lanes at a time, that costs a softmax more time than
+// its memory traffic). Cephes' expf: exp(x) = 2^n * e^r with
+// n = round(x / ln 2), r = x - n ln 2 (ln 2 in two parts, the first exact in
+// few bits, so n * C1 is exact), |r| <= ln(2)/2, e^r by a degree-7
+// polynomial; within 2 ulp of exp over the normal range, as the harness's
+// f32 tolerance (1e-4 relative) needs by far. x is clamped to [-104, 89]
+// first (exp is 0 below, inf above), so n runs from -150 to 128.
+// `scale(p, n)` returns p * 2^n rounded once (overflow to inf, subnormal
+// results), and NaN for a NaN n. Without it, 2^n is applied as two factors
+// 2^(n/2) 2^(n - n/2) built in the exponent field, so no n needs a special
+// case: the last multiplication rounds.
+llvm::Value* emitExpF32(llvm::IRBuilder<>& b, llvm::Value* x, const Pow2Scale& scale) {
+  llvm::Type* ty = x->getType();
+  auto c = [&](double v) { return llvm::ConstantFP::get(ty, v); };
   auto mulAdd = [&](llvm::Value* m, llvm::Value* n, llvm::Value* a) {
     return intrinsic(b, llvm::Intrinsic::fmuladd, {m, n, a});
   };
   // max and min as compare-and-select, which x86 does in one instruction
-  // each; a NaN becomes -104 here (and is put back at the end).
+  // each; the compares are false for NaN, which passes through unchanged.
   llvm::Value* lo = c(-104.0), *hi = c(89.0);
-  llvm::Value* clamped = b.CreateSelect(b.CreateFCmpOGT(x, lo), x, lo);
-  clamped = b.CreateSelect(b.CreateFCmpOLT(clamped, hi), clamped, hi);
+  llvm::Value* clamped = b.CreateSelect(b.CreateFCmpOLT(x, lo), lo, x);
+  clamped = b.CreateSelect(b.CreateFCmpOGT(clamped, hi), hi, clamped);
   llvm::Value* n = intrinsic(b, llvm::Intrinsic::roundeven, {b.CreateFMul(clamped, c(1.44269504088896341))});
   llvm::Value* r = mulAdd(n, c(-0.693359375), clamped);
   r = mulAdd(n, c(2.12194440e-4), r);
@@ -123,16 +124,37 @@ static llvm::Value* expF32(llvm::IRBuilder<>& b, llvm::Value* x) {
   for (double k : {1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1})
     p = mulAdd(p, r, c(k));
   p = mulAdd(p, b.CreateFMul(r, r), b.CreateFAdd(r, c(1.0)));
-  llvm::Value* ni = b.CreateFPToSI(n, b.getInt32Ty());
+  if (scale) return scale(b, p, n);
+  llvm::Type* i32 = b.getInt32Ty();
+  if (auto* vector = llvm::dyn_cast<llvm::VectorType>(ty)) i32 = llvm::VectorType::get(i32, vector->getElementCount());
+  llvm::Value* ni = b.CreateFPToSI(n, i32);  // poison for NaN: the select below
   llvm::Value* half = b.CreateAShr(ni, 1);
-  auto pow2 = [&](llvm::Value* e) { return b.CreateBitCast(b.CreateShl(b.CreateAdd(e, b.getInt32(127)), 23), f32); };
+  auto pow2 = [&](llvm::Value* e) {
+    return b.CreateBitCast(b.CreateShl(b.CreateAdd(e, llvm::ConstantInt::get(i32, 127)), 23), ty);
+  };
   llvm::Value* result = b.CreateFMul(b.CreateFMul(p, pow2(half)), pow2(b.CreateSub(ni, half)));
   return b.CreateSelect(b.CreateFCmpUNO(x, x), x, result);
 }
 
-// exp, inline for f32, else the C library's.
+// The module's kExpF32 function, defined on first use: exp of one f32.
+static llvm::Function* expF32Function(llvm::Module& m) {
+  if (llvm::Function* f = m.getFunction(kExpF32)) return f;
+  llvm::LLVMContext& context = m.getContext();
+  llvm::Type* f32 = llvm::Type::getFloatTy(context);
+  auto* f = llvm::Function::Create(llvm::FunctionType::get(f32, {f32}, false), llvm::GlobalValue::InternalLinkage,
+                                   kExpF32, m);
+  f->setDoesNotThrow();
+  f->setDoesNotAccessMemory();
+  f->setWillReturn();
+  f->addFnAttr(llvm::Attribute::NoInline);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(context, "entry", f));
+  b.CreateRet(emitExpF32(b, f->getArg(0)));
+  return f;
+}
+
+// exp: f32 through the module's kExpF32, else the C library's.
 static llvm::Value* exp(llvm::IRBuilder<>& b, llvm::Module& m, llvm::Value* x) {
-  return x->getType()->isFloatTy() ? expF32(b, x) : libm(b, m, "exp", {x});
+  return x->getType()->isFloatTy() ? b.CreateCall(expF32Function(m), {x}) : libm(b, m, "exp", {x});
 }
 
 llvm::Value* ElementalEmitter::identity(Opcode op, ElementType t) {

@@ -4,6 +4,7 @@
 // and the complex functions of jit/elemental_emitter.h)
 // defined by address.
 #include "backends/cpu/orc.h"
+#include "backends/cpu/vector_math.h"
 
 #include <chrono>
 #include <cmath>
@@ -223,7 +224,9 @@ void OrcJit::optimize(llvm::Module& module) const {
   passes.registerFunctionAnalyses(fam);
   passes.registerLoopAnalyses(lam);
   passes.crossRegisterProxies(lam, fam, cgam, mam);
+  addMathVectorVariants(module, *machine_);
   passes.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
+  inlineMathFunctions(module);
 }
 
 StatusOr<std::string> OrcJit::emit(llvm::Module& module, llvm::CodeGenFileType type) const {
