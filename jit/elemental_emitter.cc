@@ -21,6 +21,42 @@ Status cannotCompile(const Instruction& instr, const std::string& why) {
   return errorStatus(message, instr.loc());
 }
 
+// Whether every element of `x` is >= 0 (or NaN) by construction: read
+// from what computes it, through data movement, a few levels deep (a
+// parameter or anything else unknown is not).
+static bool nonNegative(const Instruction& x, int depth = 8) {
+  if (depth == 0) return false;
+  auto operand = [&](int i) { return nonNegative(*x.operand(i), depth - 1); };
+  switch (x.opcode()) {
+    case Opcode::kExp:
+    case Opcode::kAbs:
+    case Opcode::kLogistic:
+    case Opcode::kSqrt:  // sqrt(-0) is -0: equal to 0, nothing cancels
+    case Opcode::kIota: return true;
+    case Opcode::kMultiply: return x.operand(0) == x.operand(1) || (operand(0) && operand(1));
+    case Opcode::kAdd:
+    case Opcode::kDivide:
+    case Opcode::kMinimum: return operand(0) && operand(1);
+    case Opcode::kMaximum: return operand(0) || operand(1);
+    case Opcode::kSelect: return operand(1) && operand(2);
+    case Opcode::kBroadcast:
+    case Opcode::kReshape:
+    case Opcode::kBitcast:
+    case Opcode::kTranspose:
+    case Opcode::kSlice:
+    case Opcode::kReverse:
+    case Opcode::kCopy: return isFloat(x.shape().type()) && operand(0);
+    case Opcode::kConstant: {
+      if (!x.hasLiteral() || !isFloat(x.shape().type()) || !x.shape().isArray()) return false;
+      const Literal& l = x.literal();
+      for (int64_t i = 0; i < l.shape().elementCount(); ++i)
+        if (l.toDouble(i) < 0) return false;
+      return true;
+    }
+    default: return false;
+  }
+}
+
 bool emitsReduce(const Instruction& instr) {
   if (instr.opcode() != Opcode::kReduce || instr.operandCount() != 2 || !instr.shape().isArray()) return false;
   const Computation* reducer = instr.attrs().getComputation(AttrKey::kToApply);
@@ -609,38 +645,55 @@ StatusOr<llvm::Value*> ElementalEmitter::emitDynamicUpdateSlice(const Instructio
 //      identity — its float adds may be reassociated, so LLVM vectorizes
 //      them with vector accumulators — and the partial joins the total,
 //      for f32/f64 sums with Kahan's compensated addition.
-// f32 sums accumulate in f64 and round to f32 once at the end, so they stay
-// within the f32 tolerance of the reference interpreter's sum, which is
-// exact and rounded once (hlo/exact_sum.h): an element passes through at
-// most kBlock / lanes partial additions, and the running total's rounding
-// errors are compensated once per block. f16, bf16, f8 and f4 round after
-// every step, in the interpreter's row-major order.
+// f32 sums keep their total in f64 and round to f32 once at the end, so they
+// stay within the f32 tolerance of the reference interpreter's sum, which is
+// exact and rounded once (hlo/exact_sum.h). Their block partials are f64
+// too (every term converted), as terms of both signs may cancel to far less
+// than their magnitudes — except when every term is known to be >= 0
+// (nonNegative: exp, squares, abs...), as in softmax's and layer norm's
+// second sums. Without cancellation, a partial summed in f32 is within
+// (additions in its longest chain) x 2^-24 of the exact sum relative to the
+// sum itself: at most 1024 additions (a block of kNonNegativeBlock, however
+// the vectorizer splits it), 6e-5, below the f32 tolerance of 1e-4, and a
+// few hundred times less when vectorized (16 lanes by 4 accumulators: 16
+// additions). The f64 total's rounding errors are compensated once per
+// block. f16, bf16, f8 and f4 round after every step, in the interpreter's
+// row-major order.
 StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, const IrIndex& index) {
-  constexpr int64_t kBlock = 4096;
+  constexpr int64_t kBlock = 4096, kNonNegativeBlock = 1024;
   if (!emitsReduce(instr))
     return cannotCompile(instr, "a reduce folded in a kernel has one input, one element type, and a reducer "
                                 "that is one add, multiply, maximum, minimum, and or or of its parameters");
   const Computation* reducer = instr.attrs().getComputation(AttrKey::kToApply);
   const Instruction* root = reducer->root();
   Opcode op = *binaryOfParameters(reducer);
-  // f32 sums accumulate in f64 (`t` below) and round to f32 once at the end.
-  ElementType resultType = instr.shape().type();
-  ElementType t = resultType;
-  if (op == Opcode::kAdd && resultType == ElementType::kF32) t = ElementType::kF64;
-  llvm::Value* id = identity(op, t);
-  if (!id) return cannotCompile(instr, "no identity value for " + std::string(elementTypeName(t)));
-  auto element = [&](const Instruction& from, const IrIndex& at) -> StatusOr<llvm::Value*> {
-    HLO_ASSIGN_OR_RETURN(llvm::Value * x, emit(from, at));
-    return t == resultType ? x : b_.CreateFPExt(x, valueType(t));
-  };
   const Instruction& input = *instr.operand(0);
+  // f32 sums total in f64 (`t` below) and round to f32 once at the end;
+  // their block partials are f64 (`partialType`) unless no term is negative.
+  ElementType resultType = instr.shape().type();
+  ElementType t = resultType, partialType = resultType;
+  int64_t block = kBlock;
+  if (op == Opcode::kAdd && resultType == ElementType::kF32) {
+    t = ElementType::kF64;
+    if (nonNegative(input))
+      block = kNonNegativeBlock;
+    else
+      partialType = ElementType::kF64;
+  }
+  llvm::Value* id = identity(op, partialType);
+  if (!id) return cannotCompile(instr, "no identity value for " + std::string(elementTypeName(partialType)));
+  // An element of `from` in the type `as`.
+  auto element = [&](const Instruction& from, const IrIndex& at, ElementType as) -> StatusOr<llvm::Value*> {
+    HLO_ASSIGN_OR_RETURN(llvm::Value * x, emit(from, at));
+    return as == resultType ? x : b_.CreateFPExt(x, valueType(as));
+  };
   const std::vector<int64_t>& inDims = input.shape().dims();
   std::vector<int64_t> reduced = instr.attrs().getInts(AttrKey::kDimensions);
   std::sort(reduced.begin(), reduced.end());
 
-  HLO_ASSIGN_OR_RETURN(llvm::Value * init, element(*instr.operand(1), scalarIndex()));
+  HLO_ASSIGN_OR_RETURN(llvm::Value * init, element(*instr.operand(1), scalarIndex(), t));
   llvm::AllocaInst* total = entryAlloca(valueType(t), "total");
-  llvm::AllocaInst* partial = entryAlloca(valueType(t), "partial");
+  llvm::AllocaInst* partial = entryAlloca(valueType(partialType), "partial");
   b_.CreateStore(init, total);
   // f32 and f64 sums add the block partials with Kahan's compensation, so
   // the number of blocks does not grow the error.
@@ -653,17 +706,18 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
   for (size_t d = 0, k = 0; d < inDims.size(); ++d)
     if (!std::binary_search(reduced.begin(), reduced.end(), static_cast<int64_t>(d))) in.multi[d] = index.multi[k++];
 
-  auto combine = [&](llvm::Value* acc, llvm::Value* x, bool reassociate) -> StatusOr<llvm::Value*> {
+  // acc op x in the type `as`; `reassociate` inside a block.
+  auto combine = [&](llvm::Value* acc, llvm::Value* x, ElementType as, bool reassociate) -> StatusOr<llvm::Value*> {
     // Inside a block, f32/f64 maximum and minimum use LLVM's NaN-propagating
     // llvm.maximum/minimum, which the loop vectorizer turns into vector
     // reductions; they differ from the element-wise rule (the first NaN
     // wins, ties keep the left) only in which NaN or which zero comes out,
     // and the block's order is free anyway.
     if (reassociate && (op == Opcode::kMaximum || op == Opcode::kMinimum) &&
-        (t == ElementType::kF32 || t == ElementType::kF64))
+        (as == ElementType::kF32 || as == ElementType::kF64))
       return static_cast<llvm::Value*>(b_.CreateBinaryIntrinsic(
           op == Opcode::kMaximum ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, acc, x));
-    HLO_ASSIGN_OR_RETURN(llvm::Value * v, binary(op, *root, t, acc, x));
+    HLO_ASSIGN_OR_RETURN(llvm::Value * v, binary(op, *root, as, acc, x));
     auto* arith = llvm::dyn_cast<llvm::BinaryOperator>(v);
     if (reassociate && arith && arith->getType()->isFloatingPointTy()) arith->setHasAllowReassoc(true);
     return v;
@@ -678,35 +732,37 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
       int64_t d = reduced.back();
       return emitLoop(i64(0), i64(inDims[d]), "r", [&](llvm::Value* j) -> Status {
         in.multi[d] = j;
-        HLO_ASSIGN_OR_RETURN(llvm::Value * x, element(input, in));
-        HLO_ASSIGN_OR_RETURN(llvm::Value * v, combine(b_.CreateLoad(valueType(t), total), x, false));
+        HLO_ASSIGN_OR_RETURN(llvm::Value * x, element(input, in, t));
+        HLO_ASSIGN_OR_RETURN(llvm::Value * v, combine(b_.CreateLoad(valueType(t), total), x, t, false));
         b_.CreateStore(v, total);
         return okStatus();
       });
     }
     if (reduced.empty()) {
-      HLO_ASSIGN_OR_RETURN(llvm::Value * x, element(input, in));
-      HLO_ASSIGN_OR_RETURN(llvm::Value * v, combine(b_.CreateLoad(valueType(t), total), x, false));
+      HLO_ASSIGN_OR_RETURN(llvm::Value * x, element(input, in, t));
+      HLO_ASSIGN_OR_RETURN(llvm::Value * v, combine(b_.CreateLoad(valueType(t), total), x, t, false));
       b_.CreateStore(v, total);
       return okStatus();
     }
     int64_t d = reduced.back();
     int64_t n = inDims[d];
-    int64_t blocks = (n + kBlock - 1) / kBlock;
+    int64_t blocks = (n + block - 1) / block;
     return emitLoop(i64(0), i64(blocks), "block", [&](llvm::Value* blk) -> Status {
-      llvm::Value* lo = b_.CreateMul(blk, i64(kBlock));
-      llvm::Value* hi = b_.CreateAdd(lo, i64(kBlock));
+      llvm::Value* lo = b_.CreateMul(blk, i64(block));
+      llvm::Value* hi = b_.CreateAdd(lo, i64(block));
       hi = b_.CreateSelect(b_.CreateICmpSLT(hi, i64(n)), hi, i64(n));
       b_.CreateStore(id, partial);
       HLO_RETURN_IF_ERROR(emitLoop(lo, hi, "r", [&](llvm::Value* j) -> Status {
         in.multi[d] = j;
-        HLO_ASSIGN_OR_RETURN(llvm::Value * x, element(input, in));
-        HLO_ASSIGN_OR_RETURN(llvm::Value * v, combine(b_.CreateLoad(valueType(t), partial), x, true));
+        HLO_ASSIGN_OR_RETURN(llvm::Value * x, element(input, in, partialType));
+        HLO_ASSIGN_OR_RETURN(llvm::Value * v,
+                             combine(b_.CreateLoad(valueType(partialType), partial), x, partialType, true));
         b_.CreateStore(v, partial);
         return okStatus();
       }));
       llvm::Value* sum = b_.CreateLoad(valueType(t), total);
-      llvm::Value* part = b_.CreateLoad(valueType(t), partial);
+      llvm::Value* part = b_.CreateLoad(valueType(partialType), partial);
+      if (partialType != t) part = b_.CreateFPExt(part, valueType(t));
       if (compensation) {
         // Kahan: y = part - c; s = sum + y; c = (s - sum) - y.
         llvm::Value* y = b_.CreateFSub(part, b_.CreateLoad(valueType(t), compensation));
@@ -715,7 +771,7 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
         b_.CreateStore(next, total);
         return okStatus();
       }
-      HLO_ASSIGN_OR_RETURN(llvm::Value * v, combine(sum, part, false));
+      HLO_ASSIGN_OR_RETURN(llvm::Value * v, combine(sum, part, t, false));
       b_.CreateStore(v, total);
       return okStatus();
     });

@@ -64,6 +64,66 @@ ENTRY %e (x: f32[4194304]) -> f32[] {
   EXPECT_NEAR(r->data<float>()[0], exact, exact * 1e-6);
 }
 
+// A sum of squares has no negative term, so its blocks sum in f32 (the
+// faster path softmax and layer norm take): 2^22 squares of 0.1f still come
+// within a few float ulps of the exact 2^22 * (0.1f * 0.1f rounded to f32).
+TEST(CpuJit, LongSumsOfSquaresStayAccurate) {
+  auto m = parse(R"(
+HloModule m
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY %e (x: f32[4194304]) -> f32[] {
+  %x = f32[4194304] parameter(0)
+  %sq = f32[4194304] multiply(%x, %x)
+  %z = f32[] constant(0)
+  ROOT %r = f32[] reduce(%sq, %z), dimensions={0}, to_apply=%add
+})");
+  auto exe = compile(*m);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  std::vector<Literal> args;
+  args.emplace_back(Shape(ElementType::kF32, {4194304}));
+  for (int64_t i = 0; i < 4194304; ++i) args[0].data<float>()[i] = 0.1f;
+  auto r = (*exe)->run(args);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  double exact = 4194304.0 * static_cast<double>(0.1f * 0.1f);
+  EXPECT_NEAR(r->data<float>()[0], exact, exact * 1e-6);
+}
+
+// x * c with c >= 0 but x of both signs may cancel: the sum stays exact.
+// x = {1e8, 1 (4094 times), -1e8} times 2 sums to 2 * 4094 = 8188; in f32
+// partials the 2s that meet 2e8 (f32 values near it are 16 apart) would
+// be lost.
+TEST(CpuJit, SumsOfMixedSignsStayExact) {
+  auto m = parse(R"(
+HloModule m
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY %e (x: f32[4096]) -> f32[] {
+  %x = f32[4096] parameter(0)
+  %two = f32[] constant(2)
+  %twos = f32[4096] broadcast(%two), dimensions={}
+  %p = f32[4096] multiply(%x, %twos)
+  %z = f32[] constant(0)
+  ROOT %r = f32[] reduce(%p, %z), dimensions={0}, to_apply=%add
+})");
+  auto exe = compile(*m);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  std::vector<Literal> args;
+  args.emplace_back(Shape(ElementType::kF32, {4096}));
+  for (int64_t i = 0; i < 4096; ++i) args[0].data<float>()[i] = 1;
+  args[0].data<float>()[0] = 1e8f;
+  args[0].data<float>()[4095] = -1e8f;
+  auto r = (*exe)->run(args);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->toString(), "f32[] 8188");
+}
+
 // Column sums of a [1000, 3] array whose row i is {i, 2i, -i}:
 // sum i = 499500, so {499500, 999000, -499500}.
 TEST(CpuJit, ColumnReduction) {
