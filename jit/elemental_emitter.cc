@@ -12,6 +12,7 @@
 #include <llvm/IR/GlobalVariable.h>
 
 #include "hlo/computation.h"
+#include "hlo/contraction.h"
 
 namespace hlo::jit {
 
@@ -348,6 +349,8 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
       return emitDynamicUpdateSlice(instr, index);
     case Opcode::kReduce:
       return emitReduce(instr, index);
+    case Opcode::kDot:
+      return emitDot(instr, index);
     default:
       break;
   }
@@ -788,6 +791,87 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
   HLO_RETURN_IF_ERROR(nest(0));
   llvm::Value* result = b_.CreateLoad(valueType(t), total);
   return t == resultType ? result : b_.CreateFPTrunc(result, valueType(resultType));
+}
+
+// The element types an element dot computes: real operands, and integer (or
+// pred) ones for an integer result; a reason when not.
+static std::string elementDotTypesProblem(const Instruction& instr) {
+  ElementType lhs = instr.operand(0)->shape().type(), rhs = instr.operand(1)->shape().type();
+  ElementType out = instr.shape().type();
+  auto integral = [](ElementType t) { return isInteger(t) || isPred(t); };
+  auto real = [&](ElementType t) { return isFloat(t) || integral(t); };
+  if (real(lhs) && real(rhs) && (isFloat(out) || (isInteger(out) && integral(lhs) && integral(rhs)))) return "";
+  return "element types " + std::string(elementTypeName(lhs)) + " x " + std::string(elementTypeName(rhs)) + " -> " +
+         std::string(elementTypeName(out)) +
+         " (an element dot has real operands, and integer ones for an integer result)";
+}
+
+bool emitsDot(const Instruction& instr) {
+  if (instr.opcode() != Opcode::kDot || instr.operandCount() != 2 || instr.attrs().has(AttrKey::kSparsity) ||
+      !instr.shape().isArray() || !instr.operand(0)->shape().isArray() || !instr.operand(1)->shape().isArray())
+    return false;
+  StatusOr<DotDims> dims = dotDims(instr.attrs(), instr.operand(0)->shape(), instr.operand(1)->shape());
+  if (!dims.ok() || !elementDotTypesProblem(instr).empty()) return false;
+  return dims->batch * dims->m * dims->n * dims->k <= kElementDotProducts;
+}
+
+// dot, one element: [batch..., lhs free..., rhs free...] of the result is the
+// sum over the contracting dimensions (row-major in the order they are
+// listed) of lhs * rhs, computed as the interpreter does (interp/dot_conv.cc)
+// in the accumulation type of the result type: double for a float result,
+// 64-bit integers wrapping for an integer one (the same, modulo the result
+// width, as any wider wrapping), then rounded or wrapped to the result type.
+// Larger dots are library ops (backends/cpu/runtime_dot.cc, OpenBLAS).
+StatusOr<llvm::Value*> ElementalEmitter::emitDot(const Instruction& instr, const IrIndex& index) {
+  if (instr.operandCount() != 2 || instr.attrs().has(AttrKey::kSparsity))
+    return cannotCompile(instr, "a dot of two dense operands");
+  const Instruction& lhs = *instr.operand(0);
+  const Instruction& rhs = *instr.operand(1);
+  StatusOr<DotDims> dims = dotDims(instr.attrs(), lhs.shape(), rhs.shape());
+  if (!dims.ok()) return cannotCompile(instr, dims.status().message());
+  if (std::string problem = elementDotTypesProblem(instr); !problem.empty()) return cannotCompile(instr, problem);
+  ElementType out = instr.shape().type();
+  bool floatResult = isFloat(out);
+  ElementType acc = floatResult ? ElementType::kF64 : ElementType::kS64;
+  llvm::Type* accType = valueType(acc);
+  // An operand element in the accumulation type.
+  auto widen = [&](const Instruction& from, const IrIndex& at) -> StatusOr<llvm::Value*> {
+    HLO_ASSIGN_OR_RETURN(llvm::Value * x, emit(from, at));
+    ElementType t = from.shape().type();
+    if (floatResult) return convert(instr, t, acc, x);
+    return isSigned(t) ? b_.CreateSExt(x, accType) : b_.CreateZExt(x, accType);
+  };
+  const DotDims& d = *dims;
+  size_t batch = instr.attrs().getInts(AttrKey::kLhsBatchDims).size();
+  size_t lhsFree = d.lhsFree.size(), rhsFree = d.rhsFree.size();
+  size_t contracting = d.lhsPerm.size() - batch - lhsFree;
+  IrIndex l{lhs.shape().dims(), std::vector<llvm::Value*>(lhs.shape().rank()), nullptr};
+  IrIndex r{rhs.shape().dims(), std::vector<llvm::Value*>(rhs.shape().rank()), nullptr};
+  for (size_t i = 0; i < batch; ++i) l.multi[d.lhsPerm[i]] = r.multi[d.rhsPerm[i]] = index.multi[i];
+  for (size_t f = 0; f < lhsFree; ++f) l.multi[d.lhsPerm[batch + f]] = index.multi[batch + f];
+  for (size_t f = 0; f < rhsFree; ++f) r.multi[d.rhsPerm[batch + contracting + f]] = index.multi[batch + lhsFree + f];
+
+  llvm::AllocaInst* sum = entryAlloca(accType, "dot_sum");
+  b_.CreateStore(floatResult ? llvm::ConstantFP::get(accType, 0.0) : llvm::ConstantInt::get(accType, 0), sum);
+  std::function<Status(size_t)> nest = [&](size_t c) -> Status {
+    if (c == contracting) {
+      HLO_ASSIGN_OR_RETURN(llvm::Value * a, widen(lhs, l));
+      HLO_ASSIGN_OR_RETURN(llvm::Value * b, widen(rhs, r));
+      llvm::Value* s = b_.CreateLoad(accType, sum);
+      b_.CreateStore(floatResult ? b_.CreateFAdd(s, b_.CreateFMul(a, b)) : b_.CreateAdd(s, b_.CreateMul(a, b)), sum);
+      return okStatus();
+    }
+    int64_t lhsDim = d.lhsPerm[batch + lhsFree + c], rhsDim = d.rhsPerm[batch + c];
+    return emitLoop(i64(0), i64(lhs.shape().dim(static_cast<int>(lhsDim))), "k", [&](llvm::Value* k) -> Status {
+      l.multi[lhsDim] = k;
+      r.multi[rhsDim] = k;
+      return nest(c + 1);
+    });
+  };
+  HLO_RETURN_IF_ERROR(nest(0));
+  llvm::Value* total = b_.CreateLoad(accType, sum);
+  if (floatResult) return convert(instr, acc, out, total);
+  return b_.CreateTrunc(total, valueType(out));
 }
 
 }  // namespace hlo::jit

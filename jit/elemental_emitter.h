@@ -118,6 +118,7 @@ class ElementalEmitter {
   StatusOr<llvm::Value*> emitDynamicSlice(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitDynamicUpdateSlice(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitReduce(const Instruction& instr, const IrIndex& index);
+  StatusOr<llvm::Value*> emitDot(const Instruction& instr, const IrIndex& index);
   // `cond ? then() : otherwise()` with real branches (only one side runs).
   template <typename Then, typename Else>
   StatusOr<llvm::Value*> emitIf(llvm::Value* cond, Then&& then, Else&& otherwise);
@@ -188,6 +189,15 @@ bool smallFloat(ElementType t);
 // maximum, minimum, and or or (and/or on integers and pred) of its
 // parameters. Other reduces are library ops (backends/cpu/runtime_reduce.cc).
 bool emitsReduce(const Instruction& instr);
+
+// Whether the emitter computes the dot `instr` itself (ElementalEmitter::
+// emitDot): real operand types, and a product of at most
+// kElementDotProducts multiply-adds, where a kernel's plain loop costs less
+// than a library call's setup. Other dots are library ops
+// (backends/cpu/runtime_dot.cc); inside a scalar function (a reducer) every
+// dot of those types is emitted.
+inline constexpr int64_t kElementDotProducts = 8192;
+bool emitsDot(const Instruction& instr);
 
 // "cannot compile <opcode> (%name)" plus an optional reason.
 Status cannotCompile(const Instruction& instr, const std::string& why = "");

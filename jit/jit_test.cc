@@ -181,8 +181,51 @@ ENTRY %e (x: s32[1000003]) -> s32[1000003] {
 }
 
 TEST(CpuJit, CannotCompileNamesTheInstruction) {
-  // A reduce whose reducer holds a dot: the JIT compiles reducers as scalar
-  // code, which has no dot.
+  // A reduce whose reducer holds a sort: the JIT compiles reducers as scalar
+  // code, which has no sort.
+  auto m = parse(R"(
+HloModule m
+%less (a: f32[], b: f32[]) -> pred[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %lt = pred[] compare(%a, %b), direction=LT
+}
+%larger (acc: f32[], x: f32[]) -> f32[] {
+  %acc = f32[] parameter(0)
+  %x = f32[] parameter(1)
+  %a = f32[1] reshape(%acc)
+  %b = f32[1] reshape(%x)
+  %pair = f32[2] concatenate(%a, %b), dimensions={0}
+  %sorted = f32[2] sort(%pair), dimensions={0}, to_apply=%less
+  %top = f32[1] slice(%sorted), slice={[1:2]}
+  ROOT %r = f32[] reshape(%top)
+}
+ENTRY %e (x: f32[3]) -> f32[] {
+  %x = f32[3] parameter(0)
+  %one = f32[] constant(1)
+  ROOT %fold = f32[] reduce(%x, %one), dimensions={0}, to_apply=%larger
+})");
+  auto exe = compile(*m);
+  ASSERT_FALSE(exe.ok());
+  EXPECT_NE(exe.status().message().find("cpu: cannot compile sort (%sorted)"), std::string::npos)
+      << exe.status().message();
+  CompileOptions fallback;
+  fallback.allowInterpreterFallback = true;
+  auto withFallback = compile(*m, Target::kCpu, fallback);
+  ASSERT_TRUE(withFallback.ok()) << withFallback.status().message();
+  EXPECT_EQ((*withFallback)->fallbackCount(), 1);
+  std::vector<Literal> args;
+  args.push_back(f32Array({3}, {5, 2, 7}));
+  auto r = (*withFallback)->run(args);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  // The reducer keeps the larger of acc and x: from 1, 5, 5, 7.
+  EXPECT_EQ(r->toString(), "f32[] 7");
+}
+
+// A reducer holding a small dot compiles: the dot of two 2x2 matrices
+// filled with acc and x has 2 * acc * x in each corner, so from 1 the fold
+// over {1, 2, 3} gives 2*1*1 = 2, 2*2*2 = 8, 2*8*3 = 48.
+TEST(CpuJit, ReducerHoldingADot) {
   auto m = parse(R"(
 HloModule m
 %times_two (acc: f32[], x: f32[]) -> f32[] {
@@ -200,19 +243,12 @@ ENTRY %e (x: f32[3]) -> f32[] {
   ROOT %fold = f32[] reduce(%x, %one), dimensions={0}, to_apply=%times_two
 })");
   auto exe = compile(*m);
-  ASSERT_FALSE(exe.ok());
-  EXPECT_NE(exe.status().message().find("cpu: cannot compile dot (%dot)"), std::string::npos)
-      << exe.status().message();
-  CompileOptions fallback;
-  fallback.allowInterpreterFallback = true;
-  auto withFallback = compile(*m, Target::kCpu, fallback);
-  ASSERT_TRUE(withFallback.ok()) << withFallback.status().message();
-  EXPECT_EQ((*withFallback)->fallbackCount(), 1);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  EXPECT_EQ((*exe)->fallbackCount(), 0);
   std::vector<Literal> args;
   args.push_back(f32Array({3}, {1, 2, 3}));
-  auto r = (*withFallback)->run(args);
+  auto r = (*exe)->run(args);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  // Each corner of the dot is 2 * acc * x: from 1, 2*1*1 = 2, 2*2*2 = 8, 2*8*3 = 48.
   EXPECT_EQ(r->toString(), "f32[] 48");
 }
 

@@ -11,7 +11,8 @@
 //      anything else is packed into a contiguous [B, M, K] / [B, K, N] buffer
 //      of the compute type. An f32 result is written by gemm directly.
 //   4. Small products run as a plain loop instead (runtime_blas.h): the
-//      library's setup costs more than the arithmetic there.
+//      library's setup costs more than the arithmetic there. The smallest
+//      (jit::emitsDot) are not library calls at all: a kernel computes them.
 //   5. Results are written into the result type (ResultWriter, which also
 //      rounds a float dot with an integer result as XLA reads it).
 #include <complex>
@@ -140,6 +141,7 @@ Status runDot(const RuntimeCall& call) {
 }  // namespace
 
 StatusOr<RuntimePlan> planDot(llvm::Module&, const Instruction& instr, const std::string&) {
+  if (jit::emitsDot(instr)) return RuntimePlan{};  // small: a kernel computes it
   HLO_RETURN_IF_ERROR(classify(instr).status());
   return RuntimePlan{runDot, {}};
 }

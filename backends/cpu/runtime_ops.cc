@@ -21,14 +21,15 @@ bool always(const Instruction&) { return true; }
 // and which instances the elemental emitter also computes inside a fusion
 // (none when null). A transpose is a library call only unfused; a reduce
 // only when the emitter cannot fold it (several inputs, another reducer); a
-// bitcast-convert only between widths.
+// dot only when it is not small (jit::emitsDot); a bitcast-convert only
+// between widths.
 struct LibraryOp {
   Opcode opcode;
   PlanFn plan;
   bool (*elementalInFusions)(const Instruction&) = nullptr;
 };
 constexpr LibraryOp kLibraryOps[] = {
-    {Opcode::kDot, planDot},
+    {Opcode::kDot, planDot, jit::emitsDot},
     {Opcode::kRaggedDot, planRaggedDot},
     {Opcode::kScaledDot, planScaledDot},
     {Opcode::kConvolution, planConvolution},
