@@ -25,4 +25,11 @@ StatusOr<Shape> inferShape(const Instruction& instr);
 // `declared`.
 StatusOr<Shape> inferShapeGiven(const Instruction& instr, const Shape& declared);
 
+// Fails, naming the instruction, unless inferShapeGiven accepts `instr` and
+// gives its declared element types and dimensions (dynamism and layouts
+// aside; tuples element by element). Both engines refuse to run an
+// instruction that fails it: its attributes could index outside its
+// operands.
+Status checkDeclaredShape(const Instruction& instr);
+
 }  // namespace hlo

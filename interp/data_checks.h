@@ -15,15 +15,6 @@
 
 namespace hlo::interp {
 
-// Same element types and dimensions (dynamism and layouts aside), tuples
-// element by element.
-inline bool sameTypeAndDims(const Shape& a, const Shape& b) {
-  if (a.type() != b.type() || a.dims() != b.dims() || a.tupleSize() != b.tupleSize()) return false;
-  for (int i = 0; i < a.tupleSize(); ++i)
-    if (!sameTypeAndDims(a.tupleElement(i), b.tupleElement(i))) return false;
-  return true;
-}
-
 inline bool hasUnboundedDim(const Shape& s) {
   for (int64_t d : s.dims())
     if (d == Shape::kUnboundedDim) return true;
@@ -32,19 +23,14 @@ inline bool hasUnboundedDim(const Shape& s) {
   return false;
 }
 
-// Fails unless shape inference accepts `instr` and gives its declared shape,
-// and no shape involved has an unbounded (`?`) dimension. The module is not
-// necessarily verified before it runs, so every op here calls this first;
-// after it, attributes fit the operands (the evaluator guarantees that the
-// operand values have their instructions' shapes).
+// Fails unless shape inference accepts `instr` and gives its declared shape
+// (hlo/shape_inference.h's checkDeclaredShape), and no shape involved has an
+// unbounded (`?`) dimension. The module is not necessarily verified before
+// it runs, so every op here calls this first; after it, attributes fit the
+// operands (the evaluator guarantees that the operand values have their
+// instructions' shapes).
 inline Status checkWellTyped(const Instruction& instr) {
-  StatusOr<Shape> inferred = inferShapeGiven(instr, instr.shape());
-  if (!inferred.ok()) return inferred.status().withLoc(instr.loc());
-  if (!sameTypeAndDims(*inferred, instr.shape()))
-    return errorStatus(std::string(opcodeName(instr.opcode())) + " '" + instr.name() +
-                           "' is declared " + instr.shape().toString(false) +
-                           " but its operands give " + inferred->toString(false),
-                       instr.loc());
+  HLO_RETURN_IF_ERROR(checkDeclaredShape(instr));
   bool unbounded = hasUnboundedDim(instr.shape());
   for (const Instruction* op : instr.operands()) unbounded = unbounded || hasUnboundedDim(op->shape());
   if (unbounded) return EvalContext::unsupported(instr, "unbounded (?) dimensions have no values to run on");

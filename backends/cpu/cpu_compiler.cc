@@ -25,6 +25,7 @@
 
 #include "backends/cpu/orc.h"
 #include "backends/cpu/program.h"
+#include "hlo/shape_inference.h"
 #include "hlo/computation.h"
 #include "hlo/passes/fusion_rules.h"
 #include "hlo/shared_semantics.h"
@@ -92,6 +93,15 @@ bool renamesOperand(const Instruction& instr) {
   };
   return out.isArray() && in.isArray() && out.type() == in.type() && out.elementCount() == in.elementCount() &&
          rowMajor(out) && rowMajor(in);
+}
+
+// checkDeclaredShape of `instr` and, for a fusion, of everything it fuses.
+Status wellTyped(const Instruction& instr) {
+  HLO_RETURN_IF_ERROR(checkDeclaredShape(instr));
+  if (instr.opcode() == Opcode::kFusion)
+    for (const Computation* fused : instr.calledComputations())
+      for (const auto& inner : fused->instructions()) HLO_RETURN_IF_ERROR(wellTyped(*inner));
+  return okStatus();
 }
 
 class Builder {
@@ -214,6 +224,14 @@ class Builder {
       step.kind = Step::Kind::kKernel;
       step.kernelName = name;
       step.info = *info;
+      return okStatus();
+    }
+    if (Status typed = wellTyped(instr); !typed.ok()) {
+      // Ill-typed (its operands do not give its declared shape): refused
+      // when it runs, as the interpreter refuses it, so a module that never
+      // reaches it (a loop that runs no iteration) still runs.
+      step.kind = Step::Kind::kIllTyped;
+      step.refusal = typed;
       return okStatus();
     }
     if (!options_.allowInterpreterFallback)

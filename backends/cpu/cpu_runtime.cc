@@ -446,6 +446,8 @@ StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<c
         values[s] = owning(std::move(result));
         break;
       }
+      case Step::Kind::kIllTyped:
+        return step.refusal;
       case Step::Kind::kInterpreter: {
         interp::Options o;
         o.maxMemoryBytes = options_.maxMemoryBytes;

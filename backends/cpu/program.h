@@ -30,6 +30,7 @@ struct Step {
     kShared,                                                    // semantics shared with the interpreter
     kWhile, kConditional, kCall,                                // run sub-programs
     kInterpreter,                                               // --allow-interpreter-fallback
+    kIllTyped,                                                  // refused when it runs
   };
   Kind kind = Kind::kKernel;
   const Instruction* instr = nullptr;
@@ -44,6 +45,7 @@ struct Step {
   std::vector<const Program*> callees;  // while: {condition, body}; conditional: branches;
                                         // call, async-start/-update, scan: {callee}
   std::vector<int> freeAfter;           // slots whose last reader is this step
+  Status refusal = okStatus();          // kIllTyped: why it cannot run
 };
 
 struct Program {
