@@ -22,8 +22,8 @@ StatusOr<DotDims> classify(const Instruction& instr) {
     if (!isFloat(s.type()) && !isInteger(s.type()))
       return jit::cannotCompile(instr, "element type " + std::string(elementTypeName(s.type())) + " is not supported");
   }
-  if (!out.isArray() || out.isDynamic() || !isFloat(out.type()))
-    return jit::cannotCompile(instr, "the result must be a static float array");
+  if (!out.isArray() || out.isDynamic() || !(isFloat(out.type()) || isInteger(out.type())))
+    return jit::cannotCompile(instr, "the result must be a static float or integer array");
   const Shape& lhs = instr.operand(0)->shape();
   const Shape& rhs = instr.operand(1)->shape();
   StatusOr<DotDims> dims = dotDims(instr.attrs(), lhs, rhs);
@@ -57,7 +57,10 @@ Status runScaledDot(const RuntimeCall& call) {
   for (int64_t bi = 0; bi < d.batch; ++bi)
     matmul<double>(false, false, d.m, d.n, d.k, a.data() + bi * d.m * d.k, b.data() + bi * d.k * d.n,
                    c.data() + bi * d.m * d.n, threads);
-  for (size_t i = 0; i < c.size(); ++i) writeReal(call.result, static_cast<int64_t>(i), c[i]);
+  // An integer result takes the sum rounded as XLA reads a float
+  // contraction into integers (ResultWriter), as the interpreter does.
+  ResultWriter writer(call.result, lhs, rhs);
+  for (size_t i = 0; i < c.size(); ++i) writer.write(static_cast<int64_t>(i), c[i]);
   return okStatus();
 }
 
