@@ -4,7 +4,6 @@
 // and the complex functions of jit/elemental_emitter.h)
 // defined by address.
 #include "backends/cpu/orc.h"
-#include "backends/cpu/vector_math.h"
 
 #include <chrono>
 #include <cmath>
@@ -29,6 +28,7 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include "backends/cpu/compile_cache.h"
+#include "backends/cpu/vector_math.h"
 #include "hlo/complex_math.h"
 #include "hlo/float_formats.h"
 #include "hlo/reduce_precision.h"

@@ -1,3 +1,5 @@
+// Vector variants of the emitter's math functions, and their inlining
+// (vector_math.h).
 #include "backends/cpu/vector_math.h"
 
 #include <llvm/IR/IRBuilder.h>
@@ -29,14 +31,17 @@ jit::Pow2Scale x86Scalef(int lanes) {
     llvm::Value* all = llvm::Constant::getAllOnesValue(lanes == 16 ? b.getInt16Ty() : b.getInt8Ty());
     llvm::Value* passThrough = llvm::PoisonValue::get(p->getType());
     if (lanes == 16)  // rounding: the current direction (4)
-      return b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_ps_512, {}, {p, n, passThrough, all, b.getInt32(4)});
-    auto id = lanes == 8 ? llvm::Intrinsic::x86_avx512_mask_scalef_ps_256 : llvm::Intrinsic::x86_avx512_mask_scalef_ps_128;
+      return b.CreateIntrinsic(llvm::Intrinsic::x86_avx512_mask_scalef_ps_512, {},
+                               {p, n, passThrough, all, b.getInt32(4)});
+    auto id = lanes == 8 ? llvm::Intrinsic::x86_avx512_mask_scalef_ps_256
+                         : llvm::Intrinsic::x86_avx512_mask_scalef_ps_128;
     return b.CreateIntrinsic(id, {}, {p, n, passThrough, all});
   };
 }
 
 // <lanes x float> exp: the scalar function's algorithm on vectors.
-llvm::Function* defineExpVariant(llvm::Module& module, const llvm::Function& scalar, int lanes, bool avx512f, bool avx512vl) {
+llvm::Function* defineExpVariant(llvm::Module& module, const llvm::Function& scalar, int lanes, bool avx512f,
+                                 bool avx512vl) {
   llvm::LLVMContext& context = module.getContext();
   llvm::Type* vector = llvm::FixedVectorType::get(llvm::Type::getFloatTy(context), lanes);
   auto* f = llvm::Function::Create(llvm::FunctionType::get(vector, {vector}, false),
