@@ -750,6 +750,9 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
     int64_t d = reduced.back();
     int64_t n = inDims[d];
     int64_t blocks = (n + block - 1) / block;
+    // The loop over the short blocks of a non-negative sum is not unrolled:
+    // LLVM would copy out every block's (unrolled) loop.
+    bool unroll = block == kBlock;
     return emitLoop(i64(0), i64(blocks), "block", [&](llvm::Value* blk) -> Status {
       llvm::Value* lo = b_.CreateMul(blk, i64(block));
       llvm::Value* hi = b_.CreateAdd(lo, i64(block));
@@ -777,7 +780,7 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
       HLO_ASSIGN_OR_RETURN(llvm::Value * v, combine(sum, part, t, false));
       b_.CreateStore(v, total);
       return okStatus();
-    });
+    }, unroll);
   };
   // The other reduced dimensions, outermost first.
   std::function<Status(size_t)> nest = [&](size_t k) -> Status {

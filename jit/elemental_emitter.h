@@ -71,8 +71,11 @@ class ElementalEmitter {
 
   // `for (i = begin; i < end; ++i) body(i)` at the insertion point; the
   // builder is left after the loop. Values made inside are not cached past it.
+  // With `unroll` false, LLVM is told not to unroll it (the vectorizer still
+  // widens and interleaves it): a short loop of known trip count would
+  // otherwise be copied out whole, which costs compile time and no speed.
   template <typename Body>
-  Status emitLoop(llvm::Value* begin, llvm::Value* end, const std::string& name, Body&& body);
+  Status emitLoop(llvm::Value* begin, llvm::Value* end, const std::string& name, Body&& body, bool unroll = true);
 
   // An i64 constant.
   llvm::Value* i64(int64_t v) { return b_.getInt64(v); }
@@ -203,7 +206,8 @@ bool emitsDot(const Instruction& instr);
 Status cannotCompile(const Instruction& instr, const std::string& why = "");
 
 template <typename Body>
-Status ElementalEmitter::emitLoop(llvm::Value* begin, llvm::Value* end, const std::string& name, Body&& body) {
+Status ElementalEmitter::emitLoop(llvm::Value* begin, llvm::Value* end, const std::string& name, Body&& body,
+                                  bool unroll) {
   llvm::Function* fn = b_.GetInsertBlock()->getParent();
   llvm::LLVMContext& ctx = fn->getContext();
   llvm::BasicBlock* pre = b_.GetInsertBlock();
@@ -222,7 +226,14 @@ Status ElementalEmitter::emitLoop(llvm::Value* begin, llvm::Value* end, const st
   if (!s.ok()) return s;
   llvm::Value* next = b_.CreateAdd(i, i64(1), name + ".next", /*HasNUW=*/true, /*HasNSW=*/true);
   i->addIncoming(next, b_.GetInsertBlock());
-  b_.CreateBr(header);
+  llvm::BranchInst* latch = b_.CreateBr(header);
+  if (!unroll) {
+    // A distinct loop ID whose first operand is itself, as LLVM requires.
+    llvm::Metadata* disable = llvm::MDNode::get(ctx, llvm::MDString::get(ctx, "llvm.loop.unroll.disable"));
+    llvm::MDNode* id = llvm::MDNode::getDistinct(ctx, {nullptr, disable});
+    id->replaceOperandWith(0, id);
+    latch->setMetadata(llvm::LLVMContext::MD_loop, id);
+  }
   b_.SetInsertPoint(exit);
   return okStatus();
 }
