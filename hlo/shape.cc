@@ -86,6 +86,13 @@ bool Shape::compatible(const Shape& other) const {
   return true;
 }
 
+bool Shape::sameTypeAndDims(const Shape& other) const {
+  if (type_ != other.type_ || dims_ != other.dims_ || elements_.size() != other.elements_.size()) return false;
+  for (size_t i = 0; i < elements_.size(); ++i)
+    if (!elements_[i].sameTypeAndDims(other.elements_[i])) return false;
+  return true;
+}
+
 std::string Layout::toString() const {
   std::string out = "{";
   appendJoined(out, minorToMajor, ",", [&](int64_t d) { appendInt(out, d); });

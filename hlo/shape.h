@@ -91,6 +91,10 @@ class Shape {
   bool operator==(const Shape& other) const = default;
   // Equal up to layouts.
   bool compatible(const Shape& other) const;
+  // Equal up to layouts and to which dimensions are dynamic: the same
+  // element types and dimension sizes, tuples element by element (XLA's
+  // ShapeUtil::Compatible).
+  bool sameTypeAndDims(const Shape& other) const;
   // Same element type and dims (including dynamism), arrays only.
   bool sameDims(const Shape& other) const {
     return dims_ == other.dims_ && dynamic_ == other.dynamic_;

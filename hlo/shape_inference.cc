@@ -366,21 +366,10 @@ StatusOr<Shape> inferShapeGiven(const Instruction& instr, const Shape& declared)
   return inference::infer(instr, &declared);
 }
 
-namespace {
-
-bool sameTypeAndDims(const Shape& a, const Shape& b) {
-  if (a.type() != b.type() || a.dims() != b.dims() || a.tupleSize() != b.tupleSize()) return false;
-  for (int i = 0; i < a.tupleSize(); ++i)
-    if (!sameTypeAndDims(a.tupleElement(i), b.tupleElement(i))) return false;
-  return true;
-}
-
-}  // namespace
-
 Status checkDeclaredShape(const Instruction& instr) {
   StatusOr<Shape> inferred = inferShapeGiven(instr, instr.shape());
   if (!inferred.ok()) return inferred.status().withLoc(instr.loc());
-  if (!sameTypeAndDims(*inferred, instr.shape()))
+  if (!inferred->sameTypeAndDims(instr.shape()))
     return errorStatus(std::string(opcodeName(instr.opcode())) + " '" + instr.name() + "' is declared " +
                            instr.shape().toString(false) + " but its operands give " + inferred->toString(false),
                        instr.loc());

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "jit/executable.h"
@@ -37,59 +38,54 @@ ENTRY %e (x: f32[3], y: f32[3]) -> f32[3] {
   EXPECT_EQ(r->toString(), "f32[3] {11, 22, 33}");
 }
 
+// Compiles an f32 sum of `terms` (an instruction over %x: f32[n], written
+// with N for n) and runs it on `x`; the f32 result.
+float runSum(const std::string& terms, const Literal& x) {
+  std::string n = std::to_string(x.shape().dim(0));
+  std::string text = "HloModule m\n"
+                     "%add (a: f32[], b: f32[]) -> f32[] {\n"
+                     "  %a = f32[] parameter(0)\n"
+                     "  %b = f32[] parameter(1)\n"
+                     "  ROOT %s = f32[] add(%a, %b)\n"
+                     "}\n"
+                     "ENTRY %e (x: f32[N]) -> f32[] {\n"
+                     "  %x = f32[N] parameter(0)\n" +
+                     terms +
+                     "\n  %z = f32[] constant(0)\n"
+                     "  ROOT %r = f32[] reduce(%t, %z), dimensions={0}, to_apply=%add\n"
+                     "}\n";
+  for (size_t at; (at = text.find("[N]")) != std::string::npos;) text.replace(at + 1, 1, n);
+  auto m = parse(text.c_str());
+  auto exe = compile(*m);
+  EXPECT_TRUE(exe.ok()) << exe.status().message();
+  if (!exe.ok()) return NAN;
+  std::vector<Literal> args;
+  args.push_back(x);
+  auto r = (*exe)->run(args);
+  EXPECT_TRUE(r.ok()) << r.status().message();
+  return r.ok() ? r->data<float>()[0] : NAN;
+}
+
+Literal copies(int64_t n, float value) {
+  Literal x(Shape(ElementType::kF32, {n}));
+  for (int64_t i = 0; i < n; ++i) x.data<float>()[i] = value;
+  return x;
+}
+
 // 2^22 copies of 0.1f: a plain f32 running sum drifts by about 1e-3
 // relative; blocked partial sums stay within a few float ulps of the exact
 // n * 0.1f.
 TEST(CpuJit, LongSumsStayAccurate) {
-  auto m = parse(R"(
-HloModule m
-%add (a: f32[], b: f32[]) -> f32[] {
-  %a = f32[] parameter(0)
-  %b = f32[] parameter(1)
-  ROOT %s = f32[] add(%a, %b)
-}
-ENTRY %e (x: f32[4194304]) -> f32[] {
-  %x = f32[4194304] parameter(0)
-  %z = f32[] constant(0)
-  ROOT %r = f32[] reduce(%x, %z), dimensions={0}, to_apply=%add
-})");
-  auto exe = compile(*m);
-  ASSERT_TRUE(exe.ok()) << exe.status().message();
-  std::vector<Literal> args;
-  args.emplace_back(Shape(ElementType::kF32, {4194304}));
-  for (int64_t i = 0; i < 4194304; ++i) args[0].data<float>()[i] = 0.1f;
-  auto r = (*exe)->run(args);
-  ASSERT_TRUE(r.ok()) << r.status().message();
   double exact = 4194304.0 * static_cast<double>(0.1f);
-  EXPECT_NEAR(r->data<float>()[0], exact, exact * 1e-6);
+  EXPECT_NEAR(runSum("%t = f32[N] copy(%x)", copies(4194304, 0.1f)), exact, exact * 1e-6);
 }
 
 // A sum of squares has no negative term, so its blocks sum in f32 (the
 // faster path softmax and layer norm take): 2^22 squares of 0.1f still come
 // within a few float ulps of the exact 2^22 * (0.1f * 0.1f rounded to f32).
 TEST(CpuJit, LongSumsOfSquaresStayAccurate) {
-  auto m = parse(R"(
-HloModule m
-%add (a: f32[], b: f32[]) -> f32[] {
-  %a = f32[] parameter(0)
-  %b = f32[] parameter(1)
-  ROOT %s = f32[] add(%a, %b)
-}
-ENTRY %e (x: f32[4194304]) -> f32[] {
-  %x = f32[4194304] parameter(0)
-  %sq = f32[4194304] multiply(%x, %x)
-  %z = f32[] constant(0)
-  ROOT %r = f32[] reduce(%sq, %z), dimensions={0}, to_apply=%add
-})");
-  auto exe = compile(*m);
-  ASSERT_TRUE(exe.ok()) << exe.status().message();
-  std::vector<Literal> args;
-  args.emplace_back(Shape(ElementType::kF32, {4194304}));
-  for (int64_t i = 0; i < 4194304; ++i) args[0].data<float>()[i] = 0.1f;
-  auto r = (*exe)->run(args);
-  ASSERT_TRUE(r.ok()) << r.status().message();
   double exact = 4194304.0 * static_cast<double>(0.1f * 0.1f);
-  EXPECT_NEAR(r->data<float>()[0], exact, exact * 1e-6);
+  EXPECT_NEAR(runSum("%t = f32[N] multiply(%x, %x)", copies(4194304, 0.1f)), exact, exact * 1e-6);
 }
 
 // x * c with c >= 0 but x of both signs may cancel: the sum stays exact.
@@ -97,31 +93,14 @@ ENTRY %e (x: f32[4194304]) -> f32[] {
 // partials the 2s that meet 2e8 (f32 values near it are 16 apart) would
 // be lost.
 TEST(CpuJit, SumsOfMixedSignsStayExact) {
-  auto m = parse(R"(
-HloModule m
-%add (a: f32[], b: f32[]) -> f32[] {
-  %a = f32[] parameter(0)
-  %b = f32[] parameter(1)
-  ROOT %s = f32[] add(%a, %b)
-}
-ENTRY %e (x: f32[4096]) -> f32[] {
-  %x = f32[4096] parameter(0)
-  %two = f32[] constant(2)
-  %twos = f32[4096] broadcast(%two), dimensions={}
-  %p = f32[4096] multiply(%x, %twos)
-  %z = f32[] constant(0)
-  ROOT %r = f32[] reduce(%p, %z), dimensions={0}, to_apply=%add
-})");
-  auto exe = compile(*m);
-  ASSERT_TRUE(exe.ok()) << exe.status().message();
-  std::vector<Literal> args;
-  args.emplace_back(Shape(ElementType::kF32, {4096}));
-  for (int64_t i = 0; i < 4096; ++i) args[0].data<float>()[i] = 1;
-  args[0].data<float>()[0] = 1e8f;
-  args[0].data<float>()[4095] = -1e8f;
-  auto r = (*exe)->run(args);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->toString(), "f32[] 8188");
+  Literal x = copies(4096, 1);
+  x.data<float>()[0] = 1e8f;
+  x.data<float>()[4095] = -1e8f;
+  EXPECT_EQ(runSum("%two = f32[] constant(2)\n"
+                   "  %twos = f32[N] broadcast(%two), dimensions={}\n"
+                   "  %t = f32[N] multiply(%x, %twos)",
+                   x),
+            8188.0f);
 }
 
 // Column sums of a [1000, 3] array whose row i is {i, 2i, -i}:

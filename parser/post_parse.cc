@@ -11,15 +11,6 @@
 namespace hlo {
 namespace {
 
-// XLA's ShapeUtil::Compatible: equal up to layouts and up to which
-// dimensions are dynamic.
-bool compatible(const Shape& a, const Shape& b) {
-  if (a.type() != b.type() || a.dims() != b.dims() || a.tupleSize() != b.tupleSize()) return false;
-  for (int i = 0; i < a.tupleSize(); ++i)
-    if (!compatible(a.tupleElement(i), b.tupleElement(i))) return false;
-  return true;
-}
-
 // The async-start at the beginning of `state`'s chain of async-updates, or
 // null when the state comes from elsewhere (a parameter, a tuple element).
 Instruction* chainStart(Instruction* state) {
@@ -204,7 +195,7 @@ Status checkLayoutConstraints(const Instruction& instr) {
     return fail("Expected " + std::to_string(instr.operandCount()) + " operand layout constraints, " +
                 std::to_string(shapes.size()) + " given");
   for (int i = 0; i < instr.operandCount(); ++i) {
-    if (!compatible(shapes[i], instr.operand(i)->shape()))
+    if (!shapes[i].sameTypeAndDims(instr.operand(i)->shape()))
       return fail("operand layout constraint " + shapes[i].toString() + " for operand " +
                   std::to_string(i) + " is not compatible with operand shape " +
                   instr.operand(i)->shape().toString());
@@ -215,7 +206,7 @@ Status checkLayoutConstraints(const Instruction& instr) {
 }  // namespace
 
 Status checkDeclaredShape(const Shape& declared, const Instruction& operand, size_t pos, Cursor& c) {
-  if (compatible(declared, operand.shape())) return okStatus();
+  if (declared.sameTypeAndDims(operand.shape())) return okStatus();
   return c.errorAt(pos, "the declared operand shape " + declared.toString() +
                             " is not compatible with the shape " + operand.shape().toString() + " of '" +
                             operand.name() + "'");
