@@ -9,7 +9,11 @@
 //   cannot-compile: <opcode> the JIT refused an instruction (the first one)
 //   disagree                 a result differs beyond the harness tolerance
 //   error                    the JIT failed at run time
-//   too-large                the estimated work is over --max-work; not run
+//   too-large                the estimated work is over --max-work: compiled
+//                            but not run (the interpreter could not afford
+//                            the comparison), unless it holds more than
+//                            kMaxCompileOnly instructions; a refusal to
+//                            compile it is cannot-compile or error as above
 //   timeout, crash           as in conformance/child_runner.h
 //   skipped                  does not parse or verify, or the interpreter
 //                            itself fails on it (hlo-interp-corpus's business)
@@ -27,6 +31,8 @@
 #include "conformance/work_estimate.h"
 #include "interp/evaluator.h"
 #include "jit/executable.h"
+#include "parser/parser.h"
+#include "tools/tool_io.h"
 
 namespace {
 
@@ -43,9 +49,39 @@ std::string compileCategory(const std::string& message) {
   return "cannot-compile: " + message.substr(begin, end == std::string::npos ? end : end - begin);
 }
 
+hlo::jit::CompileOptions compileOptions(const Config& config) {
+  hlo::jit::CompileOptions options;
+  options.threads = 1;  // the runner already runs one module per CPU
+  options.maxMemoryBytes = config.maxMemory;
+  options.maxWhileIterations = config.maxWhileIterations;
+  return options;
+}
+
+// Modules past this many instructions (whole LLM steps) take the JIT about
+// a minute to compile: more than a corpus run's timeout.
+constexpr size_t kMaxCompileOnly = 20000;
+
+// A module too large to run is still compiled: whether the JIT takes the
+// largest dumps is worth knowing without a comparison.
+Outcome compileOnly(const std::string& path, const Config& config, const Outcome& tooLarge) {
+  std::optional<std::string> text = hlo::readInput(path);
+  if (!text) return tooLarge;
+  auto module = hlo::parseModule(*text);  // loadModule parsed and verified it
+  if (!module.ok()) return tooLarge;
+  size_t instructions = 0;
+  for (const auto& c : (*module)->computations()) instructions += c->instructions().size();
+  if (instructions > kMaxCompileOnly)
+    return {tooLarge.status, tooLarge.detail + "; not compiled (" + std::to_string(instructions) + " instructions)"};
+  hlo::conformance::reportProgress("compile");
+  auto exe = hlo::jit::compile(**module, hlo::jit::Target::kCpu, compileOptions(config));
+  if (!exe.ok()) return {compileCategory(exe.status().message()), exe.status().message()};
+  return {tooLarge.status, tooLarge.detail + "; compiles"};
+}
+
 Outcome runModule(const std::string& path, const Config& config) {
   auto loaded = hlo::conformance::loadModule(path, config);
-  if (auto* notRun = std::get_if<Outcome>(&loaded)) return *notRun;
+  if (auto* notRun = std::get_if<Outcome>(&loaded))
+    return notRun->status == "too-large" ? compileOnly(path, config, *notRun) : *notRun;
   auto& m = std::get<hlo::conformance::LoadedModule>(loaded);
   // The reference first: a module the interpreter cannot run has no answer
   // to compare with.
@@ -55,11 +91,7 @@ Outcome runModule(const std::string& path, const Config& config) {
   auto expected = hlo::interp::evaluate(*m.module, m.args, interpOptions);
   if (!expected.ok()) return {"skipped", "interpreter: " + expected.status().message()};
   hlo::conformance::reportProgress("compile");
-  hlo::jit::CompileOptions options;
-  options.threads = 1;  // the runner already runs one module per CPU
-  options.maxMemoryBytes = config.maxMemory;
-  options.maxWhileIterations = config.maxWhileIterations;
-  auto exe = hlo::jit::compile(*m.module, hlo::jit::Target::kCpu, options);
+  auto exe = hlo::jit::compile(*m.module, hlo::jit::Target::kCpu, compileOptions(config));
   if (!exe.ok()) return {compileCategory(exe.status().message()), exe.status().message()};
   hlo::conformance::reportProgress("run");
   auto actual = (*exe)->run(m.args);
@@ -91,10 +123,13 @@ int main(int argc, char** argv) {
       "# Corpus modules whose CPU JIT outcome is not ok (see conformance/hlo-jit-corpus.cc).\n"
       "# Regenerate with: build/bin/hlo-jit-corpus --corpus=../shared/corpus "
       "--expectations=conformance/jit_expectations.txt --update\n"
-      "# Every `disagree` is a float sum taken in another order: the JIT's blocked, vectorized\n"
-      "# reductions and OpenBLAS's f32 sgemm against the interpreter's sequential or double\n"
-      "# accumulation, on sums that cancel (or, for bf16 results, land on either side of a\n"
-      "# rounding boundary); each difference is within the rounding of the summed terms.\n"
+      "# Every `disagree` is the float sum of a dot or a convolution: OpenBLAS's f32 sgemm and the\n"
+      "# f32 convolution tiles accumulate in f32, the interpreter in double, on sums that cancel\n"
+      "# (or, for bf16 and f16 results, land on either side of a rounding boundary); each difference\n"
+      "# is within the rounding of the summed terms. f32 reductions agree: the interpreter sums in\n"
+      "# double and rounds once (hlo/exact_sum.h), the JIT into f64 totals (f32 blocks only for terms\n"
+      "# that cannot be negative). A too-large module is compiled, not run (\"compiles\"),\n"
+      "# unless it is a whole LLM step the JIT takes about a minute to compile (\"not compiled\").\n"
       "# file\toutcome\tdetail\n";
   return hlo::conformance::runCorpus(program, config, [&](const std::string& path) { return runModule(path, config); });
 }
