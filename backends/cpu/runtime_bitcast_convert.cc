@@ -29,7 +29,6 @@ bool sameWidthBitcastConvert(const Instruction& instr) {
 }
 
 StatusOr<RuntimePlan> planBitcastConvert(llvm::Module&, const Instruction& instr, const std::string&) {
-  if (sameWidthBitcastConvert(instr)) return RuntimePlan{};  // a kernel
   if (instr.operandCount() != 1 || !instr.operand(0)->shape().isArray() || !instr.shape().isArray() ||
       instr.operand(0)->shape().isDynamic() || instr.shape().isDynamic())
     return jit::cannotCompile(instr, "expected a static array operand and result");

@@ -141,7 +141,6 @@ Status runDot(const RuntimeCall& call) {
 }  // namespace
 
 StatusOr<RuntimePlan> planDot(llvm::Module&, const Instruction& instr, const std::string&) {
-  if (jit::emitsDot(instr)) return RuntimePlan{};  // small: a kernel computes it
   HLO_RETURN_IF_ERROR(classify(instr).status());
   return RuntimePlan{runDot, {}};
 }

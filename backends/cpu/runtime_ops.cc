@@ -18,15 +18,17 @@ using PlanFn = StatusOr<RuntimePlan> (*)(llvm::Module&, const Instruction&, cons
 bool always(const Instruction&) { return true; }
 
 // The library ops, one line each: opcode -> its planner (runtime_<op>.cc),
-// and which instances the elemental emitter also computes inside a fusion
-// (none when null). A transpose is a library call only unfused; a reduce
-// only when the emitter cannot fold it (several inputs, another reducer); a
-// dot only when it is not small (jit::emitsDot); a bitcast-convert only
-// between widths.
+// and which instances the elemental emitter computes instead (none when
+// null): inside a fusion, and, unless `libraryAlone`, on their own too. A
+// transpose is a library call only unfused; a reduce only when the emitter
+// cannot fold it (several inputs, another reducer); a dot only when it is
+// not small (jit::emitsDot); a bitcast-convert only between widths or to
+// and from pred or complex.
 struct LibraryOp {
   Opcode opcode;
   PlanFn plan;
-  bool (*elementalInFusions)(const Instruction&) = nullptr;
+  bool (*elemental)(const Instruction&) = nullptr;
+  bool libraryAlone = false;
 };
 constexpr LibraryOp kLibraryOps[] = {
     {Opcode::kDot, planDot, jit::emitsDot},
@@ -41,7 +43,7 @@ constexpr LibraryOp kLibraryOps[] = {
     {Opcode::kSelectAndScatter, planSelectAndScatter},
     {Opcode::kTriangularSolve, planTriangularSolve},
     {Opcode::kCholesky, planCholesky},
-    {Opcode::kTranspose, planTranspose, always},
+    {Opcode::kTranspose, planTranspose, always, /*libraryAlone=*/true},
     {Opcode::kReduce, planReduce, jit::emitsReduce},
     {Opcode::kReduceWindow, planReduce},
     {Opcode::kBitcastConvert, planBitcastConvert, sameWidthBitcastConvert},
@@ -57,12 +59,12 @@ const LibraryOp* find(Opcode opcode) {
 
 bool isLibraryOp(const Instruction& instr) {
   const LibraryOp* op = find(instr.opcode());
-  return op && !(op->elementalInFusions && op->elementalInFusions(instr));
+  return op && !(op->elemental && op->elemental(instr));
 }
 
 StatusOr<RuntimePlan> planRuntimeOp(llvm::Module& module, const Instruction& instr, const std::string& prefix) {
   const LibraryOp* op = find(instr.opcode());
-  if (!op) return RuntimePlan{};
+  if (!op || (op->elemental && !op->libraryAlone && op->elemental(instr))) return RuntimePlan{};  // a kernel
   return op->plan(module, instr, prefix);
 }
 

@@ -55,7 +55,8 @@ struct RuntimePlan {
 };
 
 // The library op for `instr`. A plan with fn == nullptr when its opcode has
-// none (the kernel emitter is tried next); an error "cannot compile ..."
+// none, or this instance is one the elemental emitter computes (the kernel
+// emitter is tried next); an error "cannot compile ..."
 // when it has one but this instance is unsupported. Helper functions are
 // named `prefix` + ".helper.<n>".
 StatusOr<RuntimePlan> planRuntimeOp(llvm::Module& module, const Instruction& instr, const std::string& prefix);

@@ -153,7 +153,6 @@ Status runExactSum(const RuntimeCall& call) {
 // inits, N results, a reducer over 2N scalars returning N; the types of a
 // position i may differ (mixed precision: converted as runFold says).
 StatusOr<RuntimePlan> planReduce(llvm::Module& module, const Instruction& instr, const std::string& prefix) {
-  if (instr.opcode() == Opcode::kReduce && jit::emitsReduce(instr)) return RuntimePlan{};  // a kernel folds it
   int count = instr.operandCount();
   const Computation* reducer = instr.attrs().getComputation(AttrKey::kToApply);
   std::vector<Shape> results = instr.shape().isTuple() ? instr.shape().tupleElements() : std::vector<Shape>{instr.shape()};
