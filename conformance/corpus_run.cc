@@ -48,7 +48,8 @@ int runCorpus(const CorpusProgram& program, const CorpusFlags& flags,
   return tally.failed ? 1 : 0;
 }
 
-std::variant<LoadedModule, Outcome> loadModule(const std::string& path, const CorpusFlags& flags) {
+std::variant<LoadedModule, Outcome> loadModule(const std::string& path, const CorpusFlags& flags,
+                                               std::unique_ptr<Module>* tooLarge) {
   LoadedModule loaded;
   std::optional<std::string> text = readInput(path);
   if (!text) return Outcome{"skipped", "cannot read"};
@@ -61,9 +62,13 @@ std::variant<LoadedModule, Outcome> loadModule(const std::string& path, const Co
   loaded.work = moduleWork(*loaded.module);
   char buf[64];
   std::snprintf(buf, sizeof buf, "estimated work %.3g", loaded.work);
-  if (loaded.work > flags.maxWork) return Outcome{"too-large", buf};
+  auto over = [&](const char* why) {
+    if (tooLarge) *tooLarge = std::move(loaded.module);
+    return Outcome{"too-large", why};
+  };
+  if (loaded.work > flags.maxWork) return over(buf);
   const Computation* entry = loaded.module->entry();
-  if (argumentsOverMemory(*entry, flags.maxMemory)) return Outcome{"too-large", "arguments over the memory limit"};
+  if (argumentsOverMemory(*entry, flags.maxMemory)) return over("arguments over the memory limit");
   loaded.args = interp::randomArguments(*entry, 0);
   return loaded;
 }

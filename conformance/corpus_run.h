@@ -47,7 +47,9 @@ struct LoadedModule {
 
 // Reads `path` for a run, or says why not: "skipped" (unreadable, a parse or
 // verify error) or "too-large" (estimated work over flags.maxWork, or
-// arguments over flags.maxMemory).
-std::variant<LoadedModule, Outcome> loadModule(const std::string& path, const CorpusFlags& flags);
+// arguments over flags.maxMemory). A too-large module, parsed and verified,
+// is handed to `tooLarge` when given.
+std::variant<LoadedModule, Outcome> loadModule(const std::string& path, const CorpusFlags& flags,
+                                               std::unique_ptr<Module>* tooLarge = nullptr);
 
 }  // namespace hlo::conformance

@@ -31,8 +31,6 @@
 #include "conformance/work_estimate.h"
 #include "interp/evaluator.h"
 #include "jit/executable.h"
-#include "parser/parser.h"
-#include "tools/tool_io.h"
 
 namespace {
 
@@ -63,25 +61,21 @@ constexpr size_t kMaxCompileOnly = 20000;
 
 // A module too large to run is still compiled: whether the JIT takes the
 // largest dumps is worth knowing without a comparison.
-Outcome compileOnly(const std::string& path, const Config& config, const Outcome& tooLarge) {
-  std::optional<std::string> text = hlo::readInput(path);
-  if (!text) return tooLarge;
-  auto module = hlo::parseModule(*text);  // loadModule parsed and verified it
-  if (!module.ok()) return tooLarge;
+Outcome compileOnly(const hlo::Module& module, const Config& config, const Outcome& tooLarge) {
   size_t instructions = 0;
-  for (const auto& c : (*module)->computations()) instructions += c->instructions().size();
+  for (const auto& c : module.computations()) instructions += c->instructions().size();
   if (instructions > kMaxCompileOnly)
     return {tooLarge.status, tooLarge.detail + "; not compiled (" + std::to_string(instructions) + " instructions)"};
   hlo::conformance::reportProgress("compile");
-  auto exe = hlo::jit::compile(**module, hlo::jit::Target::kCpu, compileOptions(config));
+  auto exe = hlo::jit::compile(module, hlo::jit::Target::kCpu, compileOptions(config));
   if (!exe.ok()) return {compileCategory(exe.status().message()), exe.status().message()};
   return {tooLarge.status, tooLarge.detail + "; compiles"};
 }
 
 Outcome runModule(const std::string& path, const Config& config) {
-  auto loaded = hlo::conformance::loadModule(path, config);
-  if (auto* notRun = std::get_if<Outcome>(&loaded))
-    return notRun->status == "too-large" ? compileOnly(path, config, *notRun) : *notRun;
+  std::unique_ptr<hlo::Module> tooLarge;
+  auto loaded = hlo::conformance::loadModule(path, config, &tooLarge);
+  if (auto* notRun = std::get_if<Outcome>(&loaded)) return tooLarge ? compileOnly(*tooLarge, config, *notRun) : *notRun;
   auto& m = std::get<hlo::conformance::LoadedModule>(loaded);
   // The reference first: a module the interpreter cannot run has no answer
   // to compare with.
