@@ -13,6 +13,7 @@
 
 #include "hlo/computation.h"
 #include "hlo/contraction.h"
+#include "hlo/shape_inference.h"
 
 namespace hlo::jit {
 
@@ -227,19 +228,13 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
   };
 
   // Data movement keeps the element type; an ill-typed instance (which the
-  // interpreter refuses when it runs) would make ill-typed IR.
+  // interpreter refuses when it runs: interp/data_checks.h) would make
+  // ill-typed IR.
   switch (instr.opcode()) {
     case Opcode::kBroadcast: case Opcode::kReshape: case Opcode::kCopy: case Opcode::kTranspose:
     case Opcode::kSlice: case Opcode::kReverse: case Opcode::kConcatenate: case Opcode::kPad:
     case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kSetDimensionSize:
-      for (int i = 0; i < instr.operandCount(); ++i) {
-        bool data = i == 0 || instr.opcode() == Opcode::kConcatenate || instr.opcode() == Opcode::kPad ||
-                    (i == 1 && instr.opcode() == Opcode::kDynamicUpdateSlice);
-        if (data && instr.operand(i)->shape().type() != instr.shape().type())
-          return cannotCompile(instr, "declared " + std::string(elementTypeName(instr.shape().type())) +
-                                          " but operand %" + instr.operand(i)->name() + " is " +
-                                          std::string(elementTypeName(instr.operand(i)->shape().type())));
-      }
+      if (Status typed = checkDeclaredShape(instr); !typed.ok()) return cannotCompile(instr, typed.message());
       break;
     default:
       break;
