@@ -25,9 +25,9 @@
 
 #include "backends/cpu/orc.h"
 #include "backends/cpu/program.h"
-#include "hlo/shape_inference.h"
 #include "hlo/computation.h"
 #include "hlo/passes/fusion_rules.h"
+#include "hlo/shape_inference.h"
 #include "hlo/shared_semantics.h"
 #include "jit/elemental_emitter.h"
 

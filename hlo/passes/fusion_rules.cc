@@ -69,7 +69,6 @@ bool rereads(const Instruction& user, const Instruction& operand) {
          (user.opcode() == Opcode::kBroadcast && out > operand.shape().elementCount());
 }
 
-
 bool isRowBroadcast(const Instruction& i) {
   if (i.opcode() != Opcode::kBroadcast || !i.shape().isArray() || i.shape().rank() < 2) return false;
   const std::vector<int64_t>& dims = i.attrs().getInts(AttrKey::kDimensions);
