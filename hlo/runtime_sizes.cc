@@ -542,9 +542,9 @@ StatusOr<RuntimeDims> setDimensionSizeRule(const Instruction& instr, const Runti
   return result;
 }
 
-int64_t getDimensionSizeRule(const Instruction& instr, const RuntimeDims& x) {
+int64_t getDimensionSizeRule(const Instruction& instr, const Shape& operandShape, const RuntimeDims& x) {
   int dim = static_cast<int>(instr.attrs().getInts(AttrKey::kDimensions)[0]);
-  return instr.operand(0)->shape().isDynamicDim(dim) ? x.sizes[dim] : x.bounds[dim];
+  return operandShape.isDynamicDim(dim) ? x.sizes[dim] : x.bounds[dim];
 }
 
 StatusOr<RuntimeDims> dynamicReshapeRule(const Instruction& instr, const RuntimeDims& x,

@@ -73,9 +73,10 @@ bool takesRuntimeRule(Opcode op);
 StatusOr<RuntimeDims> setDimensionSizeRule(const Instruction& instr, const RuntimeDims& x, int64_t size,
                                            bool sizeIsConstant);
 
-// get-dimension-size: a dynamic dimension's runtime size, the declared size
-// of one the operand's declared shape calls static.
-int64_t getDimensionSizeRule(const Instruction& instr, const RuntimeDims& x);
+// get-dimension-size of `x`, whose instruction declares `operandShape`: a
+// dynamic dimension's runtime size, the declared size of one the declared
+// shape calls static.
+int64_t getDimensionSizeRule(const Instruction& instr, const Shape& operandShape, const RuntimeDims& x);
 
 // dynamic-reshape of `x` to `sizes` (one per result dimension): each within
 // its bound and a static dimension's equal to it, holding exactly x's valid

@@ -231,7 +231,7 @@ StatusOr<Literal> evalSetDimensionSize(EvalContext&, const Instruction& instr, O
 // The runtime size of a dynamic dimension, the declared size of a static one.
 StatusOr<Literal> evalGetDimensionSize(EvalContext& ctx, const Instruction& instr, Operands ops) {
   HLO_RETURN_IF_ERROR(checkWellTyped(instr));
-  int64_t size = getDimensionSizeRule(instr, RuntimeDims::of(*ops[0]));
+  int64_t size = getDimensionSizeRule(instr, instr.operand(0)->shape(), RuntimeDims::of(*ops[0]));
   HLO_ASSIGN_OR_RETURN(Literal result, ctx.allocate(instr.shape(), instr));
   result.setBitsAt(0, static_cast<uint32_t>(size));
   return result;

@@ -4,14 +4,17 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <string>
 
 #include "backends/cpu/program.h"
+#include "hlo/element_io.h"
 #include "hlo/passes/pass.h"
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
 #include "interp/evaluator.h"
 #include "jit/executable.h"
+#include "jit/specialize_sizes.h"
 
 namespace hlo::jit {
 
@@ -23,47 +26,10 @@ std::string defaultCacheDir() {
 
 namespace {
 
-// Compiled code runs every array at its bounds: a dynamic dimension holds its
-// bound's worth of elements and get-dimension-size answers the bound. That
-// is the module's meaning only while every runtime size is its bound (the
-// interpreter, interp/dynamic.cc, models runtime sizes), so a
-// set-dimension-size or dynamic-reshape whose sizes are not constants equal
-// to the bounds cannot be compiled, not even with the interpreter fallback
-// (the compiled code around it would ignore the sizes).
-Status checkStaticSizes(const Module& module) {
-  auto constantIs = [](const Instruction* size, int64_t want) {
-    return size->opcode() == Opcode::kConstant && size->hasLiteral() && size->shape().isScalar() &&
-           !size->literal().elided() && size->literal().elementCount() == 1 &&
-           static_cast<int64_t>(size->literal().toDouble(0)) == want;
-  };
-  auto refuse = [](const Instruction& instr, const std::string& why) {
-    return errorStatus("cannot compile " + std::string(opcodeName(instr.opcode())) + " (%" + instr.name() +
-                           "): " + why + "; compiled code runs dynamic dimensions at their bounds",
-                       instr.loc());
-  };
-  for (const auto& computation : module.computations())
-    for (const auto& instr : computation->instructions()) {
-      if (instr->opcode() == Opcode::kSetDimensionSize) {
-        const std::vector<int64_t>& dims = instr->attrs().getInts(AttrKey::kDimensions);
-        const Shape& x = instr->operand(0)->shape();
-        if (dims.size() != 1 || dims[0] < 0 || dims[0] >= x.rank() ||
-            !constantIs(instr->operand(1), x.dim(static_cast<int>(dims[0]))))
-          return refuse(*instr, "the size is not a constant equal to the bound");
-      } else if (instr->opcode() == Opcode::kDynamicReshape) {
-        for (int d = 1; d < instr->operandCount(); ++d)
-          if (d - 1 >= instr->shape().rank() || !constantIs(instr->operand(d), instr->shape().dim(d - 1)))
-            return refuse(*instr, "the sizes are not constants equal to the bounds");
-      }
-    }
-  return okStatus();
-}
-
-}  // namespace
-
-StatusOr<std::unique_ptr<Executable>> compile(const Module& module, Target target, const CompileOptions& options) {
+// The pass pipeline, then the backend, on `copy` (a static module).
+StatusOr<std::unique_ptr<Executable>> compileStatic(std::unique_ptr<Module> copy, Target target,
+                                                    const CompileOptions& options) {
   auto start = std::chrono::steady_clock::now();
-  // The passes rewrite in place; the caller's module stays as it was.
-  std::unique_ptr<Module> copy = module.clone();
   interp::installConstantFolding();  // the `fold` pass evaluates with the interpreter
   const char* targetName = "cpu";
   switch (target) {
@@ -79,7 +45,6 @@ StatusOr<std::unique_ptr<Executable>> compile(const Module& module, Target targe
   }
   Status verified = verify(*copy);
   if (!verified.ok()) return errorStatus("jit: internal error: the pipeline left an invalid module: " + verified.message());
-  HLO_RETURN_IF_ERROR(checkStaticSizes(*copy));
   if (options.verbose)
     std::fprintf(stderr, "hlo-run: %s: pass pipeline %.3g ms\n", targetName,
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() * 1e3);
@@ -97,7 +62,111 @@ StatusOr<std::unique_ptr<Executable>> compile(const Module& module, Target targe
     trace.insert(trace.begin(), phases.begin(), phases.end());
   }
   return exe;
-  return errorStatus("jit: unknown target");
+}
+
+// A module with runtime sizes (jit/specialize_sizes.h): one static
+// specialization compiled per distinct binding of its sizes, the first time
+// a run binds them; the result gets its runtime sizes marked.
+class SizeSpecializedExecutable final : public Executable {
+ public:
+  SizeSpecializedExecutable(std::unique_ptr<Module> module, Target target, const CompileOptions& options)
+      : module_(std::move(module)), target_(target), options_(options), sizeParameters_(sizeParameters(*module_)) {}
+
+  // Compiles the specialization of the sizes the module itself fixes, when
+  // no parameter sets one: compile errors then show at compile time.
+  Status compileFixedSizes() {
+    if (!sizeParameters_.empty()) return okStatus();
+    return specialization(SizeBindings{}).status();
+  }
+
+  StatusOr<Literal> run(std::span<const Literal> args) override {
+    HLO_ASSIGN_OR_RETURN(SizeBindings bindings, bind(args));
+    HLO_ASSIGN_OR_RETURN(Specialization * s, specialization(bindings));
+    last_ = s;
+    // Compiled code takes each argument at its bounds; the specialization
+    // reads only its valid elements.
+    std::vector<Literal> unsized;
+    bool anySizes = false;
+    for (const Literal& a : args) anySizes = anySizes || a.hasDynamicSizes();
+    if (anySizes)
+      for (const Literal& a : args) {
+        unsized.push_back(a);
+        unsized.back().clearDynamicSizes();
+      }
+    size_t before = s->exe->trace().size();
+    StatusOr<Literal> result = s->exe->run(anySizes ? std::span<const Literal>(unsized) : args);
+    const std::vector<TraceEvent>& events = s->exe->trace();
+    mutableTrace().insert(mutableTrace().end(), events.begin() + static_cast<std::ptrdiff_t>(before), events.end());
+    if (!result.ok()) return result;
+    markRuntimeSizes(*result, module_->entry()->root()->shape(), s->resultSizes);
+    return result;
+  }
+
+  int fallbackCount() const override { return last_ ? last_->exe->fallbackCount() : 0; }
+  MemoryStats memoryStats() const override { return last_ ? last_->exe->memoryStats() : MemoryStats{}; }
+
+ private:
+  struct Specialization {
+    std::unique_ptr<Executable> exe;
+    ValueSizes resultSizes;
+  };
+
+  StatusOr<SizeBindings> bind(std::span<const Literal> args) const {
+    const Computation& entry = *module_->entry();
+    if (static_cast<int>(args.size()) != entry.parameterCount())
+      return errorStatus("jit: ENTRY takes " + std::to_string(entry.parameterCount()) + " arguments, " +
+                         std::to_string(args.size()) + " given");
+    SizeBindings b;
+    for (int64_t p : sizeParameters_) {
+      const Literal& a = args[p];
+      if (!a.shape().isScalar() || a.type() != entry.parameter(static_cast<int>(p))->shape().type())
+        return errorStatus("jit: argument " + std::to_string(p) + " is " + a.shape().toString(false) +
+                           " but parameter %" + entry.parameter(static_cast<int>(p))->name() + " is " +
+                           entry.parameter(static_cast<int>(p))->shape().toString(false));
+      b.parameterValues[p] = integerAt(a, 0);
+    }
+    for (const Literal& a : args) {
+      if (a.shape().isArray() && a.hasDynamicSizes()) b.argumentDims.push_back(RuntimeDims::of(a));
+      else b.argumentDims.emplace_back();
+    }
+    return b;
+  }
+
+  StatusOr<Specialization*> specialization(const SizeBindings& bindings) {
+    std::vector<int64_t> key = bindings.key();
+    if (auto it = compiled_.find(key); it != compiled_.end()) return &it->second;
+    std::unique_ptr<Module> copy = module_->clone();
+    // Inlined calls take runtime sizes like any instruction of the entry.
+    HLO_RETURN_IF_ERROR(runPipeline(*copy, {"inline"}));
+    HLO_ASSIGN_OR_RETURN(ValueSizes resultSizes, specializeSizes(*copy, bindings));
+    if (Status v = verify(*copy); !v.ok())
+      return errorStatus("jit: internal error: size specialization left an invalid module: " + v.message());
+    HLO_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, compileStatic(std::move(copy), target_, options_));
+    const std::vector<TraceEvent>& events = exe->trace();
+    mutableTrace().insert(mutableTrace().end(), events.begin(), events.end());
+    Specialization& s = compiled_[key];
+    s.exe = std::move(exe);
+    s.resultSizes = std::move(resultSizes);
+    return &s;
+  }
+
+  std::unique_ptr<Module> module_;
+  Target target_;
+  CompileOptions options_;
+  std::vector<int64_t> sizeParameters_;
+  std::map<std::vector<int64_t>, Specialization> compiled_;
+  Specialization* last_ = nullptr;
+};
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Executable>> compile(const Module& module, Target target, const CompileOptions& options) {
+  // The passes rewrite in place; the caller's module stays as it was.
+  std::unique_ptr<Module> copy = module.clone();
+  if (!needsSizeSpecialization(*copy)) return compileStatic(std::move(copy), target, options);
+  auto exe = std::make_unique<SizeSpecializedExecutable>(std::move(copy), target, options);
+  HLO_RETURN_IF_ERROR(exe->compileFixedSizes());
+  return std::unique_ptr<Executable>(std::move(exe));
 }
 
 }  // namespace hlo::jit

@@ -247,5 +247,98 @@ ENTRY %e (x: f32[3]) -> f32[3] {
   EXPECT_NE(r.status().message().find("argument 0 is f32[2]"), std::string::npos) << r.status().message();
 }
 
+// Runtime sizes from a parameter: one specialization compiled per size a
+// run binds (each compile records one "pass pipeline" trace event), reused
+// when the size comes again. Row sums of the first n rows of
+// {{1,2,3},{4,5,6},{7,8,9},{10,11,12}}: 6, 15, 24.
+TEST(CpuJit, RuntimeSizesCompileOncePerBinding) {
+  auto m = parse(R"(
+HloModule m
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+ENTRY %e (x: f32[4,3], n: s32[]) -> f32[<=4] {
+  %x = f32[4,3] parameter(0)
+  %n = s32[] parameter(1)
+  %rows = f32[<=4,3] set-dimension-size(%x, %n), dimensions={0}
+  %zero = f32[] constant(0)
+  ROOT %sums = f32[<=4] reduce(%rows, %zero), dimensions={1}, to_apply=%add
+})");
+  auto exe = compile(*m);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  auto runWith = [&](int32_t n) {
+    std::vector<Literal> args;
+    args.push_back(f32Array({4, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
+    Literal size(Shape::scalar(ElementType::kS32));
+    size.data<int32_t>()[0] = n;
+    args.push_back(std::move(size));
+    auto r = (*exe)->run(args);
+    return r.ok() ? r->toString() : r.status().message();
+  };
+  EXPECT_EQ(runWith(2), "f32[<=4](2) {6, 15}");
+  EXPECT_EQ(runWith(3), "f32[<=4](3) {6, 15, 24}");
+  EXPECT_EQ(runWith(2), "f32[<=4](2) {6, 15}");
+  int compiles = 0;
+  for (const TraceEvent& e : (*exe)->trace()) compiles += e.name == "pass pipeline";
+  EXPECT_EQ(compiles, 2);
+  EXPECT_NE(runWith(5).find("size 5 is outside [0, 4]"), std::string::npos);
+}
+
+// Constant sizes compile at compile time. XLA's binary elementwise rule
+// repeats a dynamic size of 1 against a larger one: {10} + {1, 2, 3}.
+TEST(CpuJit, ConstantRuntimeSizesBroadcastSizeOne) {
+  auto m = parse(R"(
+HloModule m
+ENTRY %e (x: f32[4], y: f32[4]) -> f32[<=4] {
+  %x = f32[4] parameter(0)
+  %y = f32[4] parameter(1)
+  %one = s32[] constant(1)
+  %three = s32[] constant(3)
+  %a = f32[<=4] set-dimension-size(%x, %one), dimensions={0}
+  %b = f32[<=4] set-dimension-size(%y, %three), dimensions={0}
+  ROOT %s = f32[<=4] add(%a, %b)
+})");
+  auto exe = compile(*m);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  std::vector<Literal> args;
+  args.push_back(f32Array({4}, {10, 20, 30, 40}));
+  args.push_back(f32Array({4}, {1, 2, 3, 4}));
+  auto r = (*exe)->run(args);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->toString(), "f32[<=4](3) {11, 12, 13}");
+}
+
+// What specialization cannot model is a compile error at the instruction,
+// at compile time when no parameter sets a size.
+TEST(CpuJit, RuntimeSizesIntoALoopAreRefused) {
+  auto m = parse(R"(
+HloModule m
+%body (t: (f32[<=4])) -> (f32[<=4]) {
+  %t = (f32[<=4]) parameter(0)
+  %v = f32[<=4] get-tuple-element(%t), index=0
+  %w = f32[<=4] negate(%v)
+  ROOT %r = (f32[<=4]) tuple(%w)
+}
+%cond (t: (f32[<=4])) -> pred[] {
+  %t = (f32[<=4]) parameter(0)
+  ROOT %f = pred[] constant(false)
+}
+ENTRY %e (x: f32[4]) -> (f32[<=4]) {
+  %x = f32[4] parameter(0)
+  %two = s32[] constant(2)
+  %d = f32[<=4] set-dimension-size(%x, %two), dimensions={0}
+  %t = (f32[<=4]) tuple(%d)
+  ROOT %loop = (f32[<=4]) while(%t), body=%body, condition=%cond
+})");
+  auto exe = compile(*m);
+  ASSERT_FALSE(exe.ok());
+  EXPECT_NE(exe.status().message().find("cannot compile while (%loop): an operand has runtime sizes"),
+            std::string::npos)
+      << exe.status().message();
+  EXPECT_EQ(exe.status().loc().line, 18);  // %loop
+}
+
 }  // namespace
 }  // namespace hlo::jit
