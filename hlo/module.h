@@ -26,6 +26,9 @@ class Module {
   // locations, control edges) anew, with references between computations
   // pointing into the copy. It prints exactly as this module does.
   std::unique_ptr<Module> clone() const;
+  // Adds a copy of `computation` (of this module) named `name`, placed just
+  // before it; the copy calls the computations it calls.
+  Computation* cloneComputation(const Computation& computation, std::string name);
 
   // Computations in printing order: callees before callers, entry last.
   const std::vector<std::unique_ptr<Computation>>& computations() const { return computations_; }

@@ -310,15 +310,56 @@ ENTRY %e (x: f32[4], y: f32[4]) -> f32[<=4] {
   EXPECT_EQ(r->toString(), "f32[<=4](3) {11, 12, 13}");
 }
 
+// A loop whose state keeps its runtime sizes runs on them: three negations
+// of the first two elements.
+TEST(CpuJit, LoopsKeepingRuntimeSizes) {
+  auto m = parse(R"(
+HloModule m
+%body (t: (s32[], f32[<=4])) -> (s32[], f32[<=4]) {
+  %t = (s32[], f32[<=4]) parameter(0)
+  %i = s32[] get-tuple-element(%t), index=0
+  %v = f32[<=4] get-tuple-element(%t), index=1
+  %one = s32[] constant(1)
+  %next = s32[] add(%i, %one)
+  %w = f32[<=4] negate(%v)
+  ROOT %r = (s32[], f32[<=4]) tuple(%next, %w)
+}
+%cond (t: (s32[], f32[<=4])) -> pred[] {
+  %t = (s32[], f32[<=4]) parameter(0)
+  %i = s32[] get-tuple-element(%t), index=0
+  %three = s32[] constant(3)
+  ROOT %lt = pred[] compare(%i, %three), direction=LT
+}
+ENTRY %e (x: f32[4]) -> (s32[], f32[<=4]) {
+  %x = f32[4] parameter(0)
+  %zero = s32[] constant(0)
+  %two = s32[] constant(2)
+  %d = f32[<=4] set-dimension-size(%x, %two), dimensions={0}
+  %t = (s32[], f32[<=4]) tuple(%zero, %d)
+  ROOT %loop = (s32[], f32[<=4]) while(%t), body=%body, condition=%cond
+})");
+  auto exe = compile(*m);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  std::vector<Literal> args;
+  args.push_back(f32Array({4}, {1, 2, 3, 4}));
+  auto r = (*exe)->run(args);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->toString(), "(s32[] 3, f32[<=4](2) {-1, -2})");
+}
+
 // What specialization cannot model is a compile error at the instruction,
-// at compile time when no parameter sets a size.
-TEST(CpuJit, RuntimeSizesIntoALoopAreRefused) {
+// at compile time when no parameter sets a size: here a loop that shrinks
+// its state each iteration.
+TEST(CpuJit, LoopsChangingRuntimeSizesAreRefused) {
   auto m = parse(R"(
 HloModule m
 %body (t: (f32[<=4])) -> (f32[<=4]) {
   %t = (f32[<=4]) parameter(0)
   %v = f32[<=4] get-tuple-element(%t), index=0
-  %w = f32[<=4] negate(%v)
+  %n = s32[] get-dimension-size(%v), dimensions={0}
+  %one = s32[] constant(1)
+  %less = s32[] subtract(%n, %one)
+  %w = f32[<=4] set-dimension-size(%v, %less), dimensions={0}
   ROOT %r = (f32[<=4]) tuple(%w)
 }
 %cond (t: (f32[<=4])) -> pred[] {
@@ -334,10 +375,10 @@ ENTRY %e (x: f32[4]) -> (f32[<=4]) {
 })");
   auto exe = compile(*m);
   ASSERT_FALSE(exe.ok());
-  EXPECT_NE(exe.status().message().find("cannot compile while (%loop): an operand has runtime sizes"),
+  EXPECT_NE(exe.status().message().find("cannot compile while (%loop): its body changes the runtime sizes"),
             std::string::npos)
       << exe.status().message();
-  EXPECT_EQ(exe.status().loc().line, 18);  // %loop
+  EXPECT_EQ(exe.status().loc().line, 21);  // %loop
 }
 
 }  // namespace

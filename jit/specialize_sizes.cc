@@ -122,11 +122,15 @@ class Specializer {
     }
     Shape declared = entry.root()->shape();
     HLO_RETURN_IF_ERROR(specialize(entry, params));
-    // Other computations see only values at their bounds (runtime sizes
-    // flowing into them are refused); their own size ops are specialized
-    // with their parameters at the bounds.
-    for (const auto& comp : module_.computations()) {
-      if (comp.get() == &entry) continue;
+    // The computations the entry reaches with values at their bounds (those
+    // called with runtime sizes were specialized as copies) have their own
+    // size ops specialized with their parameters at the bounds.
+    std::unordered_set<const Computation*> reachable = reachableComputations(module_);
+    std::vector<Computation*> others;
+    for (const auto& comp : module_.computations())
+      if (comp.get() != &entry && reachable.count(comp.get()) && !specialized_.count(comp.get()))
+        others.push_back(comp.get());
+    for (Computation* comp : others) {
       bool hasSizeOps = false;
       for (const auto& instr : comp->instructions()) hasSizeOps = hasSizeOps || isSizeOp(instr->opcode());
       if (!hasSizeOps) continue;
@@ -135,11 +139,12 @@ class Specializer {
       HLO_RETURN_IF_ERROR(specialize(*comp, atBounds));
       if (sizes_.at(comp->root()).anyDynamic())
         return refuse(*comp->root(), "computation %" + comp->name() +
-                                         " returns runtime sizes, which compiled code returns only from ENTRY");
+                                         " returns runtime sizes to a caller that passes it none");
     }
     ValueSizes result = sizes_.at(entry.root());
     NameUniquer names(entry);
     entry.setRoot(padToBounds(entry, entry.root(), declared, result, names));
+    removeUnreachableComputations(module_);  // the originals of specialized copies
     for (const auto& comp : module_.computations()) {
       comp->removeDetached();
       HLO_RETURN_IF_ERROR(comp->sortTopologically());
@@ -179,7 +184,12 @@ class Specializer {
   }
 
   // Each instruction in operand order, its operands' sizes known first.
-  Status specialize(Computation& comp, const std::vector<ValueSizes>& params) {
+  // `params`: the parameters' runtime sizes; `paramShapes`, for a copy
+  // called with values of runtime sizes, the static shapes they arrive in.
+  Status specialize(Computation& comp, const std::vector<ValueSizes>& params,
+                    const std::vector<Shape>* paramShapes = nullptr) {
+    specialized_.insert(&comp);
+    paramShapes_ = paramShapes;
     HLO_RETURN_IF_ERROR(comp.sortTopologically());
     std::vector<Instruction*> order;
     for (const auto& instr : comp.instructions()) order.push_back(instr.get());
@@ -209,7 +219,9 @@ class Specializer {
     switch (instr->opcode()) {
       case Opcode::kParameter: {
         v = params.at(instr->parameterNumber());
-        if (v.array.padded()) {
+        if (paramShapes_) {
+          instr->setShape(paramShapes_->at(instr->parameterNumber()));
+        } else if (v.array.padded()) {
           // The argument's valid elements, sliced out for the users.
           std::vector<Instruction*> users = instr->users();
           bool root = comp.root() == instr;
@@ -256,15 +268,95 @@ class Specializer {
           v = ValueSizes::atBounds(instr->shape());
           break;
         }
-        if (!takesRuntimeRule(instr->opcode()))
-          return refuse(*instr, "an operand has runtime sizes, which compiled code does not pass into " +
-                                    std::string(opcodeName(instr->opcode())));
+        if (!takesRuntimeRule(instr->opcode())) {
+          HLO_ASSIGN_OR_RETURN(v, throughCall(instr, ops));
+          break;
+        }
         HLO_ASSIGN_OR_RETURN(v, byRule(comp, instr, ops, names));
         break;
     }
     clearDynamicMarks(instr->mutableShape());
     sizes_[instr] = std::move(v);
     return okStatus();
+  }
+
+  // A copy of `callee` specialized for parameters of the sizes `params`,
+  // arriving in the shapes of `args`.
+  StatusOr<Computation*> specializedCopy(const Computation& callee, std::vector<ValueSizes> params,
+                                         const std::vector<const Instruction*>& args) {
+    std::string name = callee.name() + ".sized";
+    for (int n = 1; module_.find(name); ++n) name = callee.name() + ".sized." + std::to_string(n);
+    Computation* copy = module_.cloneComputation(callee, name);
+    std::vector<Shape> shapes;
+    for (const Instruction* a : args) shapes.push_back(a->shape());
+    const std::vector<Shape>* outer = paramShapes_;
+    Status done = specialize(*copy, params, &shapes);
+    paramShapes_ = outer;
+    HLO_RETURN_IF_ERROR(done);
+    return copy;
+  }
+
+  // A while, conditional, call or fusion given values of runtime sizes:
+  // what it calls is specialized, as a copy, for them. A loop must keep its
+  // state's sizes from one iteration to the next, and a conditional's
+  // branches must return equal sizes: otherwise the sizes are not known
+  // before the run.
+  StatusOr<ValueSizes> throughCall(Instruction* instr, const std::vector<const ValueSizes*>& ops) {
+    Attributes& attrs = instr->attrs();
+    switch (instr->opcode()) {
+      case Opcode::kWhile: {
+        Computation* body = attrs.getComputation(AttrKey::kBody);
+        Computation* condition = attrs.getComputation(AttrKey::kCondition);
+        if (!body || !condition) break;
+        HLO_ASSIGN_OR_RETURN(Computation * b, specializedCopy(*body, {*ops[0]}, {instr->operand(0)}));
+        if (!(sizes_.at(b->root()) == *ops[0]))
+          return refuse(*instr, "its body changes the runtime sizes of the loop state from one iteration to the "
+                                "next, so they are not known before the run");
+        HLO_ASSIGN_OR_RETURN(Computation * c, specializedCopy(*condition, {*ops[0]}, {instr->operand(0)}));
+        attrs.setComputation(AttrKey::kBody, b);
+        attrs.setComputation(AttrKey::kCondition, c);
+        instr->setShape(instr->operand(0)->shape());
+        return *ops[0];
+      }
+      case Opcode::kConditional: {
+        std::vector<Computation*> branches = attrs.conditionalBranches();
+        if (branches.empty() || static_cast<int>(branches.size()) + 1 != instr->operandCount()) break;
+        std::vector<Computation*> copies;
+        for (size_t k = 0; k < branches.size(); ++k) {
+          HLO_ASSIGN_OR_RETURN(Computation * copy,
+                               specializedCopy(*branches[k], {*ops[k + 1]}, {instr->operand(static_cast<int>(k) + 1)}));
+          if (k > 0 && !(sizes_.at(copy->root()) == sizes_.at(copies[0]->root())))
+            return refuse(*instr, "its branches return different runtime sizes, so they are not known before the run");
+          copies.push_back(copy);
+        }
+        if (attrs.has(AttrKey::kBranchComputations)) {
+          attrs.find(AttrKey::kBranchComputations)->comps = copies;
+        } else {
+          attrs.setComputation(AttrKey::kTrueComputation, copies[0]);
+          attrs.setComputation(AttrKey::kFalseComputation, copies[1]);
+        }
+        instr->setShape(copies[0]->root()->shape());
+        return sizes_.at(copies[0]->root());
+      }
+      case Opcode::kCall: case Opcode::kFusion: {
+        AttrKey key = instr->opcode() == Opcode::kCall ? AttrKey::kToApply : AttrKey::kCalls;
+        AttrValue* callee = attrs.find(key);
+        if (!callee || callee->comps.size() != 1) break;
+        std::vector<ValueSizes> params;
+        for (const ValueSizes* o : ops) params.push_back(*o);
+        HLO_ASSIGN_OR_RETURN(Computation * copy,
+                             specializedCopy(*callee->comps[0], std::move(params),
+                                             std::vector<const Instruction*>(instr->operands().begin(),
+                                                                             instr->operands().end())));
+        callee->comps[0] = copy;
+        instr->setShape(copy->root()->shape());
+        return sizes_.at(copy->root());
+      }
+      default:
+        break;
+    }
+    return refuse(*instr, "an operand has runtime sizes, which compiled code does not pass into " +
+                              std::string(opcodeName(instr->opcode())));
   }
 
   // An op with a runtime-size rule: its operands fit as the rule says, its
@@ -504,6 +596,8 @@ class Specializer {
   Module& module_;
   std::unordered_map<const Instruction*, ValueSizes> sizes_;
   std::unordered_map<const Instruction*, Shape> declared_;  // declared()
+  std::unordered_set<const Computation*> specialized_;
+  const std::vector<Shape>* paramShapes_ = nullptr;  // specialize()'s, while it runs
   // The set-dimension-sizes whose size the module writes as a constant (XLA
   // keeps such a dimension static when the size is its bound).
   std::unordered_set<const Instruction*> writtenConstant_;
