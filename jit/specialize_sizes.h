@@ -20,9 +20,10 @@
 // Sizes are known when they are constants, when they are computed from
 // constants and other known sizes, or when they come from entry parameters
 // whose values the caller binds (jit/compile.cc compiles one specialization
-// per distinct binding). A size computed from array data, and runtime
-// sizes flowing into a called computation (while, conditional, call,
-// fusion), cannot be specialized and are compile errors.
+// per distinct binding). What a while, conditional, call or fusion given
+// runtime sizes calls is specialized, as a copy, for them. A size computed
+// from array data, a loop that changes its state's sizes, and branches
+// returning different sizes cannot be specialized: compile errors.
 #pragma once
 #include <cstdint>
 #include <map>
