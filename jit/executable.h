@@ -25,6 +25,9 @@ struct CompileOptions {
   bool verbose = false;
   // Worker threads for large kernels; 0 picks the number of cores.
   int threads = 0;
+  // LLVM modules the kernels are split into and compiled side by side; 0
+  // picks by the module's size, up to `threads` (one for small modules).
+  int llvmParts = 0;
   // A run whose results and temporaries would exceed this many bytes is refused.
   int64_t maxMemoryBytes = int64_t{8} << 30;
   // Stop a while loop after this many iterations (0: no limit).

@@ -381,5 +381,37 @@ ENTRY %e (x: f32[4]) -> (f32[<=4]) {
   EXPECT_EQ(exe.status().loc().line, 21);  // %loop
 }
 
+// Kernels split into several LLVM modules, compiled side by side, run as
+// they do from one: each op its own kernel (no fusion), spread over 3 parts.
+TEST(CpuJit, KernelsSplitIntoParallelParts) {
+  auto m = parse(R"(
+HloModule m
+ENTRY %e (x: f32[4], y: f32[4]) -> f32[4] {
+  %x = f32[4] parameter(0)
+  %y = f32[4] parameter(1)
+  %a = f32[4] add(%x, %y)
+  %b = f32[4] multiply(%a, %x)
+  %c = f32[4] exponential(%y)
+  %d = f32[4] subtract(%b, %c)
+  ROOT %n = f32[4] negate(%d)
+})");
+  CompileOptions options;
+  options.fuse = false;
+  options.llvmParts = 3;
+  options.useCache = false;
+  auto exe = compile(*m, Target::kCpu, options);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  bool parallel = false;
+  for (const TraceEvent& e : (*exe)->trace()) parallel = parallel || e.name == "LLVM, 3 parts in parallel";
+  EXPECT_TRUE(parallel);
+  std::vector<Literal> args;
+  args.push_back(f32Array({4}, {1, 2, 3, 4}));
+  args.push_back(f32Array({4}, {0, 0, 0, 0}));
+  auto r = (*exe)->run(args);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  // -((x + 0) * x - e^0) = 1 - x^2, and -(+0) = -0 for x = 1.
+  EXPECT_EQ(r->toString(), "f32[4] {-0, -3, -8, -15}");
+}
+
 }  // namespace
 }  // namespace hlo::jit

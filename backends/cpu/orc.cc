@@ -9,6 +9,7 @@
 #include <cmath>
 #include <fstream>
 #include <mutex>
+#include <thread>
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Config/llvm-config.h>
@@ -140,6 +141,7 @@ StatusOr<std::unique_ptr<OrcJit>> OrcJit::create() {
     llvm::consumeError(vectorMath.takeError());
   }
   result->machine_ = std::move(*machine);
+  result->machineBuilder_ = std::move(*builder);
   result->jit_ = std::move(*jit);
   return result;
 }
@@ -149,73 +151,126 @@ void OrcJit::configure(llvm::Module& module) const {
   module.setTargetTriple(machine_->getTargetTriple().str());
 }
 
-StatusOr<OrcJit::AddReport> OrcJit::add(std::unique_ptr<llvm::Module> module,
-                                        std::unique_ptr<llvm::LLVMContext> context, const AddOptions& options) {
-  AddReport report;
+struct OrcJit::CompiledPart {
+  std::string object;
+  bool cacheHit = false;
+  double fingerprintMs = 0, optimizeMs = 0, codegenMs = 0;
+  std::string optimizedIr;  // for AddOptions::irPath
+  std::string cacheProblem;
+  CacheKey key;
+};
+
+StatusOr<OrcJit::CompiledPart> OrcJit::compilePart(Part& part, llvm::TargetMachine& machine,
+                                                   const AddOptions& options, const std::string& suffix) const {
+  CompiledPart out;
+  llvm::Module& module = *part.module;
   // Every function targets the host; with AVX-512 the vectorizer may use
   // full 512-bit vectors (LLVM otherwise prefers 256 bits on these CPUs).
-  bool avx512 = machine_->getTargetFeatureString().contains("+avx512f");
-  for (llvm::Function& f : *module) {
+  bool avx512 = machine.getTargetFeatureString().contains("+avx512f");
+  for (llvm::Function& f : module) {
     if (f.isDeclaration()) continue;
-    f.addFnAttr("target-cpu", machine_->getTargetCPU());
-    f.addFnAttr("target-features", machine_->getTargetFeatureString());
+    f.addFnAttr("target-cpu", machine.getTargetCPU());
+    f.addFnAttr("target-features", machine.getTargetFeatureString());
     if (avx512) f.addFnAttr("prefer-vector-width", "512");
   }
   // The cache key: the emitted IR and everything else the code depends on.
   auto start = std::chrono::steady_clock::now();
-  std::string ir = printed(*module);
+  std::string ir = printed(module);
   llvm::SHA256 hash;
-  for (const std::string& part : {ir, machine_->getTargetTriple().str(), machine_->getTargetCPU().str(),
-                                  machine_->getTargetFeatureString().str(), std::string(LLVM_VERSION_STRING),
+  for (const std::string& item : {ir, machine.getTargetTriple().str(), machine.getTargetCPU().str(),
+                                  machine.getTargetFeatureString().str(), std::string(LLVM_VERSION_STRING),
                                   std::string(vectorMath_ ? "libmvec" : "no vector math"),
                                   std::to_string(kCacheVersion)}) {
-    hash.update(llvm::StringRef(part));
+    hash.update(llvm::StringRef(item));
     hash.update(llvm::StringRef("\0", 1));
   }
-  CacheKey key = hash.final();
+  out.key = hash.final();
   CompileCache cache(options.cacheDir);
   std::optional<std::string> object;
-  if (options.useCache) object = cache.lookup(key, &report.cacheProblem);
-  report.fingerprintMs = msSince(start);
-  if (!options.dumpDir.empty()) HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.ll", ir));
-
+  if (options.useCache) object = cache.lookup(out.key, &out.cacheProblem);
+  out.fingerprintMs = msSince(start);
+  if (!options.dumpDir.empty()) HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module" + suffix + ".ll", ir));
   if (object) {
-    report.cacheHit = true;
-  } else {
-    start = std::chrono::steady_clock::now();
-    optimize(*module);
-    report.optimizeMs = msSince(start);
-    if (!options.irPath.empty()) HLO_RETURN_IF_ERROR(writeFile(options.irPath, printed(*module)));
-    if (!options.dumpDir.empty()) {
-      HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.opt.ll", printed(*module)));
-      // Code generation changes the module it runs on: the assembly comes from a copy.
-      HLO_ASSIGN_OR_RETURN(std::string assembly, emit(*llvm::CloneModule(*module), llvm::CodeGenFileType::AssemblyFile));
-      HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.s", assembly));
-    }
-    start = std::chrono::steady_clock::now();
-    HLO_ASSIGN_OR_RETURN(object, emit(*module, llvm::CodeGenFileType::ObjectFile));
-    report.codegenMs = msSince(start);
-    if (options.useCache)
-      if (std::optional<std::string> failed = cache.store(key, *object)) report.cacheProblem = *failed;
+    out.cacheHit = true;
+    out.object = std::move(*object);
+    return out;
   }
   start = std::chrono::steady_clock::now();
-  auto buffer = llvm::MemoryBuffer::getMemBufferCopy(*object, "hlo-module-" + toHex(key).substr(0, 16) + ".o");
-  if (llvm::Error e = jit_->addObjectFile(std::move(buffer))) return llvmError("cannot load the object", std::move(e));
+  optimize(module, machine);
+  out.optimizeMs = msSince(start);
+  if (!options.irPath.empty()) out.optimizedIr = printed(module);
+  if (!options.dumpDir.empty()) {
+    HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module" + suffix + ".opt.ll", printed(module)));
+    // Code generation changes the module it runs on: the assembly comes from a copy.
+    HLO_ASSIGN_OR_RETURN(std::string assembly,
+                         emit(*llvm::CloneModule(module), machine, llvm::CodeGenFileType::AssemblyFile));
+    HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module" + suffix + ".s", assembly));
+  }
+  start = std::chrono::steady_clock::now();
+  HLO_ASSIGN_OR_RETURN(out.object, emit(module, machine, llvm::CodeGenFileType::ObjectFile));
+  out.codegenMs = msSince(start);
+  if (options.useCache)
+    if (std::optional<std::string> failed = cache.store(out.key, out.object)) out.cacheProblem = *failed;
+  return out;
+}
+
+StatusOr<OrcJit::AddReport> OrcJit::add(std::vector<Part> parts, const AddOptions& options) {
+  AddReport report;
+  report.parts = static_cast<int>(parts.size());
+  std::vector<std::optional<StatusOr<CompiledPart>>> compiled(parts.size());
+  auto start = std::chrono::steady_clock::now();
+  if (parts.size() == 1) {
+    compiled[0] = compilePart(parts[0], *machine_, options, "");
+  } else {
+    // Part i is written module.<i>.ll, ... in dumps.
+    std::vector<std::unique_ptr<llvm::TargetMachine>> machines;
+    for (size_t i = 0; i < parts.size(); ++i) {
+      auto machine = machineBuilder_->createTargetMachine();
+      if (!machine) return llvmError("cannot create a target machine", machine.takeError());
+      machines.push_back(std::move(*machine));
+    }
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < parts.size(); ++i)
+      threads.emplace_back([&, i] { compiled[i] = compilePart(parts[i], *machines[i], options, "." + std::to_string(i)); });
+    for (std::thread& t : threads) t.join();
+  }
+  report.wallMs = msSince(start);
+  report.cacheHit = true;
+  std::string optimizedIr;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (!compiled[i]->ok()) return compiled[i]->status();
+    CompiledPart& c = compiled[i]->value();
+    report.cacheHit = report.cacheHit && c.cacheHit;
+    report.fingerprintMs += c.fingerprintMs;
+    report.optimizeMs += c.optimizeMs;
+    report.codegenMs += c.codegenMs;
+    if (!c.cacheProblem.empty()) report.cacheProblem = c.cacheProblem;
+    optimizedIr += c.optimizedIr;
+  }
+  if (!options.irPath.empty() && !optimizedIr.empty()) HLO_RETURN_IF_ERROR(writeFile(options.irPath, optimizedIr));
+  start = std::chrono::steady_clock::now();
+  for (size_t i = 0; i < parts.size(); ++i) {
+    CompiledPart& c = compiled[i]->value();
+    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(c.object, "hlo-module-" + toHex(c.key).substr(0, 16) + ".o");
+    if (llvm::Error e = jit_->addObjectFile(std::move(buffer))) return llvmError("cannot load the object", std::move(e));
+  }
   report.loadMs = msSince(start);
-  // The IR is no longer needed once it is machine code; the module goes
+  // The IR is no longer needed once it is machine code; each module goes
   // before the context that owns its types.
-  module.reset();
-  context.reset();
+  for (Part& part : parts) {
+    part.module.reset();
+    part.context.reset();
+  }
   return report;
 }
 
-void OrcJit::optimize(llvm::Module& module) const {
+void OrcJit::optimize(llvm::Module& module, llvm::TargetMachine& machine) const {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
   llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder passes(machine_.get());
-  llvm::Triple triple(machine_->getTargetTriple());
+  llvm::PassBuilder passes(&machine);
+  llvm::Triple triple(machine.getTargetTriple());
   llvm::TargetLibraryInfoImpl library(triple);
   if (vectorMath_) library.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
@@ -224,16 +279,16 @@ void OrcJit::optimize(llvm::Module& module) const {
   passes.registerFunctionAnalyses(fam);
   passes.registerLoopAnalyses(lam);
   passes.crossRegisterProxies(lam, fam, cgam, mam);
-  addMathVectorVariants(module, *machine_);
+  addMathVectorVariants(module, machine);
   passes.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
   inlineMathFunctions(module);
 }
 
-StatusOr<std::string> OrcJit::emit(llvm::Module& module, llvm::CodeGenFileType type) const {
+StatusOr<std::string> OrcJit::emit(llvm::Module& module, llvm::TargetMachine& machine, llvm::CodeGenFileType type) {
   llvm::SmallVector<char, 0> bytes;
   llvm::raw_svector_ostream os(bytes);
   llvm::legacy::PassManager codegen;
-  if (machine_->addPassesToEmitFile(codegen, os, nullptr, type))
+  if (machine.addPassesToEmitFile(codegen, os, nullptr, type))
     return errorStatus("cpu: the target cannot write this kind of file");
   codegen.run(module);
   return std::string(bytes.data(), bytes.size());

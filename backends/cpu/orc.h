@@ -3,8 +3,11 @@
 // callable machine code in this process.
 #pragma once
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
@@ -27,24 +30,39 @@ class OrcJit {
     std::string dumpDir;      // module.ll, module.opt.ll and module.s, when not empty
   };
   struct AddReport {
-    bool cacheHit = false;
-    double fingerprintMs = 0, optimizeMs = 0, codegenMs = 0, loadMs = 0;
+    bool cacheHit = false;     // every part came from the cache
+    int parts = 1;             // LLVM modules compiled side by side
+    // Summed over the parts (CPU time); wallMs: from the first part's start
+    // to the last one's end.
+    double fingerprintMs = 0, optimizeMs = 0, codegenMs = 0, wallMs = 0, loadMs = 0;
     std::string cacheProblem;  // an unusable disk entry found (and rebuilt), or a failed write
   };
-  // Compiles the module to an object file — LLVM's O3 pipeline for the host,
+  // One LLVM module and the context that owns its types.
+  struct Part {
+    std::unique_ptr<llvm::LLVMContext> context;
+    std::unique_ptr<llvm::Module> module;
+  };
+  // Compiles each part to an object file — LLVM's O3 pipeline for the host,
   // then code generation — unless the compile cache has it, and hands the
-  // object to the JIT.
-  StatusOr<AddReport> add(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context,
-                          const AddOptions& options);
+  // objects to the JIT. Several parts compile at once, one thread each, each
+  // with a target machine of its own (LLVM contexts and target machines are
+  // not shared between threads).
+  StatusOr<AddReport> add(std::vector<Part> parts, const AddOptions& options);
   // The address of a compiled function (compiling the module on first use).
   StatusOr<void*> lookup(const std::string& name);
 
  private:
+  struct CompiledPart;
+  // One part's fingerprint, cache lookup, optimization and code generation;
+  // `suffix` tells its dump files apart.
+  StatusOr<CompiledPart> compilePart(Part& part, llvm::TargetMachine& machine, const AddOptions& options,
+                                     const std::string& suffix) const;
   // LLVM's O3 pipeline for the host (with the vector math library).
-  void optimize(llvm::Module& module) const;
+  void optimize(llvm::Module& module, llvm::TargetMachine& machine) const;
   // Code generation into an object file or assembly text.
-  StatusOr<std::string> emit(llvm::Module& module, llvm::CodeGenFileType type) const;
+  static StatusOr<std::string> emit(llvm::Module& module, llvm::TargetMachine& machine, llvm::CodeGenFileType type);
 
+  std::optional<llvm::orc::JITTargetMachineBuilder> machineBuilder_;  // a target machine per extra part
   std::unique_ptr<llvm::TargetMachine> machine_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   // glibc's vector math library (libmvec) is loaded: loops calling expf, logf,
