@@ -36,7 +36,8 @@ struct CompileOptions {
   std::string llvmIrPath;
   // When set, this folder gets the optimized HLO module (module.after-passes.hlo),
   // the LLVM IR before and after optimization (module.ll, module.opt.ll) and
-  // the assembly (module.s).
+  // the assembly (module.s); per part (module.0.ll, ...) for a module
+  // compiled in parts (llvmParts).
   std::string dumpDir;
   // The compile cache (backends/cpu/compile_cache.h): machine code of modules
   // compiled before, in this process's memory and, when cacheDir is set, on
