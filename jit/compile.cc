@@ -132,9 +132,22 @@ class SizeSpecializedExecutable final : public Executable {
     return b;
   }
 
+  // " with %n = 2, argument 0 of runtime shape [2]" (empty for the module's own sizes).
+  std::string describe(const SizeBindings& bindings) const {
+    std::string text;
+    auto clause = [&](const std::string& c) { text += (text.empty() ? " with " : ", ") + c; };
+    for (const auto& [number, value] : bindings.parameterValues)
+      clause("%" + module_->entry()->parameter(static_cast<int>(number))->name() + " = " + std::to_string(value));
+    for (size_t i = 0; i < bindings.argumentDims.size(); ++i)
+      if (bindings.argumentDims[i])
+        clause("argument " + std::to_string(i) + " of runtime shape " + dimsText(bindings.argumentDims[i]->sizes));
+    return text;
+  }
+
   StatusOr<Specialization*> specialization(const SizeBindings& bindings) {
     std::vector<int64_t> key = bindings.key();
     if (auto it = compiled_.find(key); it != compiled_.end()) return &it->second;
+    if (options_.verbose) std::fprintf(stderr, "hlo-run: compiling for runtime sizes%s\n", describe(bindings).c_str());
     std::unique_ptr<Module> copy = module_->clone();
     // Inlined calls take runtime sizes like any instruction of the entry.
     HLO_RETURN_IF_ERROR(runPipeline(*copy, {"inline"}));
