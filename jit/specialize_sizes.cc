@@ -24,6 +24,13 @@ ValueSizes ValueSizes::atBounds(const Shape& shape) {
   return v;
 }
 
+bool ValueSizes::sameSizes(const ValueSizes& other) const {
+  if (tuple != other.tuple || !(array == other.array) || elements.size() != other.elements.size()) return false;
+  for (size_t i = 0; i < elements.size(); ++i)
+    if (!elements[i].sameSizes(other.elements[i])) return false;
+  return true;
+}
+
 bool ValueSizes::anyDynamic() const {
   for (const ValueSizes& e : elements)
     if (e.anyDynamic()) return true;
@@ -231,6 +238,7 @@ class Specializer {
               if (u->operand(k) == instr) comp.setOperand(u, k, valid);
           if (root) comp.setRoot(valid);
           declared_.emplace(valid, instr->shape());
+          v.storage = instr;  // the argument as the caller stored it, padding and all
           sizes_[valid] = v;
           v = ValueSizes::atBounds(instr->shape());
         }
@@ -256,7 +264,7 @@ class Specializer {
         v = *ops[0];
         if (dynamicIn) instr->setShape(instr->operand(0)->shape());
         break;
-      case Opcode::kSetDimensionSize: return setDimensionSize(comp, instr, ops[0]->array, names);
+      case Opcode::kSetDimensionSize: return setDimensionSize(comp, instr, *ops[0], names);
       case Opcode::kDynamicReshape: return dynamicReshape(comp, instr, ops[0]->array, names);
       case Opcode::kGetDimensionSize: {
         int64_t size = getDimensionSizeRule(*instr, declared(instr->operand(0)), ops[0]->array);
@@ -284,6 +292,8 @@ class Specializer {
   // arriving in the shapes of `args`.
   StatusOr<Computation*> specializedCopy(const Computation& callee, std::vector<ValueSizes> params,
                                          const std::vector<const Instruction*>& args) {
+    // Storage the caller keeps is out of the copy's reach.
+    for (ValueSizes& p : params) forgetStorage(p);
     std::string name = callee.name() + ".sized";
     for (int n = 1; module_.find(name); ++n) name = callee.name() + ".sized." + std::to_string(n);
     Computation* copy = module_.cloneComputation(callee, name);
@@ -294,6 +304,14 @@ class Specializer {
     paramShapes_ = outer;
     HLO_RETURN_IF_ERROR(done);
     return copy;
+  }
+
+  static void forgetStorage(ValueSizes& v) {
+    if (v.storage) {
+      v.storage = nullptr;
+      v.storageUnknown = true;
+    }
+    for (ValueSizes& e : v.elements) forgetStorage(e);
   }
 
   // A while, conditional, call or fusion given values of runtime sizes:
@@ -309,7 +327,7 @@ class Specializer {
         Computation* condition = attrs.getComputation(AttrKey::kCondition);
         if (!body || !condition) break;
         HLO_ASSIGN_OR_RETURN(Computation * b, specializedCopy(*body, {*ops[0]}, {instr->operand(0)}));
-        if (!(sizes_.at(b->root()) == *ops[0]))
+        if (!sizes_.at(b->root()).sameSizes(*ops[0]))
           return refuse(*instr, "its body changes the runtime sizes of the loop state from one iteration to the "
                                 "next, so they are not known before the run");
         HLO_ASSIGN_OR_RETURN(Computation * c, specializedCopy(*condition, {*ops[0]}, {instr->operand(0)}));
@@ -325,7 +343,7 @@ class Specializer {
         for (size_t k = 0; k < branches.size(); ++k) {
           HLO_ASSIGN_OR_RETURN(Computation * copy,
                                specializedCopy(*branches[k], {*ops[k + 1]}, {instr->operand(static_cast<int>(k) + 1)}));
-          if (k > 0 && !(sizes_.at(copy->root()) == sizes_.at(copies[0]->root())))
+          if (k > 0 && !sizes_.at(copy->root()).sameSizes(sizes_.at(copies[0]->root())))
             return refuse(*instr, "its branches return different runtime sizes, so they are not known before the run");
           copies.push_back(copy);
         }
@@ -400,19 +418,32 @@ class Specializer {
     return v;
   }
 
-  Status setDimensionSize(Computation& comp, Instruction* instr, const RuntimeDims& x, NameUniquer& names) {
+  Status setDimensionSize(Computation& comp, Instruction* instr, const ValueSizes& x, NameUniquer& names) {
     HLO_ASSIGN_OR_RETURN(int64_t size, sizeValue(*instr, *instr->operand(1)));
     HLO_ASSIGN_OR_RETURN(RuntimeDims dims,
-                         setDimensionSizeRule(*instr, x, size, writtenConstant_.count(instr) != 0));
+                         setDimensionSizeRule(*instr, x.array, size, writtenConstant_.count(instr) != 0));
     int dim = static_cast<int>(instr->attrs().getInts(AttrKey::kDimensions)[0]);
-    if (size > x.sizes[dim])
+    // The data stay as they are: a static operand becomes the storage of
+    // what is left of it; a grown size exposes the storage.
+    ValueSizes v = x;
+    v.array = dims;
+    if (!x.array.padded()) {
+      v.storage = instr->operand(0);
+      v.storageUnknown = false;
+    }
+    Instruction* value;
+    if (size <= x.array.sizes[dim]) {
+      value = fit(comp, instr->operand(0), x.array, dims.sizes, names);
+      if (value == instr->operand(0)) value = copy(comp, value, names);  // its own sizes, apart from the operand's
+    } else if (x.storage) {
+      value = slice(comp, x.storage, dims.sizes, names);
+    } else if (!x.storageUnknown) {
+      value = padWithZeros(comp, instr->operand(0), dims.sizes, names);
+    } else {
       return refuse(*instr, "it grows dimension " + std::to_string(dim) + " from its runtime size " +
-                                std::to_string(x.sizes[dim]) + " to " + std::to_string(size) +
-                                ", exposing padding, which compiled code does not keep");
-    Instruction* value = fit(comp, instr->operand(0), x, dims.sizes, names);
-    if (value == instr->operand(0)) value = copy(comp, value, names);  // its own sizes, apart from the operand's
-    ValueSizes v;
-    v.array = std::move(dims);
+                                std::to_string(x.array.sizes[dim]) + " to " + std::to_string(size) +
+                                ", exposing storage the caller of this computation keeps");
+    }
     sizes_[value] = std::move(v);
     replace(comp, instr, value);
     return okStatus();
@@ -567,13 +598,23 @@ class Specializer {
                       elements);
     }
     if (!declared.isArray() || !sizes.array.padded()) return value;
-    Shape shape = declared;
+    Instruction* padded = padWithZeros(comp, value, declared.dims(), names);
+    Shape shape = declared;  // the result's layout, as declared
     clearDynamicMarks(shape);
-    Instruction* zero = constant(comp, declared.type(), 0, value->name() + ".zero", names);
-    Instruction* padded = comp.add(Opcode::kPad, names.make(value->name() + ".bounds"), shape, {value, zero});
+    padded->setShape(std::move(shape));
+    return padded;
+  }
+
+  // `value` padded at the end of each dimension with zeros to `sizes`.
+  Instruction* padWithZeros(Computation& comp, Instruction* value, const std::vector<int64_t>& sizes,
+                            NameUniquer& names) {
+    Shape shape = value->shape();
+    setStaticDims(shape, sizes);
+    Instruction* zero = constant(comp, shape.type(), 0, value->name() + ".zero", names);
+    Instruction* padded = comp.add(Opcode::kPad, names.make(value->name() + ".padded"), shape, {value, zero});
     AttrValue padding;
-    for (int d = 0; d < declared.rank(); ++d)
-      padding.padding.push_back(PadDim{0, declared.dim(d) - sizes.array.sizes[d], 0});
+    for (size_t d = 0; d < sizes.size(); ++d)
+      padding.padding.push_back(PadDim{0, sizes[d] - value->shape().dim(static_cast<int>(d)), 0});
     padded->attrs().set(AttrKey::kPadding, std::move(padding));
     return padded;
   }

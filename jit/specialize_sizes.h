@@ -41,10 +41,18 @@ struct ValueSizes {
   RuntimeDims array;                 // an array's (empty for a tuple or token)
   std::vector<ValueSizes> elements;  // a tuple's
   bool tuple = false;
+  // What an array's storage holds past its runtime sizes, which a
+  // set-dimension-size growing a size exposes: the value at the bounds of
+  // `storage` (the value is its leading part: a static array whose size
+  // was set, an argument given runtime sizes), else zeros (a computed
+  // result) unless `storageUnknown` (a value passed into a called
+  // computation).
+  Instruction* storage = nullptr;
+  bool storageUnknown = false;
 
   static ValueSizes atBounds(const Shape& shape);
   bool anyDynamic() const;
-  bool operator==(const ValueSizes&) const = default;
+  bool sameSizes(const ValueSizes& other) const;  // runtime sizes and dynamic dimensions, storage aside
 };
 
 // What a run binds before its specialization compiles: the values of the
