@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <string>
 
 #include "backends/cpu/program.h"
@@ -81,8 +82,13 @@ class SizeSpecializedExecutable final : public Executable {
 
   StatusOr<Literal> run(std::span<const Literal> args) override {
     HLO_ASSIGN_OR_RETURN(SizeBindings bindings, bind(args));
-    HLO_ASSIGN_OR_RETURN(Specialization * s, specialization(bindings));
-    last_ = s;
+    Specialization* s;
+    {
+      // Runs may be concurrent, as the compiled executables allow; compiles are not.
+      std::lock_guard<std::mutex> lock(mutex_);
+      HLO_ASSIGN_OR_RETURN(s, specialization(bindings));
+      last_ = s;
+    }
     // Compiled code takes each argument at its bounds; the specialization
     // reads only its valid elements.
     std::vector<Literal> unsized;
@@ -93,22 +99,35 @@ class SizeSpecializedExecutable final : public Executable {
         unsized.push_back(a);
         unsized.back().clearDynamicSizes();
       }
-    size_t before = s->exe->trace().size();
     StatusOr<Literal> result = s->exe->run(anySizes ? std::span<const Literal>(unsized) : args);
-    const std::vector<TraceEvent>& events = s->exe->trace();
-    mutableTrace().insert(mutableTrace().end(), events.begin() + static_cast<std::ptrdiff_t>(before), events.end());
+    if (options_.profile) {
+      // The specialization's run events, after the ones already taken.
+      std::lock_guard<std::mutex> lock(mutex_);
+      const std::vector<TraceEvent>& events = s->exe->trace();
+      mutableTrace().insert(mutableTrace().end(), events.begin() + static_cast<std::ptrdiff_t>(s->traceTaken),
+                            events.end());
+      s->traceTaken = events.size();
+    }
     if (!result.ok()) return result;
     markRuntimeSizes(*result, module_->entry()->root()->shape(), s->resultSizes);
     return result;
   }
 
-  int fallbackCount() const override { return last_ ? last_->exe->fallbackCount() : 0; }
-  MemoryStats memoryStats() const override { return last_ ? last_->exe->memoryStats() : MemoryStats{}; }
+  // Of the specialization the latest run used.
+  int fallbackCount() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return last_ ? last_->exe->fallbackCount() : 0;
+  }
+  MemoryStats memoryStats() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return last_ ? last_->exe->memoryStats() : MemoryStats{};
+  }
 
  private:
   struct Specialization {
     std::unique_ptr<Executable> exe;
     ValueSizes resultSizes;
+    size_t traceTaken = 0;  // events of exe->trace() already in this one's
   };
 
   StatusOr<SizeBindings> bind(std::span<const Literal> args) const {
@@ -158,6 +177,7 @@ class SizeSpecializedExecutable final : public Executable {
     const std::vector<TraceEvent>& events = exe->trace();
     mutableTrace().insert(mutableTrace().end(), events.begin(), events.end());
     Specialization& s = compiled_[key];
+    s.traceTaken = events.size();
     s.exe = std::move(exe);
     s.resultSizes = std::move(resultSizes);
     return &s;
@@ -169,6 +189,7 @@ class SizeSpecializedExecutable final : public Executable {
   std::vector<int64_t> sizeParameters_;
   std::map<std::vector<int64_t>, Specialization> compiled_;
   Specialization* last_ = nullptr;
+  mutable std::mutex mutex_;
 };
 
 }  // namespace

@@ -210,9 +210,9 @@ class Specializer {
   // by a static equivalent, as its rule says.
   Status visit(Computation& comp, Instruction* instr, const std::vector<ValueSizes>& params, NameUniquer& names) {
     if (instr->users().empty() && comp.root() != instr && instr->opcode() != Opcode::kParameter &&
-        !hasControlEdges(*instr)) {
+        !hasControlEdges(*instr) && !effects_.of(*instr)) {
       // Unused (a bound parameter's value stands in for it, ...): its
-      // sizes need not be known.
+      // sizes need not be known, and the pipeline removes it.
       sizes_[instr] = ValueSizes::atBounds(instr->shape());
       return okStatus();
     }
@@ -382,7 +382,11 @@ class Specializer {
   StatusOr<ValueSizes> byRule(Computation& comp, Instruction* instr, const std::vector<const ValueSizes*>& ops,
                               NameUniquer& names) {
     std::vector<const RuntimeDims*> arrays;
-    for (const ValueSizes* o : ops) arrays.push_back(o->tuple ? nullptr : &o->array);
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i]->tuple && ops[i]->anyDynamic())
+        return refuse(*instr, "operand " + std::to_string(i) + " is a tuple with runtime sizes, which this op does not model");
+      arrays.push_back(ops[i]->tuple ? nullptr : &ops[i]->array);
+    }
     StatusOr<std::optional<RuntimeRule>> rule = runtimeRule(*instr, arrays);
     if (!rule.ok()) return refuse(*instr, rule.status().message());
     if (!*rule) {
@@ -638,6 +642,7 @@ class Specializer {
   std::unordered_map<const Instruction*, ValueSizes> sizes_;
   std::unordered_map<const Instruction*, Shape> declared_;  // declared()
   std::unordered_set<const Computation*> specialized_;
+  SideEffects effects_;
   const std::vector<Shape>* paramShapes_ = nullptr;  // specialize()'s, while it runs
   // The set-dimension-sizes whose size the module writes as a constant (XLA
   // keeps such a dimension static when the size is its bound).
