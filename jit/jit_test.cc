@@ -308,6 +308,10 @@ ENTRY %e (x: f32[4], y: f32[4]) -> f32[<=4] {
   auto r = (*exe)->run(args);
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->toString(), "f32[<=4](3) {11, 12, 13}");
+  // Compiled once, by compile(): the run found it.
+  int compiles = 0;
+  for (const TraceEvent& e : (*exe)->trace()) compiles += e.name == "pass pipeline";
+  EXPECT_EQ(compiles, 1);
 }
 
 // A loop whose state keeps its runtime sizes runs on them: three negations

@@ -41,9 +41,12 @@ std::vector<int64_t> SizeBindings::key() const {
   std::vector<int64_t> k;
   for (const auto& [number, value] : parameterValues) k.insert(k.end(), {number, value});
   k.push_back(-1);
-  for (const std::optional<RuntimeDims>& dims : argumentDims) {
-    k.push_back(dims ? dims->rank() : -1);
+  // Arguments at their bounds leave no trace: no list and a list of nullopt
+  // are the same binding.
+  for (size_t i = 0; i < argumentDims.size(); ++i) {
+    const std::optional<RuntimeDims>& dims = argumentDims[i];
     if (!dims) continue;
+    k.insert(k.end(), {static_cast<int64_t>(i), dims->rank()});
     k.insert(k.end(), dims->sizes.begin(), dims->sizes.end());
     for (bool d : dims->dynamic) k.push_back(d);
   }
