@@ -286,7 +286,6 @@ class Specializer {
         HLO_ASSIGN_OR_RETURN(v, byRule(comp, instr, ops, names));
         break;
     }
-    clearDynamicMarks(instr->mutableShape());
     sizes_[instr] = std::move(v);
     return okStatus();
   }
