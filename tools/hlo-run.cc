@@ -55,6 +55,9 @@ constexpr const char* kUsage =
     "  --profile=FILE.json       with the cpu engine, write a Chrome trace (Perfetto,\n"
     "                            chrome://tracing): the compile phases, and every kernel,\n"
     "                            library op and runtime step of every run\n"
+    "  --llvm-parts=N            with the cpu engine, split the kernels into N LLVM modules\n"
+    "                            compiled side by side (default: one per core for modules\n"
+    "                            of 32 or more kernels a core, else one)\n"
     "  --no-cache                with the cpu engine, compile without the compile cache (by\n"
     "                            default machine code is kept in $HLO_CACHE_DIR, else\n"
     "                            ~/.cache/hlo, and reused for the same module and machine)\n"
@@ -119,13 +122,14 @@ struct Flags {
   bool verbose = false;
   bool stats = false;
   bool noCache = false;
+  int64_t llvmParts = 0;  // 0: the JIT decides
   std::string dumpLlvm, dumpTo, profile;
 };
 
 // Parses the command line into `flags`; returns an exit status on a usage error.
 std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
   const std::set<std::string> valued = {"engine", "compare", "dump-llvm", "dump-to", "profile", "input", "random-seed", "print-limit", "output",
-                                        "iterations", "max-memory", "max-while-iterations"};
+                                        "iterations", "max-memory", "max-while-iterations", "llvm-parts"};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -212,6 +216,10 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
         if (*v < 1) return bad("expected at least 1");
         flags.iterations = *v;
       }
+      if (name == "llvm-parts") {
+        if (*v < 1 || *v > 256) return bad("expected 1 to 256");
+        flags.llvmParts = *v;
+      }
     }
   }
   if (flags.file.empty()) return usageError("no input file");
@@ -220,6 +228,7 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
   if (!flags.dumpLlvm.empty() && flags.engine != "cpu") return usageError("--dump-llvm needs --engine=cpu");
   if (!flags.dumpTo.empty() && flags.engine != "cpu") return usageError("--dump-to needs --engine=cpu");
   if (!flags.profile.empty() && flags.engine != "cpu") return usageError("--profile needs --engine=cpu");
+  if (flags.llvmParts && flags.engine != "cpu") return usageError("--llvm-parts needs --engine=cpu");
   return std::nullopt;
 }
 
@@ -462,6 +471,7 @@ int main(int argc, char** argv) {
     options.dumpDir = flags.dumpTo;
     options.profile = !flags.profile.empty();
     options.useCache = !flags.noCache;
+    options.llvmParts = static_cast<int>(flags.llvmParts);
     if (!flags.noCache) options.cacheDir = hlo::jit::defaultCacheDir();
     if (!flags.dumpTo.empty()) {
       std::error_code error;
