@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <fstream>
 #include <map>
 #include <mutex>
@@ -67,7 +68,9 @@ StatusOr<std::unique_ptr<Executable>> compileStatic(std::unique_ptr<Module> copy
 
 // A module with runtime sizes (jit/specialize_sizes.h): one static
 // specialization compiled per distinct binding of its sizes, the first time
-// a run binds them; the result gets its runtime sizes marked.
+// a run binds them; the result gets its runtime sizes marked. The latest
+// kMaxSpecializations are kept (the compile cache keeps their machine code
+// on disk), so a caller sweeping sizes does not grow without bound.
 class SizeSpecializedExecutable final : public Executable {
  public:
   SizeSpecializedExecutable(std::unique_ptr<Module> module, Target target, const CompileOptions& options)
@@ -82,7 +85,7 @@ class SizeSpecializedExecutable final : public Executable {
 
   StatusOr<Literal> run(std::span<const Literal> args) override {
     HLO_ASSIGN_OR_RETURN(SizeBindings bindings, bind(args));
-    Specialization* s;
+    std::shared_ptr<Specialization> s;  // kept alive by this run, even if evicted meanwhile
     {
       // Runs may be concurrent, as the compiled executables allow; compiles are not.
       std::lock_guard<std::mutex> lock(mutex_);
@@ -124,6 +127,8 @@ class SizeSpecializedExecutable final : public Executable {
   }
 
  private:
+  static constexpr size_t kMaxSpecializations = 64;
+
   struct Specialization {
     std::unique_ptr<Executable> exe;
     ValueSizes resultSizes;
@@ -163,9 +168,9 @@ class SizeSpecializedExecutable final : public Executable {
     return text;
   }
 
-  StatusOr<Specialization*> specialization(const SizeBindings& bindings) {
+  StatusOr<std::shared_ptr<Specialization>> specialization(const SizeBindings& bindings) {
     std::vector<int64_t> key = bindings.key();
-    if (auto it = compiled_.find(key); it != compiled_.end()) return &it->second;
+    if (auto it = compiled_.find(key); it != compiled_.end()) return it->second;
     if (options_.verbose) std::fprintf(stderr, "hlo-run: compiling for runtime sizes%s\n", describe(bindings).c_str());
     std::unique_ptr<Module> copy = module_->clone();
     // Inlined calls take runtime sizes like any instruction of the entry.
@@ -176,19 +181,26 @@ class SizeSpecializedExecutable final : public Executable {
     HLO_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, compileStatic(std::move(copy), target_, options_));
     const std::vector<TraceEvent>& events = exe->trace();
     mutableTrace().insert(mutableTrace().end(), events.begin(), events.end());
-    Specialization& s = compiled_[key];
-    s.traceTaken = events.size();
-    s.exe = std::move(exe);
-    s.resultSizes = std::move(resultSizes);
-    return &s;
+    auto s = std::make_shared<Specialization>();
+    s->traceTaken = events.size();
+    s->exe = std::move(exe);
+    s->resultSizes = std::move(resultSizes);
+    if (compiled_.size() >= kMaxSpecializations) {
+      compiled_.erase(compiledOrder_.front());
+      compiledOrder_.pop_front();
+    }
+    compiled_[key] = s;
+    compiledOrder_.push_back(std::move(key));
+    return s;
   }
 
   std::unique_ptr<Module> module_;
   Target target_;
   CompileOptions options_;
   std::vector<int64_t> sizeParameters_;
-  std::map<std::vector<int64_t>, Specialization> compiled_;
-  Specialization* last_ = nullptr;
+  std::map<std::vector<int64_t>, std::shared_ptr<Specialization>> compiled_;
+  std::deque<std::vector<int64_t>> compiledOrder_;  // oldest first
+  std::shared_ptr<Specialization> last_;
   mutable std::mutex mutex_;
 };
 

@@ -417,5 +417,51 @@ ENTRY %e (x: f32[4], y: f32[4]) -> f32[4] {
   EXPECT_EQ(r->toString(), "f32[4] {-0, -3, -8, -15}");
 }
 
+// A caller sweeping sizes keeps the latest 64 specializations: after sizes
+// 0..64 (65 compiles), size 0 was evicted and compiles again; size 64 did
+// not. Each run sums the first n of 1, 1, 1, ...: n.
+TEST(CpuJit, SpecializationsKeptAreBounded) {
+  auto m = parse(R"(
+HloModule m
+%add (a: s32[], b: s32[]) -> s32[] {
+  %a = s32[] parameter(0)
+  %b = s32[] parameter(1)
+  ROOT %s = s32[] add(%a, %b)
+}
+ENTRY %e (x: s32[100], n: s32[]) -> s32[] {
+  %x = s32[100] parameter(0)
+  %n = s32[] parameter(1)
+  %d = s32[<=100] set-dimension-size(%x, %n), dimensions={0}
+  %zero = s32[] constant(0)
+  ROOT %sum = s32[] reduce(%d, %zero), dimensions={0}, to_apply=%add
+})");
+  CompileOptions options;
+  options.threads = 1;
+  auto exe = compile(*m, Target::kCpu, options);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  auto runWith = [&](int32_t n) {
+    std::vector<Literal> args;
+    Literal x(Shape(ElementType::kS32, {100}));
+    for (int i = 0; i < 100; ++i) x.data<int32_t>()[i] = 1;
+    args.push_back(std::move(x));
+    Literal size(Shape::scalar(ElementType::kS32));
+    size.data<int32_t>()[0] = n;
+    args.push_back(std::move(size));
+    auto r = (*exe)->run(args);
+    return r.ok() ? r->toString() : r.status().message();
+  };
+  auto compiles = [&] {
+    int n = 0;
+    for (const TraceEvent& e : (*exe)->trace()) n += e.name == "pass pipeline";
+    return n;
+  };
+  for (int n = 0; n <= 64; ++n) ASSERT_EQ(runWith(n), "s32[] " + std::to_string(n));
+  EXPECT_EQ(compiles(), 65);
+  EXPECT_EQ(runWith(64), "s32[] 64");
+  EXPECT_EQ(compiles(), 65);
+  EXPECT_EQ(runWith(0), "s32[] 0");
+  EXPECT_EQ(compiles(), 66);
+}
+
 }  // namespace
 }  // namespace hlo::jit
