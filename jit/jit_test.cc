@@ -20,6 +20,20 @@ Literal f32Array(std::vector<int64_t> dims, const std::vector<float>& values) {
   return lit;
 }
 
+Literal s32Scalar(int32_t value) {
+  Literal lit(Shape::scalar(ElementType::kS32));
+  lit.data<int32_t>()[0] = value;
+  return lit;
+}
+
+// How many times `exe` ran the pass pipeline: once per compiled module, so
+// once per specialization of a module with runtime sizes.
+int compileCount(const Executable& exe) {
+  int n = 0;
+  for (const TraceEvent& e : exe.trace()) n += e.name == "pass pipeline";
+  return n;
+}
+
 TEST(CpuJit, AddsArrays) {
   auto m = parse(R"(
 HloModule m
@@ -271,18 +285,14 @@ ENTRY %e (x: f32[4,3], n: s32[]) -> f32[<=4] {
   auto runWith = [&](int32_t n) {
     std::vector<Literal> args;
     args.push_back(f32Array({4, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
-    Literal size(Shape::scalar(ElementType::kS32));
-    size.data<int32_t>()[0] = n;
-    args.push_back(std::move(size));
+    args.push_back(s32Scalar(n));
     auto r = (*exe)->run(args);
     return r.ok() ? r->toString() : r.status().message();
   };
   EXPECT_EQ(runWith(2), "f32[<=4](2) {6, 15}");
   EXPECT_EQ(runWith(3), "f32[<=4](3) {6, 15, 24}");
   EXPECT_EQ(runWith(2), "f32[<=4](2) {6, 15}");
-  int compiles = 0;
-  for (const TraceEvent& e : (*exe)->trace()) compiles += e.name == "pass pipeline";
-  EXPECT_EQ(compiles, 2);
+  EXPECT_EQ(compileCount(**exe), 2);
   EXPECT_NE(runWith(5).find("size 5 is outside [0, 4]"), std::string::npos);
 }
 
@@ -309,9 +319,7 @@ ENTRY %e (x: f32[4], y: f32[4]) -> f32[<=4] {
   ASSERT_TRUE(r.ok()) << r.status().message();
   EXPECT_EQ(r->toString(), "f32[<=4](3) {11, 12, 13}");
   // Compiled once, by compile(): the run found it.
-  int compiles = 0;
-  for (const TraceEvent& e : (*exe)->trace()) compiles += e.name == "pass pipeline";
-  EXPECT_EQ(compiles, 1);
+  EXPECT_EQ(compileCount(**exe), 1);
 }
 
 // A loop whose state keeps its runtime sizes runs on them: three negations
@@ -444,23 +452,16 @@ ENTRY %e (x: s32[100], n: s32[]) -> s32[] {
     Literal x(Shape(ElementType::kS32, {100}));
     for (int i = 0; i < 100; ++i) x.data<int32_t>()[i] = 1;
     args.push_back(std::move(x));
-    Literal size(Shape::scalar(ElementType::kS32));
-    size.data<int32_t>()[0] = n;
-    args.push_back(std::move(size));
+    args.push_back(s32Scalar(n));
     auto r = (*exe)->run(args);
     return r.ok() ? r->toString() : r.status().message();
   };
-  auto compiles = [&] {
-    int n = 0;
-    for (const TraceEvent& e : (*exe)->trace()) n += e.name == "pass pipeline";
-    return n;
-  };
   for (int n = 0; n <= 64; ++n) ASSERT_EQ(runWith(n), "s32[] " + std::to_string(n));
-  EXPECT_EQ(compiles(), 65);
+  EXPECT_EQ(compileCount(**exe), 65);
   EXPECT_EQ(runWith(64), "s32[] 64");
-  EXPECT_EQ(compiles(), 65);
+  EXPECT_EQ(compileCount(**exe), 65);
   EXPECT_EQ(runWith(0), "s32[] 0");
-  EXPECT_EQ(compiles(), 66);
+  EXPECT_EQ(compileCount(**exe), 66);
 }
 
 }  // namespace
