@@ -102,6 +102,13 @@ class SizeSpecializedExecutable final : public Executable {
         unsized.push_back(a);
         unsized.back().clearDynamicSizes();
       }
+    if (!s->exe) {
+      // Refused, with the fallback allowed: the interpreter runs the module.
+      interp::Options o;
+      o.maxMemoryBytes = options_.maxMemoryBytes;
+      o.maxWhileIterations = options_.maxWhileIterations;
+      return interp::evaluate(*module_, args, o);
+    }
     StatusOr<Literal> result = s->exe->run(anySizes ? std::span<const Literal>(unsized) : args);
     if (options_.profile) {
       // The specialization's run events, after the ones already taken.
@@ -119,18 +126,19 @@ class SizeSpecializedExecutable final : public Executable {
   // Of the specialization the latest run used.
   int fallbackCount() const override {
     std::lock_guard<std::mutex> lock(mutex_);
-    return last_ ? last_->exe->fallbackCount() : 0;
+    if (!last_) return 0;
+    return last_->exe ? last_->exe->fallbackCount() : 1;
   }
   MemoryStats memoryStats() const override {
     std::lock_guard<std::mutex> lock(mutex_);
-    return last_ ? last_->exe->memoryStats() : MemoryStats{};
+    return last_ && last_->exe ? last_->exe->memoryStats() : MemoryStats{};
   }
 
  private:
   static constexpr size_t kMaxSpecializations = 64;
 
   struct Specialization {
-    std::unique_ptr<Executable> exe;
+    std::unique_ptr<Executable> exe;  // null: refused, and the interpreter runs the module
     ValueSizes resultSizes;
     size_t traceTaken = 0;  // events of exe->trace() already in this one's
   };
@@ -172,6 +180,29 @@ class SizeSpecializedExecutable final : public Executable {
     std::vector<int64_t> key = bindings.key();
     if (auto it = compiled_.find(key); it != compiled_.end()) return it->second;
     if (options_.verbose) std::fprintf(stderr, "hlo-run: compiling for runtime sizes%s\n", describe(bindings).c_str());
+    StatusOr<std::shared_ptr<Specialization>> compiled = compileSpecialization(bindings);
+    if (!compiled.ok()) {
+      // A size the specialization cannot model names no one instruction the
+      // interpreter could run alone: with the fallback allowed, it runs the
+      // whole module, logged.
+      if (!options_.allowInterpreterFallback ||
+          compiled.status().message().find("cannot compile") == std::string::npos)
+        return compiled.status();
+      std::fprintf(stderr, "hlo-run: cpu: %s; running the module on the interpreter\n",
+                   compiled.status().message().c_str());
+      compiled = std::make_shared<Specialization>();
+    }
+    std::shared_ptr<Specialization> s = std::move(compiled).value();
+    if (compiled_.size() >= kMaxSpecializations) {
+      compiled_.erase(compiledOrder_.front());
+      compiledOrder_.pop_front();
+    }
+    compiled_[key] = s;
+    compiledOrder_.push_back(std::move(key));
+    return s;
+  }
+
+  StatusOr<std::shared_ptr<Specialization>> compileSpecialization(const SizeBindings& bindings) {
     std::unique_ptr<Module> copy = module_->clone();
     // Inlined calls take runtime sizes like any instruction of the entry.
     HLO_RETURN_IF_ERROR(runPipeline(*copy, {"inline"}));
@@ -185,12 +216,6 @@ class SizeSpecializedExecutable final : public Executable {
     s->traceTaken = events.size();
     s->exe = std::move(exe);
     s->resultSizes = std::move(resultSizes);
-    if (compiled_.size() >= kMaxSpecializations) {
-      compiled_.erase(compiledOrder_.front());
-      compiledOrder_.pop_front();
-    }
-    compiled_[key] = s;
-    compiledOrder_.push_back(std::move(key));
     return s;
   }
 
