@@ -38,6 +38,7 @@ class Instruction {
   const std::vector<Instruction*>& users() const { return users_; }
   const std::vector<Instruction*>& controlPredecessors() const { return controlPredecessors_; }
   const std::vector<Instruction*>& controlSuccessors() const { return controlSuccessors_; }
+  bool hasControlEdges() const { return !controlPredecessors_.empty() || !controlSuccessors_.empty(); }
 
   Attributes& attrs() { return attrs_; }
   const Attributes& attrs() const { return attrs_; }

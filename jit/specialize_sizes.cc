@@ -78,10 +78,6 @@ bool keepsBounds(const Instruction& instr) {
   return true;
 }
 
-bool hasControlEdges(const Instruction& instr) {
-  return !instr.controlPredecessors().empty() || !instr.controlSuccessors().empty();
-}
-
 bool isSizeOp(Opcode op) {
   return op == Opcode::kSetDimensionSize || op == Opcode::kGetDimensionSize || op == Opcode::kDynamicReshape;
 }
@@ -213,7 +209,7 @@ class Specializer {
   // by a static equivalent, as its rule says.
   Status visit(Computation& comp, Instruction* instr, const std::vector<ValueSizes>& params, NameUniquer& names) {
     if (instr->users().empty() && comp.root() != instr && instr->opcode() != Opcode::kParameter &&
-        !hasControlEdges(*instr) && !effects_.of(*instr)) {
+        !instr->hasControlEdges() && !effects_.of(*instr)) {
       // Unused (a bound parameter's value stands in for it, ...): its
       // sizes need not be known, and the pipeline removes it.
       sizes_[instr] = ValueSizes::atBounds(instr->shape());
@@ -637,7 +633,7 @@ class Specializer {
     declared_.insert_or_assign(value, declared(instr));
     value->setLoc(instr->loc());
     comp.replaceAllUses(instr, value);
-    if (!hasControlEdges(*instr)) comp.detach(instr);
+    if (!instr->hasControlEdges()) comp.detach(instr);
   }
 
   Module& module_;

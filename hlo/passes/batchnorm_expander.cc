@@ -242,7 +242,7 @@ bool isBatchNorm(const Instruction& i) {
 }
 
 bool expandable(const Instruction& i) {
-  if (!isBatchNorm(i) || !i.controlPredecessors().empty() || !i.controlSuccessors().empty()) return false;
+  if (!isBatchNorm(i) || i.hasControlEdges()) return false;
   if (i.shape().isDynamic()) return false;
   for (const Instruction* o : i.operands())
     if (!o->shape().isArray() || o->shape().isDynamic()) return false;

@@ -121,8 +121,7 @@ class Matcher {
 bool mayMerge(const Instruction& i, SideEffects& effects) {
   Opcode op = i.opcode();
   return op != Opcode::kParameter && op != Opcode::kCustomCall && !effects.of(i) &&
-         !containsToken(i.shape()) && i.controlPredecessors().empty() &&
-         i.controlSuccessors().empty() && (!i.hasLiteral() || !i.literal().elided());
+         !containsToken(i.shape()) && !i.hasControlEdges() && (!i.hasLiteral() || !i.literal().elided());
 }
 
 size_t hashOf(const Instruction& i) {

@@ -162,7 +162,7 @@ bool shouldFold(const Instruction& instr, PureCallees& pureCallees) {
   if (!shape.isArray() || shape.isDynamic()) return false;
   if (shape.elementCount() == 0 || shape.elementCount() > kMaxFoldedElements) return false;
   if (instr.users().empty() && instr.parent()->root() != &instr) return false;
-  if (!instr.controlPredecessors().empty() || !instr.controlSuccessors().empty()) return false;
+  if (instr.hasControlEdges()) return false;
   return pureCallees.of(instr);
 }
 

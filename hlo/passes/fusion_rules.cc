@@ -7,7 +7,7 @@
 namespace hlo::fusion {
 
 Role roleOf(const Instruction& i) {
-  if (!i.controlPredecessors().empty() || !i.controlSuccessors().empty()) return Role::kNone;
+  if (i.hasControlEdges()) return Role::kNone;
   Opcode op = i.opcode();
   bool array = i.shape().isArray();
   switch (opcodeCategory(op)) {

@@ -34,7 +34,7 @@ bool inlinable(const Instruction& i) {
   }
   return callee && callee != i.parent() && callee->root() &&
          callee->executionThread() == i.parent()->executionThread() &&
-         i.controlPredecessors().empty() && i.controlSuccessors().empty();
+         !i.hasControlEdges();
 }
 
 Computation* calleeOf(const Instruction& call) {

@@ -31,8 +31,7 @@ bool SideEffects::of(const Computation& comp) {
 
 bool isRemovableWhenUnused(const Instruction& instr, SideEffects& effects) {
   return instr.opcode() != Opcode::kParameter && instr.parent()->root() != &instr &&
-         instr.controlPredecessors().empty() && instr.controlSuccessors().empty() &&
-         !effects.of(instr);
+         !instr.hasControlEdges() && !effects.of(instr);
 }
 
 int removeDeadChains(Computation& comp, std::vector<Instruction*> candidates,

@@ -63,7 +63,7 @@ bool splitIn(Computation& comp) {
   std::vector<Instruction*> candidates;
   for (const auto& i : comp.instructions()) {
     if (i->opcode() != Opcode::kReduce || i->operandCount() != 2 || !i->shape().isArray() ||
-        i->shape().rank() != 0 || !i->controlPredecessors().empty() || !i->controlSuccessors().empty())
+        i->shape().rank() != 0 || i->hasControlEdges())
       continue;
     const Shape& x = i->operand(0)->shape();
     if (!x.isArray() || x.isDynamic() || x.elementCount() < kMinElements) continue;

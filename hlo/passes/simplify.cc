@@ -409,7 +409,7 @@ bool simplifyComputation(Computation& comp, SideEffects& effects) {
     Instruction* i = work.front();
     work.pop_front();
     queued.erase(i);
-    if (replaced.count(i) || !i->controlPredecessors().empty() || !i->controlSuccessors().empty())
+    if (replaced.count(i) || i->hasControlEdges())
       continue;
     for (const RuleInfo& r : kRules) {
       if (r.opcode != i->opcode()) continue;

@@ -21,10 +21,6 @@
 namespace hlo {
 namespace {
 
-bool hasControlEdges(const Instruction& i) {
-  return !i.controlPredecessors().empty() || !i.controlSuccessors().empty();
-}
-
 // get-tuple-element(tuple(a0, ..., an), k) -> ak.
 Instruction* elementOfTuple(Instruction& gte) {
   Instruction* tuple = gte.operand(0);
@@ -55,7 +51,7 @@ bool simplifyTuples(Computation& comp, SideEffects& effects) {
   std::vector<Instruction*> order, replaced;
   for (const auto& instr : comp.instructions()) order.push_back(instr.get());
   for (Instruction* instr : order) {
-    if (hasControlEdges(*instr)) continue;
+    if (instr->hasControlEdges()) continue;
     Instruction* with = nullptr;
     if (instr->opcode() == Opcode::kGetTupleElement) with = elementOfTuple(*instr);
     if (instr->opcode() == Opcode::kTuple) with = tupleOfElements(*instr);

@@ -99,8 +99,7 @@ bool removeZeroTripLoops(Computation& comp, SideEffects& effects) {
   for (Instruction* loop : loops) {
     const Computation* cond = loop->attrs().getComputation(AttrKey::kCondition);
     Instruction* init = loop->operand(0);
-    if (!cond || effects.of(*cond) || !loop->controlPredecessors().empty() ||
-        !loop->controlSuccessors().empty() || !interchangeable(loop->shape(), init->shape()))
+    if (!cond || effects.of(*cond) || loop->hasControlEdges() || !interchangeable(loop->shape(), init->shape()))
       continue;
     if (conditionOnInit(*cond, init) != std::optional<bool>(false)) continue;
     comp.replaceAllUses(loop, init);
