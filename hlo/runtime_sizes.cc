@@ -526,6 +526,48 @@ StatusOr<std::optional<RuntimeRule>> runtimeRule(const Instruction& instr, Opera
   }
 }
 
+namespace {
+
+// The window of a dynamic-slice (its slice sizes) or dynamic-update-slice
+// (its update's dimensions).
+std::vector<int64_t> windowSizes(const Instruction& instr) {
+  return instr.opcode() == Opcode::kDynamicSlice ? instr.attrs().getInts(AttrKey::kDynamicSliceSizes)
+                                                 : instr.operand(1)->shape().dims();
+}
+
+}  // namespace
+
+int firstStartIndexOperand(const Instruction& instr) {
+  switch (instr.opcode()) {
+    case Opcode::kDynamicSlice: return 1;
+    case Opcode::kDynamicUpdateSlice: return 2;
+    default: return -1;
+  }
+}
+
+bool windowNeedsStartIndices(const Instruction& instr, const RuntimeDims& x) {
+  if (firstStartIndexOperand(instr) < 0) return false;
+  std::vector<int64_t> sizes = windowSizes(instr);
+  for (int d = 0; d < x.rank(); ++d)
+    if (x.sizes[d] < x.bounds[d] && sizes[d] != x.bounds[d]) return true;
+  return false;
+}
+
+Status checkWindowInRuntimeSizes(const Instruction& instr, const RuntimeDims& x, const std::vector<int64_t>& starts) {
+  std::vector<int64_t> sizes = windowSizes(instr);
+  bool slice = instr.opcode() == Opcode::kDynamicSlice;
+  for (int d = 0; d < x.rank() && d < static_cast<int>(starts.size()); ++d) {
+    if (x.sizes[d] == x.bounds[d] || sizes[d] == x.bounds[d]) continue;
+    int64_t start = std::clamp<int64_t>(starts[d], 0, x.bounds[d] - sizes[d]);
+    if (start + sizes[d] > x.sizes[d])
+      return errorStatus(std::string(slice ? "the slice [" : "the update at [") + std::to_string(start) + ":" +
+                         std::to_string(start + sizes[d]) + "] of dimension " + std::to_string(d) +
+                         (slice ? " reads" : " reaches") + " past its runtime size " + std::to_string(x.sizes[d]) +
+                         ", into padding");
+  }
+  return okStatus();
+}
+
 StatusOr<RuntimeDims> setDimensionSizeRule(const Instruction& instr, const RuntimeDims& x, int64_t size,
                                            bool sizeIsConstant) {
   int dim = static_cast<int>(instr.attrs().getInts(AttrKey::kDimensions)[0]);

@@ -67,6 +67,17 @@ StatusOr<std::optional<RuntimeRule>> runtimeRule(const Instruction& instr,
 // values on whole and for the dynamic-size ops themselves).
 bool takesRuntimeRule(Opcode op);
 
+// dynamic-slice and dynamic-update-slice read (write) only valid elements
+// of a dynamic dimension of `x` that their window does not span whole if
+// their start indices say so: data, which the engine reads. Whether
+// `instr` needs its start indices checked; the operand number of its first
+// one (operands from there on hold the start indices, in dimension order);
+// and the check itself on their values as written (clamped against the
+// bounds, as XLA clamps them). The error says why, without a location.
+bool windowNeedsStartIndices(const Instruction& instr, const RuntimeDims& x);
+int firstStartIndexOperand(const Instruction& instr);
+Status checkWindowInRuntimeSizes(const Instruction& instr, const RuntimeDims& x, const std::vector<int64_t>& starts);
+
 // set-dimension-size of `x` to `size`: dimension `dim` takes the size, which
 // must be within [0, bound]; it is dynamic unless the size is a constant
 // equal to the bound (`sizeIsConstant`), as XLA keeps it static then.

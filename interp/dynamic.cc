@@ -124,38 +124,6 @@ StatusOr<Literal> runOnValues(EvalContext& ctx, const Instruction& instr, const 
   return result;
 }
 
-// The start indices of dynamic-slice and dynamic-update-slice from operand
-// `first` on, clamped (as XLA does) against the bounds.
-std::vector<int64_t> startsAt(Operands ops, size_t first, const std::vector<int64_t>& bounds,
-                              const std::vector<int64_t>& sizes) {
-  std::vector<int64_t> starts(bounds.size(), 0);
-  bool vectorForm = ops.size() == first + 1 && ops[first]->shape().rank() == 1;
-  for (size_t d = 0; d < bounds.size(); ++d) {
-    int64_t value = vectorForm ? integerAt(*ops[first], static_cast<int64_t>(d)) : integerAt(*ops[first + d], 0);
-    starts[d] = clampIndex(value, 0, bounds[d] - sizes[d]);
-  }
-  return starts;
-}
-
-// The part of the dynamic-slice and dynamic-update-slice rules that is data:
-// a window of `sizes` (the slice's, the update's) over a dynamic dimension
-// other than a whole one must lie within its runtime size.
-Status checkWindowInRuntimeSizes(const Instruction& instr, Operands ops, size_t firstStart,
-                                 const std::vector<int64_t>& sizes) {
-  const Literal& x = *ops[0];
-  std::vector<int64_t> starts = startsAt(ops, firstStart, x.shape().dims(), sizes);
-  for (int d = 0; d < x.shape().rank(); ++d) {
-    if (!x.isDynamicDim(d) || sizes[d] == x.shape().dim(d)) continue;
-    if (starts[d] + sizes[d] > x.dimSize(d))
-      return refuse(instr, (instr.opcode() == Opcode::kDynamicSlice ? "the slice [" : "the update at [") +
-                               std::to_string(starts[d]) + ":" + std::to_string(starts[d] + sizes[d]) +
-                               "] of dimension " + std::to_string(d) +
-                               (instr.opcode() == Opcode::kDynamicSlice ? " reads" : " reaches") +
-                               " past its runtime size " + std::to_string(x.dimSize(d)) + ", into padding");
-  }
-  return okStatus();
-}
-
 // Ops that trust their attributes to index their operands check first that
 // the instruction is well typed (the module need not be verified).
 bool checksTypes(Opcode op) {
@@ -203,10 +171,13 @@ StatusOr<Literal> evalWithDynamicSizes(EvalContext& ctx, const Instruction& inst
                                  "), which this op does not model");
     return evalStaticOp(ctx, instr, ops);
   }
-  if (instr.opcode() == Opcode::kDynamicSlice)
-    HLO_RETURN_IF_ERROR(checkWindowInRuntimeSizes(instr, ops, 1, instr.attrs().getInts(AttrKey::kDynamicSliceSizes)));
-  if (instr.opcode() == Opcode::kDynamicUpdateSlice)
-    HLO_RETURN_IF_ERROR(checkWindowInRuntimeSizes(instr, ops, 2, ops[1]->shape().dims()));
+  if (windowNeedsStartIndices(instr, *operandDims[0])) {
+    std::vector<int64_t> starts;
+    for (size_t k = firstStartIndexOperand(instr); k < ops.size(); ++k)
+      for (int64_t i = 0; i < ops[k]->elementCount(); ++i) starts.push_back(integerAt(*ops[k], i));
+    if (Status inside = checkWindowInRuntimeSizes(instr, *operandDims[0], starts); !inside.ok())
+      return refuse(instr, inside.message());
+  }
   std::vector<Literal> operands;
   for (size_t i = 0; i < ops.size(); ++i)
     operands.push_back((*rule)->fit[i] ? fit(*ops[i], *(*rule)->fit[i]) : ops[i]->compact());

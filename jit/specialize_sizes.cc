@@ -395,11 +395,17 @@ class Specializer {
                                     "), which this op does not model");
       return ValueSizes::atBounds(instr->shape());
     }
-    if (instr->opcode() == Opcode::kDynamicSlice)
-      HLO_RETURN_IF_ERROR(
-          checkWindowInRuntimeSizes(*instr, *arrays[0], 1, instr->attrs().getInts(AttrKey::kDynamicSliceSizes)));
-    if (instr->opcode() == Opcode::kDynamicUpdateSlice)
-      HLO_RETURN_IF_ERROR(checkWindowInRuntimeSizes(*instr, *arrays[0], 2, arrays[1]->bounds));
+    if (windowNeedsStartIndices(*instr, *arrays[0])) {
+      // Compiled code cannot check where the window starts: the start
+      // indices must be known before the run.
+      std::vector<int64_t> starts;
+      for (int k = firstStartIndexOperand(*instr); k < instr->operandCount(); ++k) {
+        HLO_ASSIGN_OR_RETURN(Literal value, knownValue(*instr, *instr->operand(k), "start index"));
+        for (int64_t i = 0; i < value.elementCount(); ++i) starts.push_back(integerAt(value, i));
+      }
+      if (Status inside = checkWindowInRuntimeSizes(*instr, *arrays[0], starts); !inside.ok())
+        return refuse(*instr, inside.message());
+    }
     for (size_t i = 0; i < ops.size(); ++i) {
       if (!(*rule)->fit[i]) continue;
       Instruction* fitted = fit(comp, instr->operand(static_cast<int>(i)), *arrays[i], *(*rule)->fit[i], names);
@@ -502,32 +508,6 @@ class Specializer {
   StatusOr<int64_t> sizeValue(const Instruction& user, const Instruction& size) {
     HLO_ASSIGN_OR_RETURN(Literal value, knownValue(user, size, "size"));
     return integerAt(value, 0);
-  }
-
-  // The part of the dynamic-slice and dynamic-update-slice rules that is
-  // data (interp/dynamic.cc checks it on the values): a window of `sizes`
-  // over a dynamic dimension, other than a whole one, must lie within its
-  // runtime size. Compiled code cannot check it, so the start indices must
-  // be known before the run.
-  Status checkWindowInRuntimeSizes(const Instruction& instr, const RuntimeDims& x, int firstStart,
-                                   const std::vector<int64_t>& sizes) {
-    bool partial = false;
-    for (int d = 0; d < x.rank(); ++d) partial = partial || (x.sizes[d] < x.bounds[d] && sizes[d] != x.bounds[d]);
-    if (!partial) return okStatus();
-    std::vector<int64_t> starts;
-    for (int k = firstStart; k < instr.operandCount(); ++k) {
-      HLO_ASSIGN_OR_RETURN(Literal value, knownValue(instr, *instr.operand(k), "start index"));
-      for (int64_t i = 0; i < value.elementCount(); ++i) starts.push_back(integerAt(value, i));
-    }
-    for (int d = 0; d < x.rank() && d < static_cast<int>(starts.size()); ++d) {
-      if (x.sizes[d] == x.bounds[d] || sizes[d] == x.bounds[d]) continue;
-      int64_t start = std::clamp<int64_t>(starts[d], 0, x.bounds[d] - sizes[d]);  // as XLA clamps
-      if (start + sizes[d] > x.sizes[d])
-        return refuse(instr, "the window [" + std::to_string(start) + ":" + std::to_string(start + sizes[d]) +
-                                 "] of dimension " + std::to_string(d) + " reaches past its runtime size " +
-                                 std::to_string(x.sizes[d]) + ", into padding");
-    }
-    return okStatus();
   }
 
   // `value` (of the runtime sizes `have`) fit to `want`: longer dimensions
