@@ -323,14 +323,27 @@ Rule dynamicUpdateSlice(const Instruction& instr, Operands ops) {
   return ruleOf(instr, asTheyAre(ops), x.sizes, x.dynamic, instr.attrs());
 }
 
-// The inputs agree; the kept dimensions keep their runtime sizes and only
-// the valid elements are reduced.
-Rule reduce(const Instruction& instr, Operands ops) {
+// reduce and reduce-window: N inputs, then N init values. The init values
+// must be static; the inputs agree (agreedDims).
+StatusOr<RuntimeDims> agreedInputs(Operands ops) {
   size_t inputs = ops.size() / 2;
   for (size_t i = inputs; i < ops.size(); ++i)
     if (ops[i]->anyDynamic()) return errorStatus("an init value is dynamic");
-  int rank = ops[0]->rank();
-  HLO_ASSIGN_OR_RETURN(RuntimeDims in, agreedDims(ops.first(inputs), rank));
+  return agreedDims(ops.first(inputs), ops[0]->rank());
+}
+
+// The inputs fit to their agreed dimensions, the init values as they are.
+std::vector<std::optional<std::vector<int64_t>>> inputsFit(Operands ops, const RuntimeDims& in) {
+  std::vector<std::optional<std::vector<int64_t>>> fit = asTheyAre(ops);
+  for (size_t i = 0; i < ops.size() / 2; ++i) fit[i] = in.sizes;
+  return fit;
+}
+
+// The inputs agree; the kept dimensions keep their runtime sizes and only
+// the valid elements are reduced.
+Rule reduce(const Instruction& instr, Operands ops) {
+  HLO_ASSIGN_OR_RETURN(RuntimeDims in, agreedInputs(ops));
+  int rank = in.rank();
   const std::vector<int64_t>& reduced = instr.attrs().getInts(AttrKey::kDimensions);
   std::vector<int64_t> dims;
   std::vector<bool> dynamic;
@@ -339,20 +352,15 @@ Rule reduce(const Instruction& instr, Operands ops) {
       dims.push_back(in.sizes[d]);
       dynamic.push_back(in.dynamic[d]);
     }
-  std::vector<std::optional<std::vector<int64_t>>> fit = asTheyAre(ops);
-  for (size_t i = 0; i < inputs; ++i) fit[i] = in.sizes;
-  return ruleOf(instr, std::move(fit), dims, dynamic, instr.attrs());
+  return ruleOf(instr, inputsFit(ops, in), dims, dynamic, instr.attrs());
 }
 
 // A dynamic dimension's windows must be unpadded and undilated (XLA counts
 // the valid windows of the runtime size: (size - window) / stride + 1).
 Rule reduceWindow(const Instruction& instr, Operands ops) {
-  size_t inputs = ops.size() / 2;
-  for (size_t i = inputs; i < ops.size(); ++i)
-    if (ops[i]->anyDynamic()) return errorStatus("an init value is dynamic");
+  HLO_ASSIGN_OR_RETURN(RuntimeDims in, agreedInputs(ops));
+  int rank = in.rank();
   const std::vector<WindowDim>& window = instr.attrs().find(AttrKey::kWindow)->window;
-  int rank = ops[0]->rank();
-  HLO_ASSIGN_OR_RETURN(RuntimeDims in, agreedDims(ops.first(inputs), rank));
   const Shape& first = instr.shape().isTuple() ? instr.shape().tupleElement(0) : instr.shape();
   std::vector<int64_t> dims(rank);
   for (int d = 0; d < rank; ++d) {
@@ -363,9 +371,7 @@ Rule reduceWindow(const Instruction& instr, Operands ops) {
       return errorStatus("dimension " + std::to_string(d) + " is dynamic and its window is padded or dilated");
     dims[d] = in.sizes[d] < w.size ? 0 : (in.sizes[d] - w.size) / w.stride + 1;
   }
-  std::vector<std::optional<std::vector<int64_t>>> fit = asTheyAre(ops);
-  for (size_t i = 0; i < inputs; ++i) fit[i] = in.sizes;
-  return ruleOf(instr, std::move(fit), dims, in.dynamic, instr.attrs());
+  return ruleOf(instr, inputsFit(ops, in), dims, in.dynamic, instr.attrs());
 }
 
 // The operands agree; only the valid elements are sorted.
