@@ -8,6 +8,7 @@
 #include <unordered_set>
 
 #include "hlo/element_io.h"
+#include "hlo/passes/fold.h"
 #include "hlo/passes/pass_util.h"
 #include "interp/evaluator.h"
 
@@ -478,18 +479,17 @@ class Specializer {
   // The value of an operand that must be known before the run (a size, a
   // start index): a constant, or computed from constants (the bound
   // parameters' values and the sizes get-dimension-size answered are
-  // constants by now) by the interpreter, as constant folding would.
+  // constants by now) by the interpreter, where constant folding would.
   StatusOr<Literal> knownValue(const Instruction& user, const Instruction& operand, const std::string& what) {
     std::unordered_map<const Instruction*, Literal> known;
-    SideEffects effects;
     std::function<Status(const Instruction&, int)> evaluate = [&](const Instruction& i, int depth) -> Status {
       if (known.count(&i)) return okStatus();
       if (const Literal* lit = knownLiteral(i)) {
         known.emplace(&i, *lit);
         return okStatus();
       }
-      if (depth > 64 || i.opcode() == Opcode::kParameter || !i.shape().isArray() ||
-          i.shape().elementCount() > 64 || effects.of(i) || i.opcode() == Opcode::kRngBitGenerator)
+      if (depth > 64 || !pureFunctionOfOperands(i) || !i.shape().isArray() ||
+          i.shape().elementCount() > kMaxFoldedElements)
         return refuse(user, "its " + what + " is computed from %" + i.name() + ", which is not known before the run");
       std::vector<const Literal*> operands;
       for (const Instruction* o : i.operands()) {

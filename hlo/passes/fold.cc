@@ -154,6 +154,15 @@ class PureCallees {
   std::unordered_map<const Computation*, bool> cache_;
 };
 
+}  // namespace
+
+bool pureFunctionOfOperands(const Instruction& instr) {
+  PureCallees pureCallees;
+  return foldableOpcode(instr.opcode()) && pureCallees.of(instr);
+}
+
+namespace {
+
 // The checks that need no evaluation: opcode, result shape and size, uses,
 // control edges, called computations.
 bool shouldFold(const Instruction& instr, PureCallees& pureCallees) {

@@ -29,6 +29,12 @@ using ConstantEvaluator =
 // One global, not synchronized: set it before passes run.
 ConstantEvaluator setConstantEvaluator(ConstantEvaluator evaluator);
 
+// Whether `instr`'s value is a pure, deterministic function of its operands
+// that `fold` may compute: its opcode and the computations it calls decide;
+// its size, uses and control edges, which the pass also checks, do not.
+// The JIT computes runtime sizes from constants by the same definition.
+bool pureFunctionOfOperands(const Instruction& instr);
+
 // `fold` leaves an instruction alone when its result has more elements than
 // this (fold.cc says why).
 inline constexpr int64_t kMaxFoldedElements = 1024;
