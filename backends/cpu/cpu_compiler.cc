@@ -105,6 +105,12 @@ Status wellTyped(const Instruction& instr) {
   return okStatus();
 }
 
+// The threads the options allow: `threads`, else one per core.
+int threadCount(const jit::CompileOptions& options) {
+  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  return std::max(threads, 1);
+}
+
 // How many LLVM modules to compile side by side: one per thread the options
 // allow, for modules with enough kernels to share out (LLVM takes about
 // 13 ms a kernel on one thread; a part costs a thread and its own copy of
@@ -121,8 +127,7 @@ size_t llvmParts(const Module& module, const jit::CompileOptions& options) {
   for (const auto& comp : module.computations())
     if (!fused.count(comp.get()))
       for (const auto& instr : comp->instructions()) kernels += instr->shape().isArray() && instr->operandCount() > 0;
-  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
-  return static_cast<size_t>(std::clamp(kernels / kKernelsPerPart, 1, std::max(threads, 1)));
+  return static_cast<size_t>(std::clamp(kernels / kKernelsPerPart, 1, threadCount(options)));
 }
 
 class Builder {
@@ -363,8 +368,7 @@ StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>
                    static_cast<long long>(m.noReuseBytes), m.outputs.size(), m.outputs.size() == 1 ? "" : "s");
     for (const std::string& note : m.notes) std::fprintf(stderr, "hlo-run: cpu: memory: %s\n", note.c_str());
   }
-  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
-  exe->pool_ = std::make_unique<ThreadPool>(std::max(threads, 1) - 1);
+  exe->pool_ = std::make_unique<ThreadPool>(threadCount(options) - 1);
   return std::unique_ptr<jit::Executable>(std::move(exe));
 }
 
