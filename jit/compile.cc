@@ -92,6 +92,13 @@ class SizeSpecializedExecutable final : public Executable {
       HLO_ASSIGN_OR_RETURN(s, specialization(bindings));
       last_ = s;
     }
+    if (!s->exe) {
+      // Refused, with the fallback allowed: the interpreter runs the module.
+      interp::Options o;
+      o.maxMemoryBytes = options_.maxMemoryBytes;
+      o.maxWhileIterations = options_.maxWhileIterations;
+      return interp::evaluate(*module_, args, o);
+    }
     // Compiled code takes each argument at its bounds; the specialization
     // reads only its valid elements.
     std::vector<Literal> unsized;
@@ -102,13 +109,6 @@ class SizeSpecializedExecutable final : public Executable {
         unsized.push_back(a);
         unsized.back().clearDynamicSizes();
       }
-    if (!s->exe) {
-      // Refused, with the fallback allowed: the interpreter runs the module.
-      interp::Options o;
-      o.maxMemoryBytes = options_.maxMemoryBytes;
-      o.maxWhileIterations = options_.maxWhileIterations;
-      return interp::evaluate(*module_, args, o);
-    }
     StatusOr<Literal> result = s->exe->run(anySizes ? std::span<const Literal>(unsized) : args);
     if (options_.profile) {
       // The specialization's run events, after the ones already taken.
