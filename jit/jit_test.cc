@@ -26,6 +26,12 @@ Literal s32Scalar(int32_t value) {
   return lit;
 }
 
+// Runs `exe` on `args`: the result as text, or the error's message.
+std::string resultText(Executable& exe, const std::vector<Literal>& args) {
+  StatusOr<Literal> r = exe.run(args);
+  return r.ok() ? r->toString() : "error: " + r.status().message();
+}
+
 // How many times `exe` ran the pass pipeline: once per compiled module, so
 // once per specialization of a module with runtime sizes.
 int compileCount(const Executable& exe) {
@@ -47,9 +53,7 @@ ENTRY %e (x: f32[3], y: f32[3]) -> f32[3] {
   std::vector<Literal> args;
   args.push_back(f32Array({3}, {1, 2, 3}));
   args.push_back(f32Array({3}, {10, 20, 30}));
-  auto r = (*exe)->run(args);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->toString(), "f32[3] {11, 22, 33}");
+  EXPECT_EQ(resultText(**exe, args), "f32[3] {11, 22, 33}");
 }
 
 // Compiles an f32 sum of `terms` (an instruction over %x: f32[n], written
@@ -141,9 +145,7 @@ ENTRY %e (x: f32[1000,3]) -> f32[3] {
     args[0].data<float>()[3 * i + 1] = static_cast<float>(2 * i);
     args[0].data<float>()[3 * i + 2] = static_cast<float>(-i);
   }
-  auto r = (*exe)->run(args);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->toString(), "f32[3] {499500, 999000, -499500}");
+  EXPECT_EQ(resultText(**exe, args), "f32[3] {499500, 999000, -499500}");
 }
 
 // Split across threads, every element is still written once: y = 2x + 1.
@@ -209,10 +211,8 @@ ENTRY %e (x: f32[3]) -> f32[] {
   EXPECT_EQ((*withFallback)->fallbackCount(), 1);
   std::vector<Literal> args;
   args.push_back(f32Array({3}, {5, 2, 7}));
-  auto r = (*withFallback)->run(args);
-  ASSERT_TRUE(r.ok()) << r.status().message();
   // The reducer keeps the larger of acc and x: from 1, 5, 5, 7.
-  EXPECT_EQ(r->toString(), "f32[] 7");
+  EXPECT_EQ(resultText(**withFallback, args), "f32[] 7");
 }
 
 // A reducer holding a small dot compiles: the dot of two 2x2 matrices
@@ -240,9 +240,7 @@ ENTRY %e (x: f32[3]) -> f32[] {
   EXPECT_EQ((*exe)->fallbackCount(), 0);
   std::vector<Literal> args;
   args.push_back(f32Array({3}, {1, 2, 3}));
-  auto r = (*exe)->run(args);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->toString(), "f32[] 48");
+  EXPECT_EQ(resultText(**exe, args), "f32[] 48");
 }
 
 TEST(CpuJit, RejectsArgumentsOfTheWrongShape) {
@@ -286,8 +284,7 @@ ENTRY %e (x: f32[4,3], n: s32[]) -> f32[<=4] {
     std::vector<Literal> args;
     args.push_back(f32Array({4, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}));
     args.push_back(s32Scalar(n));
-    auto r = (*exe)->run(args);
-    return r.ok() ? r->toString() : r.status().message();
+    return resultText(**exe, args);
   };
   EXPECT_EQ(runWith(2), "f32[<=4](2) {6, 15}");
   EXPECT_EQ(runWith(3), "f32[<=4](3) {6, 15, 24}");
@@ -315,9 +312,7 @@ ENTRY %e (x: f32[4], y: f32[4]) -> f32[<=4] {
   std::vector<Literal> args;
   args.push_back(f32Array({4}, {10, 20, 30, 40}));
   args.push_back(f32Array({4}, {1, 2, 3, 4}));
-  auto r = (*exe)->run(args);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->toString(), "f32[<=4](3) {11, 12, 13}");
+  EXPECT_EQ(resultText(**exe, args), "f32[<=4](3) {11, 12, 13}");
   // Compiled once, by compile(): the run found it.
   EXPECT_EQ(compileCount(**exe), 1);
 }
@@ -354,9 +349,7 @@ ENTRY %e (x: f32[4]) -> (s32[], f32[<=4]) {
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   std::vector<Literal> args;
   args.push_back(f32Array({4}, {1, 2, 3, 4}));
-  auto r = (*exe)->run(args);
-  ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->toString(), "(s32[] 3, f32[<=4](2) {-1, -2})");
+  EXPECT_EQ(resultText(**exe, args), "(s32[] 3, f32[<=4](2) {-1, -2})");
 }
 
 // What specialization cannot model is a compile error at the instruction,
@@ -419,10 +412,8 @@ ENTRY %e (x: f32[4], y: f32[4]) -> f32[4] {
   std::vector<Literal> args;
   args.push_back(f32Array({4}, {1, 2, 3, 4}));
   args.push_back(f32Array({4}, {0, 0, 0, 0}));
-  auto r = (*exe)->run(args);
-  ASSERT_TRUE(r.ok()) << r.status().message();
   // -((x + 0) * x - e^0) = 1 - x^2, and -(+0) = -0 for x = 1.
-  EXPECT_EQ(r->toString(), "f32[4] {-0, -3, -8, -15}");
+  EXPECT_EQ(resultText(**exe, args), "f32[4] {-0, -3, -8, -15}");
 }
 
 // A caller sweeping sizes keeps the latest 64 specializations: after sizes
@@ -453,8 +444,7 @@ ENTRY %e (x: s32[100], n: s32[]) -> s32[] {
     for (int i = 0; i < 100; ++i) x.data<int32_t>()[i] = 1;
     args.push_back(std::move(x));
     args.push_back(s32Scalar(n));
-    auto r = (*exe)->run(args);
-    return r.ok() ? r->toString() : r.status().message();
+    return resultText(**exe, args);
   };
   for (int n = 0; n <= 64; ++n) ASSERT_EQ(runWith(n), "s32[] " + std::to_string(n));
   EXPECT_EQ(compileCount(**exe), 65);
