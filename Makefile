@@ -105,7 +105,7 @@ $(BUILD)/lib/libinterp.a: $(call obj,$(INTERP_SRCS)) $(call list,interp,$(INTERP
 $(BUILD)/lib/libconformance.a: $(call obj,$(CONFORMANCE_SRCS)) $(call list,conformance,$(CONFORMANCE_SRCS))
 $(BUILD)/lib/libjit.a: $(call obj,$(JIT_SRCS)) $(call list,jit,$(JIT_SRCS))
 $(BUILD)/lib/libbackend_cpu.a: $(call obj,$(CPU_SRCS)) $(call list,backend_cpu,$(CPU_SRCS))
-$(call obj,$(JIT_SRCS) $(CPU_SRCS)): CPPFLAGS += $(LLVM_CXXFLAGS)
+$(call obj,$(JIT_SRCS) $(CPU_SRCS) $(filter jit/% backends/cpu/%,$(TEST_SRCS))): CPPFLAGS += $(LLVM_CXXFLAGS)
 $(BUILD)/lib/%.a:
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $(filter %.o,$^)

@@ -26,17 +26,21 @@
 //      line it writes (read-for-ownership), a third more memory traffic for
 //      a kernel that reads one array and writes one, and the output could
 //      not stay in the cache anyway. LLVM's vectorizer does not vectorize a
-//      loop of non-temporal scalar stores, so the loop computes a block of
-//      the output into a tile on the stack (in L1), which is then copied out
-//      with aligned 64-byte non-temporal stores; blocks that are not whole
-//      or not aligned (at the ends of a thread's share) are copied plainly.
+//      loop of non-temporal scalar stores, and x86 streams only whole aligned
+//      vectors. So the loop stores plainly, through a pointer LLVM is told is
+//      64-byte aligned (checked before the loop: outputs that are not, or the
+//      elements before a thread's first line, take a plain loop); once the
+//      loop is vectorized and its stores are known aligned, they are marked
+//      non-temporal (markStreamingStores, after optimization).
 #include "backends/cpu/kernel_emitter.h"
 
 #include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Instructions.h>
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
@@ -69,13 +73,13 @@ bool flatLoopFits(const Instruction& instr, const std::vector<int64_t>& dims) {
   return true;
 }
 
-// Step 5: outputs of at least kStreamingBytes are streamed, through tiles of
-// kTileBytes. 32 MiB is the L3 cache one core complex shares on current x86
+// Step 5: outputs of at least kStreamingBytes are streamed. 32 MiB is the L3 cache one core complex shares on current x86
 // servers (an AMD CCD; a dozen Intel cores): an output that size or larger
 // is mostly gone from the cache before another kernel reads it. (sysconf's
 // L3 size is no guide: under KVM it reports the host socket's, 320 MiB here.)
 constexpr int64_t kStreamingBytes = int64_t{32} << 20;
-constexpr int64_t kTileBytes = 4096;
+// Marks a kernel whose outputs are streamed, for markStreamingStores.
+constexpr const char* kStreamedOutputs = "hlo.streamed-outputs";
 
 // Step 4's row buffers: the expensive values (exponentials, divisions,
 // ...) of the output's dimensions that more than one loop over the row
@@ -177,102 +181,96 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
     }
     return okStatus();
   };
-  // 5. A tile per output when they are streamed; the element size must
-  // divide the 64-byte lines the copy stores.
-  int64_t outputBytes = 0;
+  // 5. Streamed outputs. Positions that are multiples of lineElements start
+  // a 64-byte line in every output (when the outputs themselves start on
+  // one, as the runtime's buffers do).
+  int64_t outputBytes = 0, smallest = 64;
   bool streamable = sameDims && llvm::Triple(module.getTargetTriple()).isX86();
   for (const Instruction* out : outputs) {
     int64_t size = storageBytes(out->shape().type());
     outputBytes += out->shape().elementCount() * size;
-    streamable = streamable && 64 % size == 0;
+    streamable = streamable && size > 0 && 64 % size == 0;
+    smallest = std::min(smallest, size);
   }
-  std::vector<llvm::Value*> tiles;
-  int64_t tileElements = 0;
-  if (streamable && outputBytes >= kStreamingBytes) {
-    tileElements = kTileBytes / storageBytes(outputs[0]->shape().type());
-    for (const Instruction* out : outputs) {
-      int64_t size = storageBytes(out->shape().type());
-      llvm::AllocaInst* tile = emitter.entryAlloca(llvm::ArrayType::get(b.getInt8Ty(), tileElements * size), "tile");
-      tile->setAlignment(llvm::Align(64));
-      tiles.push_back(tile);
+  const bool streamed = streamable && outputBytes >= kStreamingBytes;
+  const int64_t lineElements = streamed ? 64 / smallest : 1;
+  if (streamed) fn->addFnAttr(kStreamedOutputs);
+  // Whether output position `at` starts a 64-byte line in every output.
+  auto linesStartAt = [&](llvm::Value* at) {
+    llvm::Value* all = b.getTrue();
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      llvm::Value* address = b.CreateAdd(b.CreatePtrToInt(outPtrs[k], b.getInt64Ty()),
+                                         b.CreateMul(at, emitter.i64(storageBytes(outputs[k]->shape().type()))));
+      all = b.CreateAnd(all, b.CreateICmpEQ(b.CreateAnd(address, 63), emitter.i64(0)));
     }
-  }
-  // Copies output k's tile, positions [lo, hi) of the block that starts at
-  // output position `start`, to the output: whole aligned blocks with
-  // non-temporal 64-byte stores, the others with memcpy.
-  auto copyOut = [&](size_t k, llvm::Value* start, llvm::Value* lo, llvm::Value* hi) -> Status {
-    int64_t size = storageBytes(outputs[k]->shape().type());
-    llvm::Value* dst = b.CreateInBoundsGEP(b.getInt8Ty(), outPtrs[k], b.CreateMul(start, emitter.i64(size)));
-    llvm::Value* whole = b.CreateAnd(b.CreateICmpEQ(lo, start),
-                                     b.CreateICmpEQ(hi, b.CreateAdd(start, emitter.i64(tileElements))));
-    llvm::Value* aligned = b.CreateICmpEQ(b.CreateAnd(b.CreatePtrToInt(dst, b.getInt64Ty()), 63), emitter.i64(0));
-    auto* stream = llvm::BasicBlock::Create(ctx, "stream", fn);
-    auto* plain = llvm::BasicBlock::Create(ctx, "plain", fn);
-    auto* done = llvm::BasicBlock::Create(ctx, "copied", fn);
-    b.CreateCondBr(b.CreateAnd(whole, aligned), stream, plain);
-    b.SetInsertPoint(stream);
-    llvm::Type* line = llvm::FixedVectorType::get(b.getInt64Ty(), 8);
-    HLO_RETURN_IF_ERROR(emitter.emitLoop(emitter.i64(0), emitter.i64(tileElements * size / 64), "line", [&](llvm::Value* l) {
-      llvm::Value* offset = b.CreateMul(l, emitter.i64(64));
-      llvm::LoadInst* v = b.CreateAlignedLoad(line, b.CreateInBoundsGEP(b.getInt8Ty(), tiles[k], offset), llvm::Align(64));
-      llvm::StoreInst* st = b.CreateAlignedStore(v, b.CreateInBoundsGEP(b.getInt8Ty(), dst, offset), llvm::Align(64));
-      st->setMetadata(llvm::LLVMContext::MD_nontemporal,
-                      llvm::MDNode::get(ctx, llvm::ConstantAsMetadata::get(b.getInt32(1))));
-      return okStatus();
-    }));
+    return all;
+  };
+  // The loop over output positions [from, from + n), which start a line:
+  // each output is written through a pointer to its position `from`, which
+  // LLVM is told is 64-byte aligned, counted from 0, so the vectorized
+  // stores are known to be aligned (and become streaming stores after
+  // optimization, markStreamingStores).
+  auto streamingLoop = [&](llvm::Value* from, llvm::Value* n, const std::string& loopName,
+                           const std::function<jit::IrIndex(llvm::Value*)>& at) -> Status {
+    std::vector<llvm::Value*> lines;
+    for (size_t k = 0; k < outputs.size(); ++k) {
+      llvm::Value* offset = b.CreateMul(from, emitter.i64(storageBytes(outputs[k]->shape().type())));
+      llvm::Value* line = b.CreateInBoundsGEP(b.getInt8Ty(), outPtrs[k], offset);
+      b.CreateAlignmentAssumption(module.getDataLayout(), line, 64);
+      lines.push_back(line);
+    }
+    return emitter.emitLoop(emitter.i64(0), n, loopName, [&](llvm::Value* j) {
+      return storeAll(at(b.CreateAdd(from, j, "", true, true)), lines, j);
+    });
+  };
+  // Runs `aligned` when `cond` holds, else `plain`; the builder is left after.
+  auto branch = [&](llvm::Value* cond, const std::function<Status()>& aligned,
+                    const std::function<Status()>& plain) -> Status {
+    auto* yes = llvm::BasicBlock::Create(ctx, "lines", fn);
+    auto* no = llvm::BasicBlock::Create(ctx, "unaligned", fn);
+    auto* done = llvm::BasicBlock::Create(ctx, "written", fn);
+    b.CreateCondBr(cond, yes, no);
+    b.SetInsertPoint(yes);
+    HLO_RETURN_IF_ERROR(aligned());
     b.CreateBr(done);
-    b.SetInsertPoint(plain);
-    llvm::Value* from = b.CreateMul(b.CreateSub(lo, start), emitter.i64(size));
-    b.CreateMemCpy(b.CreateInBoundsGEP(b.getInt8Ty(), dst, from), llvm::MaybeAlign(size),
-                   b.CreateInBoundsGEP(b.getInt8Ty(), tiles[k], from), llvm::MaybeAlign(size),
-                   b.CreateMul(b.CreateSub(hi, lo), emitter.i64(size)));
+    b.SetInsertPoint(no);
+    HLO_RETURN_IF_ERROR(plain());
     b.CreateBr(done);
     b.SetInsertPoint(done);
     return okStatus();
   };
-  // The loop over output positions [lo, hi): each element computed by
-  // `at(i)` (its index) and stored, directly or, streamed, into the tile of
-  // its block (blocks of tileElements from position 0, so whole blocks are
-  // aligned as the outputs are), each tile copied out when its block is done.
-  // `wholeBlocks`: lo and hi are multiples of tileElements, so each block's
-  // loop counts 0..tileElements, a constant trip count (no remainder loop).
-  // The block's loop is not unrolled: LLVM would copy a tile's worth of
-  // vector code out whole (softmax: 64 divisions in a row), which costs a
-  // sixth of the compile time and no run time (measured).
+  // The loop over output positions [lo, hi), each element computed by
+  // `at(i)` (its index) and stored. Streamed, the positions before the first
+  // line start are stored plainly, the rest by streamingLoop (all plainly
+  // when the outputs are not aligned).
   auto outputLoop = [&](llvm::Value* lo, llvm::Value* hi, const std::string& loopName,
-                        const std::function<jit::IrIndex(llvm::Value*)>& at, bool wholeBlocks) -> Status {
-    if (tiles.empty())
-      return emitter.emitLoop(lo, hi, loopName, [&](llvm::Value* i) { return storeAll(at(i), outPtrs, i); });
-    llvm::Value* tile = emitter.i64(tileElements);
-    llvm::Value* first = b.CreateUDiv(lo, tile);
-    llvm::Value* last = b.CreateUDiv(wholeBlocks ? hi : b.CreateAdd(hi, emitter.i64(tileElements - 1)), tile);
-    return emitter.emitLoop(first, last, loopName + ".block", [&](llvm::Value* block) -> Status {
-      llvm::Value* start = b.CreateMul(block, tile);
-      llvm::Value* end = b.CreateAdd(start, tile);
-      llvm::Value* blockLo = wholeBlocks ? start : b.CreateSelect(b.CreateICmpSGT(lo, start), lo, start);
-      llvm::Value* blockHi = wholeBlocks ? end : b.CreateSelect(b.CreateICmpSLT(hi, end), hi, end);
-      HLO_RETURN_IF_ERROR(emitter.emitLoop(
-          b.CreateSub(blockLo, start), b.CreateSub(blockHi, start), loopName,
-          [&](llvm::Value* j) { return storeAll(at(b.CreateAdd(start, j, "", true, true)), tiles, j); },
-          /*unroll=*/false));
-      for (size_t k = 0; k < outputs.size(); ++k) HLO_RETURN_IF_ERROR(copyOut(k, start, blockLo, blockHi));
-      return okStatus();
-    });
+                        const std::function<jit::IrIndex(llvm::Value*)>& at) -> Status {
+    auto plain = [&](llvm::Value* end) {
+      return emitter.emitLoop(lo, end, loopName, [&](llvm::Value* i) { return storeAll(at(i), outPtrs, i); });
+    };
+    if (!streamed) return plain(hi);
+    llvm::Value* up = b.CreateAnd(b.CreateAdd(lo, emitter.i64(lineElements - 1)), emitter.i64(-lineElements));
+    llvm::Value* from = b.CreateSelect(b.CreateICmpSLT(up, hi), up, hi);
+    llvm::Value* aligned = linesStartAt(from);
+    HLO_RETURN_IF_ERROR(plain(b.CreateSelect(aligned, from, hi)));
+    return branch(aligned, [&] { return streamingLoop(from, b.CreateSub(hi, from), loopName + ".lines", at); },
+                  [] { return okStatus(); });
   };
-  // The output loop over a row, [rowStart, rowEnd) of `inner` elements,
-  // counted from 0 where it can be: a loop of a constant trip count needs
-  // no remainder and no vector epilogue, so LLVM emits (and compiles) a
-  // third of the code. Streamed rows are whole tiles when the row is a
-  // multiple of the tile; the blocks are counted from the row's first (from
-  // 0, LLVM would unroll a loop of a few blocks whole).
-  auto rowOutputLoop = [&](llvm::Value* rowStart, llvm::Value* rowEnd,
-                           const std::function<jit::IrIndex(llvm::Value*)>& at) -> Status {
-    int64_t inner = dims.back();
-    if (!tiles.empty()) return outputLoop(rowStart, rowEnd, "col", at, inner % tileElements == 0);
-    return emitter.emitLoop(emitter.i64(0), emitter.i64(inner), "col", [&](llvm::Value* j) {
-      llvm::Value* i = b.CreateAdd(rowStart, j, "", true, true);
-      return storeAll(at(i), outPtrs, i);
-    });
+  // The output loop over a row, [rowStart, rowStart + inner), counted from 0:
+  // a loop of a constant trip count needs no remainder and no vector
+  // epilogue, so LLVM emits (and compiles) a third of the code. Streamed, a
+  // row that starts a line (every row, when a row is whole lines) goes
+  // through streamingLoop.
+  auto rowOutputLoop = [&](llvm::Value* rowStart, const std::function<jit::IrIndex(llvm::Value*)>& at) -> Status {
+    llvm::Value* inner = emitter.i64(dims.back());
+    auto plain = [&] {
+      return emitter.emitLoop(emitter.i64(0), inner, "col", [&](llvm::Value* j) {
+        llvm::Value* i = b.CreateAdd(rowStart, j, "", true, true);
+        return storeAll(at(i), outPtrs, i);
+      });
+    };
+    if (!streamed) return plain();
+    return branch(linesStartAt(rowStart), [&] { return streamingLoop(rowStart, inner, "col.lines", at); }, plain);
   };
   // 2-3. The loop nest.
   KernelInfo info;
@@ -293,8 +291,7 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
     }
   } else if (flatLoopFits(instr, dims) || dims.size() <= 1) {
     info.units = elements;
-    body = outputLoop(fn->getArg(2), fn->getArg(3), "i", [&](llvm::Value* i) { return emitter.delinearize(i, dims); },
-                      false);
+    body = outputLoop(fn->getArg(2), fn->getArg(3), "i", [&](llvm::Value* i) { return emitter.delinearize(i, dims); });
   } else {
     int64_t inner = dims.back();
     std::vector<int64_t> outerDims(dims.begin(), dims.end() - 1);
@@ -321,7 +318,6 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
     body = emitter.emitLoop(fn->getArg(2), fn->getArg(3), "row", [&](llvm::Value* row) -> Status {
       jit::IrIndex outer = emitter.delinearize(row, outerDims);
       llvm::Value* rowStart = b.CreateMul(row, emitter.i64(inner), "", true, true);
-      llvm::Value* rowEnd = b.CreateAdd(rowStart, emitter.i64(inner), "", true, true);
       // Output position i of the row.
       auto at = [&](llvm::Value* i) {
         jit::IrIndex index{dims, outer.multi, i};
@@ -342,19 +338,44 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
         }));
         emitter.bindArray(value, buffer, rowStart);  // read from the buffer from now on
       }
-      return rowOutputLoop(rowStart, rowEnd, at);
+      return rowOutputLoop(rowStart, at);
     });
   }
   if (!body.ok()) return fail(body);
   // Streaming stores are weakly ordered: fenced before the kernel returns
   // and another thread may read the output.
-  if (!tiles.empty()) b.CreateCall(llvm::Intrinsic::getDeclaration(&module, llvm::Intrinsic::x86_sse_sfence));
+  if (streamed) b.CreateCall(llvm::Intrinsic::getDeclaration(&module, llvm::Intrinsic::x86_sse_sfence));
   b.CreateRetVoid();
   info.workPerUnit = info.units > 0 ? std::max<int64_t>(1, std::max(elements, reads) / info.units) : 1;
   std::string problems;
   llvm::raw_string_ostream os(problems);
   if (llvm::verifyFunction(*fn, &os)) return fail(errorStatus("internal error: bad IR for %" + instr.name() + ": " + problems));
   return info;
+}
+
+// A store into output k of a kernel stores through the pointer loaded from
+// outputs[k] (the kernel's second argument). A vector store there that LLVM
+// knows to be aligned to its size is streamed; what stays scalar or
+// unaligned (a plain loop's, or a remainder's) stays an ordinary store.
+void markStreamingStores(llvm::Module& module) {
+  for (llvm::Function& fn : module) {
+    if (fn.isDeclaration() || !fn.hasFnAttribute(kStreamedOutputs) || fn.arg_size() < 2) continue;
+    llvm::Value* outputs = fn.getArg(1);
+    const llvm::DataLayout& layout = module.getDataLayout();
+    for (llvm::BasicBlock& block : fn)
+      for (llvm::Instruction& i : block) {
+        auto* store = llvm::dyn_cast<llvm::StoreInst>(&i);
+        if (!store || !store->getValueOperand()->getType()->isVectorTy()) continue;
+        uint64_t bytes = layout.getTypeStoreSize(store->getValueOperand()->getType()).getFixedValue();
+        if (bytes < 16 || !llvm::isPowerOf2_64(bytes) || store->getAlign().value() < bytes) continue;
+        auto* pointer = llvm::dyn_cast<llvm::LoadInst>(llvm::getUnderlyingObject(store->getPointerOperand()));
+        if (!pointer || pointer->getPointerOperand()->stripInBoundsConstantOffsets() != outputs) continue;
+        store->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                           llvm::MDNode::get(module.getContext(),
+                                             llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
+                                                 llvm::Type::getInt32Ty(module.getContext()), 1))));
+      }
+  }
 }
 
 }  // namespace hlo::cpu

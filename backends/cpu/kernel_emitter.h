@@ -31,4 +31,9 @@ struct KernelInfo {
 // Emits the kernel of `instr` into `module`; on failure nothing is left behind.
 StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, const std::string& name);
 
+// After LLVM's optimization of a module of kernels: the vector stores into
+// the outputs of kernels that stream them (outputs of 32 MiB or more) that
+// are known to be aligned become non-temporal stores.
+void markStreamingStores(llvm::Module& module);
+
 }  // namespace hlo::cpu

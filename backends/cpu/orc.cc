@@ -29,6 +29,7 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include "backends/cpu/compile_cache.h"
+#include "backends/cpu/kernel_emitter.h"
 #include "backends/cpu/vector_math.h"
 #include "hlo/complex_math.h"
 #include "hlo/float_formats.h"
@@ -282,6 +283,7 @@ void OrcJit::optimize(llvm::Module& module, llvm::TargetMachine& machine) const 
   addMathVectorVariants(module, machine);
   passes.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
   inlineMathFunctions(module);
+  markStreamingStores(module);
 }
 
 StatusOr<std::string> OrcJit::emit(llvm::Module& module, llvm::TargetMachine& machine, llvm::CodeGenFileType type) {
