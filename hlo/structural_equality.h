@@ -1,0 +1,34 @@
+// Whether two instructions, or two computations, compute the same thing:
+// the structure of the text, not the names. CSE merges instructions with it;
+// the CPU backend compiles one kernel for fusions of the same structure (the
+// same layer repeated through a model).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <utility>
+
+#include "hlo/computation.h"
+
+namespace hlo {
+
+class StructuralMatcher {
+ public:
+  // Same opcode, shape (with layout), parameter number, literal (never one
+  // whose values the text elided) and attributes — metadata aside, called
+  // computations by sameComputation — and operands that `sameOperand` pairs
+  // (in either order for a commutative binary opcode).
+  bool sameInstruction(const Instruction& a, const Instruction& b,
+                       const std::function<bool(const Instruction*, const Instruction*)>& sameOperand);
+  // Same instructions in the same order, with the same wiring, control
+  // edges and root. Answers are remembered per pair of computations, so
+  // neither may change while the matcher is in use.
+  bool sameComputation(const Computation* a, const Computation* b);
+
+ private:
+  bool sameAttributes(const Attributes& a, const Attributes& b);
+
+  std::map<std::pair<const Computation*, const Computation*>, bool> known_;
+};
+
+}  // namespace hlo
