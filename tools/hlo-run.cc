@@ -73,6 +73,9 @@ constexpr const char* kUsage =
     "                            (.npz members 'result', or 'result.0', 'result.1.0'... for\n"
     "                            tuple elements; .npy for a result with one array)\n"
     "  --iterations=N            run N times; print min and median wall time to stderr\n"
+    "  --compile-only            with the cpu engine, compile the module (with its dumps and\n"
+    "                            profile, when asked) and stop: no inputs, no run; prints\n"
+    "                            the compile time to stderr\n"
     "  --max-memory=BYTES        refuse runs whose live values need more (suffixes K, M, G;\n"
     "                            default 8G)\n"
     "  --max-while-iterations=N  stop any while loop after N iterations (default: no limit)\n"
@@ -122,6 +125,7 @@ struct Flags {
   bool verbose = false;
   bool stats = false;
   bool noCache = false;
+  bool compileOnly = false;
   int64_t llvmParts = 0;  // 0: the JIT decides
   std::string dumpLlvm, dumpTo, profile;
 };
@@ -150,6 +154,10 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
     }
     if (arg == "--no-cache") {
       flags.noCache = true;
+      continue;
+    }
+    if (arg == "--compile-only") {
+      flags.compileOnly = true;
       continue;
     }
     if (arg.rfind("--", 0) != 0 || arg == "-") {
@@ -229,6 +237,15 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
   if (!flags.dumpTo.empty() && flags.engine != "cpu") return usageError("--dump-to needs --engine=cpu");
   if (!flags.profile.empty() && flags.engine != "cpu") return usageError("--profile needs --engine=cpu");
   if (flags.llvmParts && flags.engine != "cpu") return usageError("--llvm-parts needs --engine=cpu");
+  if (flags.compileOnly) {
+    if (flags.engine != "cpu") return usageError("--compile-only needs --engine=cpu");
+    for (const auto& [given, name] : {std::pair<bool, const char*>{!flags.compare.empty(), "--compare"},
+                                      {!flags.output.empty(), "--output"},
+                                      {!flags.inputs.empty(), "--input"},
+                                      {flags.iterations > 1, "--iterations"},
+                                      {flags.stats, "--stats"}})
+      if (given) return usageError(std::string("--compile-only runs nothing: ") + name + " does not go with it");
+  }
   return std::nullopt;
 }
 
@@ -418,6 +435,58 @@ std::string formatSeconds(double s) {
   return buf;
 }
 
+// Compiles the module with the cpu engine as the flags ask; on failure
+// prints the error (and how to run the module anyway) and returns null.
+std::unique_ptr<hlo::jit::Executable> compileForCpu(const Flags& flags, const hlo::Module& module,
+                                                    const std::string& shownName, const std::string& text) {
+  hlo::jit::CompileOptions options;
+  options.allowInterpreterFallback = flags.allowFallback;
+  options.verbose = flags.verbose;
+  options.llvmIrPath = flags.dumpLlvm;
+  options.dumpDir = flags.dumpTo;
+  options.profile = !flags.profile.empty();
+  options.useCache = !flags.noCache;
+  options.llvmParts = static_cast<int>(flags.llvmParts);
+  if (!flags.noCache) options.cacheDir = hlo::jit::defaultCacheDir();
+  if (!flags.dumpTo.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(flags.dumpTo, error);
+    if (error) {
+      inputError(flags.dumpTo, "cannot create the folder: " + error.message());
+      return nullptr;
+    }
+  }
+  options.maxMemoryBytes = flags.options.maxMemoryBytes;
+  options.maxWhileIterations = flags.options.maxWhileIterations;
+  auto start = std::chrono::steady_clock::now();
+  auto compiled = hlo::jit::compile(module, hlo::jit::Target::kCpu, options);
+  if (!compiled.ok()) {
+    std::fputs(hlo::formatError(compiled.status(), shownName, text).c_str(), stderr);
+    // An instruction the JIT cannot compile yet: name the two ways to run it
+    // on the interpreter (the whole module, or just what the JIT lacks).
+    if (compiled.status().message().find("cannot compile") != std::string::npos)
+      std::fprintf(stderr, "hlo-run: note: %s--engine=interp runs the whole module on the reference interpreter, "
+                           "--allow-interpreter-fallback only what the JIT cannot compile\n",
+                   flags.engineGiven ? "" : "the default engine is cpu, the LLVM JIT; ");
+    return nullptr;
+  }
+  if (flags.verbose || flags.compileOnly)
+    std::fprintf(stderr, "hlo-run: cpu: compiled in %s\n",
+                 formatSeconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()).c_str());
+  return std::move(compiled).value();
+}
+
+// --compile-only: compile, write the profile when asked, and stop.
+int compileOnly(const Flags& flags, const hlo::Module& module, const std::string& shownName, const std::string& text) {
+  std::unique_ptr<hlo::jit::Executable> executable = compileForCpu(flags, module, shownName, text);
+  if (!executable) return 1;
+  if (!flags.profile.empty()) {
+    hlo::Status written = hlo::jit::writeChromeTrace(flags.profile, executable->trace());
+    if (!written.ok()) return inputError(flags.profile, written.message());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -436,6 +505,7 @@ int main(int argc, char** argv) {
     std::fputs(hlo::formatError(verified, shownName, *text).c_str(), stderr);
     return 1;
   }
+  if (flags.compileOnly) return compileOnly(flags, **module, shownName, *text);
   const hlo::Computation* entry = (*module)->entry();
   Arguments args{entry, shownName, std::vector<std::optional<Literal>>(entry->parameterCount())};
   if (std::optional<int> rc = readInputs(flags.inputs, args)) return *rc;
@@ -464,38 +534,9 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<hlo::jit::Executable> executable;
   if (flags.engine == "cpu") {
-    hlo::jit::CompileOptions options;
-    options.allowInterpreterFallback = flags.allowFallback;
-    options.verbose = flags.verbose;
-    options.llvmIrPath = flags.dumpLlvm;
-    options.dumpDir = flags.dumpTo;
-    options.profile = !flags.profile.empty();
-    options.useCache = !flags.noCache;
-    options.llvmParts = static_cast<int>(flags.llvmParts);
-    if (!flags.noCache) options.cacheDir = hlo::jit::defaultCacheDir();
-    if (!flags.dumpTo.empty()) {
-      std::error_code error;
-      std::filesystem::create_directories(flags.dumpTo, error);
-      if (error) return inputError(flags.dumpTo, "cannot create the folder: " + error.message());
-    }
-    options.maxMemoryBytes = flags.options.maxMemoryBytes;
-    options.maxWhileIterations = flags.options.maxWhileIterations;
-    auto start = std::chrono::steady_clock::now();
-    auto compiled = hlo::jit::compile(**module, hlo::jit::Target::kCpu, options);
-    if (!compiled.ok()) {
-      std::fputs(hlo::formatError(compiled.status(), shownName, *text).c_str(), stderr);
-      // An instruction the JIT cannot compile yet: name the two ways to run it
-      // on the interpreter (the whole module, or just what the JIT lacks).
-      if (compiled.status().message().find("cannot compile") != std::string::npos)
-        std::fprintf(stderr, "hlo-run: note: %s--engine=interp runs the whole module on the reference interpreter, "
-                             "--allow-interpreter-fallback only what the JIT cannot compile\n",
-                     flags.engineGiven ? "" : "the default engine is cpu, the LLVM JIT; ");
-      return 1;
-    }
-    executable = std::move(compiled).value();
-    if (flags.verbose)
-      std::fprintf(stderr, "hlo-run: cpu: compiled in %s\n",
-                   formatSeconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()).c_str());
+    auto compiled = compileForCpu(flags, **module, shownName, *text);
+    if (!compiled) return 1;
+    executable = std::move(compiled);
   }
 
   std::vector<double> seconds;
