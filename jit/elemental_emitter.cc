@@ -25,10 +25,14 @@ Status cannotCompile(const Instruction& instr, const std::string& why) {
 
 // Whether every element of `x` is >= 0 (or NaN) by construction: read
 // from what computes it, through data movement, a few levels deep (a
-// parameter or anything else unknown is not).
-static bool nonNegative(const Instruction& x, int depth = 8) {
-  if (depth == 0) return false;
-  auto operand = [&](int i) { return nonNegative(*x.operand(i), depth - 1); };
+// parameter or anything else unknown is not). What the kernel reads from
+// its inputs (`isInput`) is unknown too: a kernel's code depends on the
+// instruction and its inputs' shapes only, so that instructions of the
+// same structure can share one kernel (backends/cpu/cpu_compiler.cc).
+template <typename IsInput>
+static bool nonNegative(const Instruction& x, const IsInput& isInput, int depth = 8) {
+  if (depth == 0 || isInput(x)) return false;
+  auto operand = [&](int i) { return nonNegative(*x.operand(i), isInput, depth - 1); };
   switch (x.opcode()) {
     case Opcode::kExp:
     case Opcode::kAbs:
@@ -673,7 +677,7 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
   int64_t block = kBlock;
   if (op == Opcode::kAdd && resultType == ElementType::kF32) {
     t = ElementType::kF64;
-    if (nonNegative(input))
+    if (nonNegative(input, [&](const Instruction& x) { return isInput(x); }))
       block = kNonNegativeBlock;
     else
       partialType = ElementType::kF64;

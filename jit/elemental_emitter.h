@@ -47,6 +47,12 @@ class ElementalEmitter {
   void bindArray(const Instruction* instr, llvm::Value* base, llvm::Value* first = nullptr) {
     arrays_[instr] = {base, first};
   }
+  // Whether reads of `instr` load a whole array bound from outside (the
+  // kernel's input), not one the kernel computes (a row buffer's window).
+  bool isInput(const Instruction& instr) const {
+    auto it = arrays_.find(&instr);
+    return it != arrays_.end() && !it->second.first;
+  }
 
   // The element of `instr` at `index`; an unsupported opcode or element type
   // is an error "cannot compile <opcode> (%name)...".

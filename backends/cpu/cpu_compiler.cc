@@ -30,6 +30,7 @@
 #include "hlo/passes/fusion_rules.h"
 #include "hlo/shape_inference.h"
 #include "hlo/shared_semantics.h"
+#include "hlo/structural_equality.h"
 #include "jit/elemental_emitter.h"
 
 namespace hlo::cpu {
@@ -168,7 +169,7 @@ class Builder {
     return result;
   }
 
-  std::vector<Step*> kernels;  // filled in after the module is compiled
+  int distinctKernels = 0;     // kernels emitted (steps may share one)
 
  private:
   Status callee(Step& step, const Computation* c) {
@@ -247,11 +248,19 @@ class Builder {
       step.helperNames = std::move(library->helperNames);
       return okStatus();
     }
+    if (const Emitted* same = library.ok() ? emittedLike(instr) : nullptr) {
+      step.kind = Step::Kind::kKernel;
+      step.kernelName = same->name;
+      step.info = same->info;
+      return okStatus();
+    }
     StatusOr<KernelInfo> info = library.ok() ? emitKernel(module, instr, name) : library.status();
     if (info.ok()) {
       step.kind = Step::Kind::kKernel;
       step.kernelName = name;
       step.info = *info;
+      emitted_[kernelHash(instr)].push_back({&instr, name, *info});
+      ++distinctKernels;
       return okStatus();
     }
     if (Status typed = wellTyped(instr); !typed.ok()) {
@@ -273,11 +282,53 @@ class Builder {
     return okStatus();
   }
 
+  // A kernel emitted before, and the instruction it computes.
+  struct Emitted {
+    const Instruction* instr;
+    std::string name;
+    KernelInfo info;
+  };
+  // What a kernel's code depends on, hashed: the instruction's opcode and
+  // shape, its operands' shapes, and the size of what it calls.
+  static size_t kernelHash(const Instruction& instr) {
+    size_t h = static_cast<size_t>(instr.opcode());
+    auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
+    auto mixShape = [&](const Shape& shape) {
+      mix(static_cast<size_t>(shape.type()));
+      for (int64_t d : shape.dims()) mix(static_cast<size_t>(d));
+    };
+    mixShape(instr.shape());
+    for (const Instruction* op : instr.operands()) mixShape(op->shape());
+    for (const Computation* c : instr.calledComputations()) mix(static_cast<size_t>(c->instructionCount()));
+    return h;
+  }
+  // A kernel already emitted for an instruction of the same structure
+  // (hlo/structural_equality.h) whose operands have the same shapes and
+  // layouts, and repeat in the same places (a kernel reads an operand
+  // named twice, as in add(%p, %p), through one input): its code computes
+  // this one too. A model's repeated layers compile once.
+  const Emitted* emittedLike(const Instruction& instr) {
+    auto bucket = emitted_.find(kernelHash(instr));
+    if (bucket == emitted_.end()) return nullptr;
+    auto sameShape = [](const Instruction* p, const Instruction* q) { return p->shape() == q->shape(); };
+    auto sameRepeats = [&](const Instruction& other) {
+      for (int i = 0; i < instr.operandCount(); ++i)
+        for (int j = i + 1; j < instr.operandCount(); ++j)
+          if ((instr.operand(i) == instr.operand(j)) != (other.operand(i) == other.operand(j))) return false;
+      return true;
+    };
+    for (const Emitted& e : bucket->second)
+      if (sameRepeats(*e.instr) && matcher_.sameInstruction(*e.instr, instr, sameShape)) return &e;
+    return nullptr;
+  }
+
   std::vector<std::unique_ptr<Program>>& programs_;
   std::vector<OrcJit::Part>& parts_;
   const jit::CompileOptions& options_;
   int& fallbacks_;
   std::unordered_map<const Computation*, const Program*> built_;
+  std::unordered_map<size_t, std::vector<Emitted>> emitted_;
+  StructuralMatcher matcher_;
   int counter_ = 0;
 };
 
@@ -344,7 +395,9 @@ StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>
   trace.push_back({"load machine code", "compile", "", llvmStart + report.wallMs * 1e3, report.loadMs * 1e3, 0});
   if (options.verbose) {
     if (!report.cacheProblem.empty()) std::fprintf(stderr, "hlo-run: cpu: compile cache: %s\n", report.cacheProblem.c_str());
-    std::fprintf(stderr, "hlo-run: cpu: %d kernels; emit %.3g ms, ", kernels, (llvmStart - emitStart) / 1e3);
+    std::fprintf(stderr, "hlo-run: cpu: %d kernels", kernels);
+    if (builder.distinctKernels < kernels) std::fprintf(stderr, " (%d distinct)", builder.distinctKernels);
+    std::fprintf(stderr, "; emit %.3g ms, ", (llvmStart - emitStart) / 1e3);
     if (report.cacheHit)
       std::fprintf(stderr, "cache hit %.3g ms (fingerprint and lookup %.3g ms, load %.3g ms)\n",
                    report.wallMs + report.loadMs, report.fingerprintMs, report.loadMs);
