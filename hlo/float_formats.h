@@ -90,6 +90,21 @@ inline uint16_t encodeF16FromF32(float v) {
   return static_cast<uint16_t>(sign | (std::bit_cast<uint32_t>(rounded) - 0x3f000000));
 }
 
+// decodeSmallFloat(kBF16, bits) and decodeSmallFloat(kF16, bits) as f32, by
+// bit arithmetic (for loops over whole arrays): the same values, and NaN for
+// NaN (its payload kept, not quietened).
+inline float decodeBf16ToF32(uint16_t bits) { return std::bit_cast<float>(uint32_t{bits} << 16); }
+
+inline float decodeF16ToF32(uint16_t bits) {
+  uint32_t sign = uint32_t{bits & 0x8000u} << 16, exponent = (bits >> 10) & 0x1f, mantissa = bits & 0x3ff;
+  if (exponent == 0x1f) return std::bit_cast<float>(sign | 0x7f800000 | (mantissa << 13));  // inf, NaN
+  if (exponent == 0) {  // zero or subnormal: mantissa x 2^-24, exact in f32
+    float magnitude = static_cast<float>(mantissa) * 0x1p-24f;
+    return sign ? -magnitude : magnitude;
+  }
+  return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));  // rebias 15 -> 127
+}
+
 // False exactly when `value` is finite but its rounding into `t` is not (it
 // overflows to inf or NaN), which is when XLA's parser reports a constant out
 // of range: f16 65504 and 65519 fit, 65520 does not; f8e4m3fn 464 fits, 465

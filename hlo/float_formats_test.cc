@@ -301,6 +301,37 @@ TEST(FloatFormats, EncodeFromF32FastPaths) {
   }
 }
 
+// Every bf16 and f16 pattern against the general decoder: hand-picked
+// values first, then all 65,536 of each (NaN: NaN of the same sign).
+TEST(FloatFormats, DecodeToF32FastPaths) {
+  EXPECT_EQ(decodeF16ToF32(0x3c00), 1.0f);
+  EXPECT_EQ(decodeF16ToF32(0xc000), -2.0f);
+  EXPECT_EQ(decodeF16ToF32(0x7bff), 65504.0f);
+  EXPECT_EQ(decodeF16ToF32(0x0001), static_cast<float>(pow2(-24)));  // smallest subnormal
+  EXPECT_EQ(decodeF16ToF32(0x03ff), static_cast<float>(1023 * pow2(-24)));  // largest subnormal
+  EXPECT_EQ(decodeF16ToF32(0x0400), static_cast<float>(pow2(-14)));  // smallest normal
+  EXPECT_TRUE(std::signbit(decodeF16ToF32(0x8000)) && decodeF16ToF32(0x8000) == 0.0f);
+  EXPECT_EQ(decodeF16ToF32(0xfc00), -std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(decodeF16ToF32(0x7e00)));
+  EXPECT_EQ(decodeBf16ToF32(0x3f80), 1.0f);
+  EXPECT_EQ(decodeBf16ToF32(0xc0a0), -5.0f);
+  EXPECT_EQ(decodeBf16ToF32(0x0001), std::bit_cast<float>(0x00010000u));  // a subnormal
+  EXPECT_EQ(decodeBf16ToF32(0x7f80), std::numeric_limits<float>::infinity());
+  for (uint32_t bits = 0; bits < 65536; ++bits) {
+    for (auto [type, fast] : {std::pair<T, float>{T::kF16, decodeF16ToF32(static_cast<uint16_t>(bits))},
+                              {T::kBF16, decodeBf16ToF32(static_cast<uint16_t>(bits))}}) {
+      double want = decodeSmallFloat(type, bits);
+      if (std::isnan(want)) {
+        ASSERT_TRUE(std::isnan(fast)) << std::hex << bits;
+        ASSERT_EQ(std::signbit(fast), std::signbit(want)) << std::hex << bits;
+      } else {
+        ASSERT_EQ(static_cast<double>(fast), want) << std::hex << bits;
+        ASSERT_EQ(std::signbit(fast), std::signbit(want)) << std::hex << bits;
+      }
+    }
+  }
+}
+
 TEST(FloatFormats, FitsInFloatType) {
   EXPECT_TRUE(fitsInFloatType(T::kF16, 65504));
   EXPECT_TRUE(fitsInFloatType(T::kF16, 65519));
