@@ -22,6 +22,7 @@
 // A rule never replaces a value by one whose shape differs, layout included.
 // One deliberate liberty: reduce-trivial accepts an add init of either sign of
 // zero, as XLA lets a reduction apply its init any number of times.
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <unordered_set>
@@ -361,6 +362,45 @@ Instruction* copyCopy(Instruction& i, Rewriter& rw) {
   return &i;
 }
 
+// dot(transpose(x), y) -> dot(x, y), and the same on the right: the dot
+// names x's dimensions for the batch and contracting ones instead (dimension
+// d of the transpose is dimension p[d] of x). The result lists each operand's
+// free dimensions (neither batch nor contracting) in increasing order, so the
+// rule fires only when the transpose keeps their order. Saves writing the
+// transposed copy: a dot library reads either operand in either order.
+Instruction* dotTranspose(Instruction& i, Rewriter& rw) {
+  if (i.operandCount() != 2 || i.attrs().has(AttrKey::kSparsity)) return nullptr;
+  for (int side = 0; side < 2; ++side) {
+    Instruction* t = i.operand(side);
+    if (t->opcode() != Opcode::kTranspose || t->shape().isDynamic()) continue;
+    const std::vector<int64_t>& p = t->attrs().getInts(AttrKey::kDimensions);
+    const int rank = t->shape().rank();
+    if (static_cast<int>(p.size()) != rank) continue;
+    AttrKey batchKey = side == 0 ? AttrKey::kLhsBatchDims : AttrKey::kRhsBatchDims;
+    AttrKey contractingKey = side == 0 ? AttrKey::kLhsContractingDims : AttrKey::kRhsContractingDims;
+    std::vector<int64_t> batch = i.attrs().getInts(batchKey), contracting = i.attrs().getInts(contractingKey);
+    std::vector<bool> named(rank, false);
+    bool valid = true;
+    for (const std::vector<int64_t>* list : {&batch, &contracting})
+      for (int64_t d : *list) {
+        valid = valid && d >= 0 && d < rank && !named[d];
+        if (valid) named[d] = true;
+      }
+    if (!valid) continue;
+    std::vector<int64_t> freeInX;
+    for (int d = 0; d < rank; ++d)
+      if (!named[d]) freeInX.push_back(p[d]);
+    if (!std::is_sorted(freeInX.begin(), freeInX.end())) continue;
+    for (int64_t& d : batch) d = p[d];
+    for (int64_t& d : contracting) d = p[d];
+    if (i.attrs().has(batchKey)) i.attrs().setInts(batchKey, std::move(batch));
+    if (i.attrs().has(contractingKey)) i.attrs().setInts(contractingKey, std::move(contracting));
+    rw.setOperand(i, side, t->operand(0));
+    return &i;
+  }
+  return nullptr;
+}
+
 using Rule = Instruction* (*)(Instruction&, Rewriter&);
 struct RuleInfo {
   const char* name;
@@ -389,6 +429,7 @@ const RuleInfo kRules[] = {
     {"select-same", Opcode::kSelect, selectSame},
     {"compare-self", Opcode::kCompare, compareSelf},
     {"dot-outer", Opcode::kDot, dotOuter},
+    {"dot-transpose", Opcode::kDot, dotTranspose},
     {"reduce-trivial", Opcode::kReduce, reduceTrivial},
     {"copy-copy", Opcode::kCopy, copyCopy},
 };
