@@ -10,6 +10,7 @@
 
 #include "backends/cpu/blas.h"
 #include "hlo/element_io.h"
+#include "hlo/float_formats.h"
 #include "hlo/indexing.h"
 #include "hlo/literal.h"
 #include "hlo/status.h"
@@ -78,12 +79,47 @@ T readAs(const Literal& lit, int64_t i) {
   }
 }
 
+// Calls f(read) with read(i) = element i of `lit` as T, the conversion
+// picked once for the whole array: f32, bf16 and f16 into float are plain
+// loads and bit arithmetic (hlo/float_formats.h), which a loop vectorizes;
+// the rest go through readAs.
+template <typename T, typename F>
+void withReader(const Literal& lit, F&& f) {
+  if constexpr (std::is_same_v<T, float>) {
+    switch (lit.type()) {
+      case ElementType::kF32: {
+        const float* p = lit.data<float>();
+        return f([p](int64_t i) { return p[i]; });
+      }
+      case ElementType::kBF16: {
+        const auto* p = reinterpret_cast<const uint16_t*>(lit.untypedData());
+        return f([p](int64_t i) { return decodeBf16ToF32(p[i]); });
+      }
+      case ElementType::kF16: {
+        const auto* p = reinterpret_cast<const uint16_t*>(lit.untypedData());
+        return f([p](int64_t i) { return decodeF16ToF32(p[i]); });
+      }
+      default:
+        break;
+    }
+  }
+  f([&lit](int64_t i) { return readAs<T>(lit, i); });
+}
+
 // The elements of `lit` in the order of `perm` (a permutation of its
-// dimensions), converted to T.
+// dimensions), converted to T; in storage order, one plain loop.
 template <typename T>
 void pack(const Literal& lit, const std::vector<int64_t>& perm, T* out) {
-  forEachPermuted(lit.shape().dims(), perm, [&](const std::vector<int64_t>&, int64_t offset) {
-    *out++ = readAs<T>(lit, offset);
+  withReader<T>(lit, [&](auto read) {
+    bool inOrder = true;
+    for (size_t i = 0; i < perm.size(); ++i) inOrder = inOrder && perm[i] == static_cast<int64_t>(i);
+    if (inOrder) {
+      for (int64_t i = 0, n = lit.elementCount(); i < n; ++i) out[i] = read(i);
+      return;
+    }
+    forEachPermuted(lit.shape().dims(), perm, [&](const std::vector<int64_t>&, int64_t offset) {
+      *out++ = read(offset);
+    });
   });
 }
 

@@ -15,6 +15,7 @@
 //      (jit::emitsDot) are not library calls at all: a kernel computes them.
 //   5. Results are written into the result type (ResultWriter, which also
 //      rounds a float dot with an integer result as XLA reads it).
+#include <algorithm>
 #include <complex>
 #include <vector>
 
@@ -77,25 +78,28 @@ struct GemmOperand {
 };
 
 // `lit`'s dims in `perm` order form [B, R, C] where the first `batch` perm
-// entries are B and the next `rows` are R. Uses the literal in place when
-// its own order is [B, R, C] or [B, C, R].
+// entries are B and the next `rows` are R. When its own order is [B, R, C]
+// or [B, C, R], gemm reads it in that order: in place, or converted to T in
+// storage order (one plain loop, where a permuted copy would walk the
+// indices); otherwise it is packed into [B, R, C].
 template <typename T>
 GemmOperand<T> gemmOperand(const Literal& lit, const std::vector<int64_t>& perm, size_t batch, size_t rows,
                            ElementType native) {
   GemmOperand<T> op;
-  if (lit.type() == native) {
-    if (isIdentity(perm)) {
-      op.data = lit.data<T>();
-      return op;
-    }
-    if (isIdentity(swapGroups(perm, batch, rows))) {
-      op.data = lit.data<T>();
-      op.transposed = true;
-      return op;
-    }
+  bool inOrder = isIdentity(perm);
+  op.transposed = !inOrder && isIdentity(swapGroups(perm, batch, rows));
+  if (lit.type() == native && (inOrder || op.transposed)) {
+    op.data = lit.data<T>();
+    return op;
   }
   op.packed.resize(static_cast<size_t>(lit.elementCount()));
-  pack(lit, perm, op.packed.data());
+  if (op.transposed) {
+    std::vector<int64_t> storageOrder(perm.size());
+    for (size_t i = 0; i < perm.size(); ++i) storageOrder[i] = static_cast<int64_t>(i);
+    pack(lit, storageOrder, op.packed.data());
+  } else {
+    pack(lit, perm, op.packed.data());
+  }
   op.data = op.packed.data();
   return op;
 }
@@ -108,6 +112,54 @@ void batchedProduct(const DotDims& s, const GemmOperand<T>& a, const GemmOperand
               c + bi * s.m * s.n, threads);
 }
 
+// An operand stored in another type than the float gemm multiplies (bf16,
+// f16: a model's weights) and larger than kBlockBytes once converted is not
+// converted whole: gemm runs on blocks of its free dimension (columns of b,
+// or rows of a), each converted, by every thread, into a buffer that stays
+// in the cache. A language model's step multiplies a few rows by each of its
+// weights this way, with no converted copy of the weight in memory.
+constexpr int64_t kBlockBytes = int64_t{4} << 20;
+
+// c[B, M, N] = a . b with `blocked` (0: a, 1: b) converted block by block,
+// the other operand as gemmOperand gives it. `blocked` is stored as
+// [B, F, K] (free-major) or [B, K, F] (F its free extent, K the contracted).
+void blockedProduct(const RuntimeCall& call, const DotDims& d, const Literal& blocked, int side, bool freeMajor,
+                    const GemmOperand<float>& other, float* c) {
+  const int64_t f = side == 0 ? d.m : d.n, k = d.k;
+  const int64_t step = std::max<int64_t>(1, kBlockBytes / (4 * std::max<int64_t>(k, 1)));
+  const int threads = call.pool.workers() + 1;
+  std::vector<float> buffer(static_cast<size_t>(std::min(f, step) * k));
+  std::vector<float> product(side == 1 ? static_cast<size_t>(d.m * std::min(f, step)) : 0);
+  withReader<float>(blocked, [&](auto read) {
+    for (int64_t bi = 0; bi < d.batch; ++bi) {
+      const int64_t base = bi * f * k;
+      const float* o = other.data + bi * (side == 0 ? k * d.n : d.m * k);
+      for (int64_t f0 = 0; f0 < f; f0 += step) {
+        const int64_t fb = std::min(step, f - f0);
+        // The block: [fb, K] rows of a free-major operand, else [K, fb].
+        int64_t lines = freeMajor ? fb : k, width = freeMajor ? k : fb;
+        int chunks = static_cast<int>(std::min<int64_t>(lines, fb * k >= (int64_t{1} << 16) ? threads : 1));
+        call.pool.parallelFor(lines, chunks, [&](int64_t begin, int64_t end) {
+          for (int64_t l = begin; l < end; ++l) {
+            int64_t from = freeMajor ? base + (f0 + l) * k : base + l * f + f0;
+            float* to = buffer.data() + l * width;
+            for (int64_t j = 0; j < width; ++j) to[j] = read(from + j);
+          }
+        });
+        if (side == 0) {
+          // Rows f0.. of the result: contiguous in c.
+          matmul<float>(!freeMajor, other.transposed, fb, d.n, k, buffer.data(), o, c + bi * d.m * d.n + f0 * d.n,
+                        threads);
+        } else {
+          matmul<float>(other.transposed, freeMajor, d.m, fb, k, o, buffer.data(), product.data(), threads);
+          for (int64_t i = 0; i < d.m; ++i)
+            std::copy(product.data() + i * fb, product.data() + (i + 1) * fb, c + bi * d.m * d.n + i * d.n + f0);
+        }
+      }
+    }
+  });
+}
+
 template <typename T>
 Status runAs(const RuntimeCall& call, const DotShape& s, ElementType native) {
   const DotDims& d = s.dims;
@@ -115,16 +167,44 @@ Status runAs(const RuntimeCall& call, const DotShape& s, ElementType native) {
   size_t contracting = call.instr.attrs().getInts(AttrKey::kLhsContractingDims).size();
   const Literal& lhs = *call.operands[0];
   const Literal& rhs = *call.operands[1];
-  GemmOperand<T> a = gemmOperand<T>(lhs, d.lhsPerm, batch, d.lhsFree.size(), native);
-  GemmOperand<T> b = gemmOperand<T>(rhs, d.rhsPerm, batch, contracting, native);
   int threads = call.pool.workers() + 1;
   Literal& out = call.result;
+  std::vector<T> c;
+  T* result = nullptr;
   if (out.type() == native && !std::is_same_v<T, uint64_t>) {
-    batchedProduct(d, a, b, out.template data<T>(), threads);
-    return okStatus();
+    result = out.template data<T>();
+  } else {
+    c.resize(static_cast<size_t>(d.batch * d.m * d.n));
+    result = c.data();
   }
-  std::vector<T> c(static_cast<size_t>(d.batch * d.m * d.n));
-  batchedProduct(d, a, b, c.data(), threads);
+  // Which operand, if any, converts block by block (see kBlockBytes).
+  int blocked = -1;
+  bool freeMajor = false;
+  if constexpr (std::is_same_v<T, float>) {
+    for (int side = 1; side >= 0 && blocked < 0; --side) {
+      const Literal& x = side == 0 ? lhs : rhs;
+      const std::vector<int64_t>& perm = side == 0 ? d.lhsPerm : d.rhsPerm;
+      size_t free = side == 0 ? d.lhsFree.size() : perm.size() - batch - contracting;
+      int64_t extent = side == 0 ? d.m : d.n;
+      if (x.type() == native || extent * d.k * 4 <= kBlockBytes) continue;
+      // [B, free, contracting] or [B, contracting, free] in storage.
+      std::vector<int64_t> freeFirst = side == 0 ? perm : swapGroups(perm, batch, contracting);
+      if (isIdentity(freeFirst)) blocked = side, freeMajor = true;
+      else if (isIdentity(swapGroups(freeFirst, batch, free))) blocked = side, freeMajor = false;
+    }
+  }
+  if (blocked >= 0) {
+    if constexpr (std::is_same_v<T, float>) {
+      GemmOperand<T> other = blocked == 0 ? gemmOperand<T>(rhs, d.rhsPerm, batch, contracting, native)
+                                          : gemmOperand<T>(lhs, d.lhsPerm, batch, d.lhsFree.size(), native);
+      blockedProduct(call, d, blocked == 0 ? lhs : rhs, blocked, freeMajor, other, result);
+    }
+  } else {
+    GemmOperand<T> a = gemmOperand<T>(lhs, d.lhsPerm, batch, d.lhsFree.size(), native);
+    GemmOperand<T> b = gemmOperand<T>(rhs, d.rhsPerm, batch, contracting, native);
+    batchedProduct(d, a, b, result, threads);
+  }
+  if (c.empty()) return okStatus();
   ResultWriter writer(out, lhs, rhs);
   for (size_t i = 0; i < c.size(); ++i) writer.write(static_cast<int64_t>(i), c[i]);
   return okStatus();

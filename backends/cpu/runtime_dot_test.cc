@@ -1,0 +1,115 @@
+// The dot library op with a large bf16 or f16 operand, which it converts
+// and multiplies a block at a time (runtime_dot.cc, kBlockBytes): each
+// side blocked, stored free-major or contracting-major, with a batch
+// dimension, a partial last block, and an f32 or a bf16 result. The
+// elements are small integers, so every product and partial sum is exact in
+// f32 and the expected values are the exact sums, computed here in
+// integers (rounded once to bf16 for a bf16 result).
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "hlo/float_formats.h"
+#include "hlo/literal.h"
+#include "jit/executable.h"
+#include "parser/parse_or_fail.h"
+
+namespace hlo::cpu {
+namespace {
+
+struct DotCase {
+  const char* name;
+  std::string lhs, rhs, out;  // shapes, e.g. "bf16[3,512]"
+  std::string dims;           // the dot's attributes
+  std::vector<int64_t> lhsDims, rhsDims;
+  // Batch, M, K positions of each lhs dimension: 'b', 'm' or 'k'; 'b', 'k' or
+  // 'n' for the rhs.
+  std::string lhsRoles, rhsRoles;
+};
+
+// Element value at a row-major index: an integer in [-8, 8].
+int valueAt(int64_t linear, int salt) { return static_cast<int>((linear * 7 + salt * 3 + linear / 13) % 17) - 8; }
+
+Literal filled(const Shape& shape, int salt) {
+  Literal x(shape);
+  for (int64_t i = 0; i < x.elementCount(); ++i)
+    x.setBitsAt(i, encodeSmallFloat(shape.type(), static_cast<double>(valueAt(i, salt))));
+  return x;
+}
+
+// The position of each role in a multi-index of `dims` with `roles`.
+int64_t linearOf(const std::vector<int64_t>& dims, const std::string& roles, int64_t b, int64_t r, int64_t k) {
+  int64_t linear = 0;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    int64_t at = roles[d] == 'b' ? b : roles[d] == 'k' ? k : r;
+    linear = linear * dims[d] + at;
+  }
+  return linear;
+}
+
+int64_t extent(const std::vector<int64_t>& dims, const std::string& roles, char role) {
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (roles[d] == role) return dims[d];
+  return 1;
+}
+
+void expectDot(const DotCase& c) {
+  std::string text = "HloModule m\nENTRY e {\n  a = " + c.lhs + " parameter(0)\n  b = " + c.rhs +
+                     " parameter(1)\n  ROOT d = " + c.out + " dot(a, b), " + c.dims + "\n}\n";
+  auto module = parseOrFail(text);
+  auto exe = jit::compile(*module);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  std::vector<Literal> args;
+  args.push_back(filled(module->entry()->parameter(0)->shape(), 1));
+  args.push_back(filled(module->entry()->parameter(1)->shape(), 2));
+  auto result = (*exe)->run(args);
+  ASSERT_TRUE(result.ok()) << result.status().message();
+  int64_t batch = extent(c.lhsDims, c.lhsRoles, 'b'), m = extent(c.lhsDims, c.lhsRoles, 'm');
+  int64_t k = extent(c.lhsDims, c.lhsRoles, 'k'), n = extent(c.rhsDims, c.rhsRoles, 'n');
+  ASSERT_EQ(result->elementCount(), batch * m * n) << c.name;
+  int64_t wrong = 0;
+  std::string first;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        int64_t sum = 0;
+        for (int64_t kk = 0; kk < k; ++kk)
+          sum += int64_t{valueAt(linearOf(c.lhsDims, c.lhsRoles, b, i, kk), 1)} *
+                 valueAt(linearOf(c.rhsDims, c.rhsRoles, b, j, kk), 2);
+        int64_t at = (b * m + i) * n + j;
+        uint64_t want = encodeSmallFloat(result->type(), static_cast<double>(sum));
+        if (result->bitsAt(at) != want && wrong++ == 0)
+          first = "[" + std::to_string(b) + "," + std::to_string(i) + "," + std::to_string(j) + "]: " +
+                  std::to_string(result->toDouble(at)) + " vs " + std::to_string(sum);
+      }
+  EXPECT_EQ(wrong, 0) << c.name << ": first wrong element " << first;
+}
+
+// 5000 x 512 elements convert to 10 MB of f32: blocks of 2048 (4 MiB / 512
+// floats), the last one partial.
+TEST(RuntimeDot, BlockedRhsFreeMajor) {
+  expectDot({"rhs [N, K]", "bf16[3,512]", "bf16[5000,512]", "f32[3,5000]", "lhs_contracting_dims={1}, rhs_contracting_dims={1}",
+             {3, 512}, {5000, 512}, "mk", "nk"});
+}
+TEST(RuntimeDot, BlockedRhsContractingMajor) {
+  expectDot({"rhs [K, N]", "bf16[3,512]", "bf16[512,5000]", "f32[3,5000]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+             {3, 512}, {512, 5000}, "mk", "kn"});
+}
+TEST(RuntimeDot, BlockedLhsFreeMajor) {
+  expectDot({"lhs [M, K]", "f16[5000,512]", "f16[512,3]", "f32[5000,3]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+             {5000, 512}, {512, 3}, "mk", "kn"});
+}
+TEST(RuntimeDot, BlockedLhsContractingMajor) {
+  expectDot({"lhs [K, M]", "bf16[512,5000]", "bf16[3,512]", "f32[5000,3]", "lhs_contracting_dims={0}, rhs_contracting_dims={1}",
+             {512, 5000}, {3, 512}, "km", "nk"});
+}
+TEST(RuntimeDot, BlockedRhsWithBatchAndNarrowResult) {
+  expectDot({"batched, bf16 result", "bf16[2,3,512]", "bf16[2,5000,512]", "bf16[2,3,5000]",
+             "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}",
+             {2, 3, 512}, {2, 5000, 512}, "bmk", "bnk"});
+}
+
+}  // namespace
+}  // namespace hlo::cpu
