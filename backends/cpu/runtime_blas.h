@@ -172,9 +172,16 @@ class ResultWriter {
     else write(i, v.real());
   }
   void write(int64_t i, double v) { writeReal(out_, i, round_(v)); }
+  // f32 into bf16 or f16 by bit arithmetic (hlo/float_formats.h: the same
+  // bits as the general encoder, which costs a model's bf16 dots more than
+  // their multiplications).
   void write(int64_t i, float v) {
-    if (out_.type() == ElementType::kF32) out_.data<float>()[i] = v;
-    else write(i, static_cast<double>(v));
+    switch (out_.type()) {
+      case ElementType::kF32: out_.data<float>()[i] = v; return;
+      case ElementType::kBF16: reinterpret_cast<uint16_t*>(out_.untypedData())[i] = encodeBf16FromF32(v); return;
+      case ElementType::kF16: reinterpret_cast<uint16_t*>(out_.untypedData())[i] = encodeF16FromF32(v); return;
+      default: write(i, static_cast<double>(v));
+    }
   }
 
  private:

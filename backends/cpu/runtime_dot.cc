@@ -17,10 +17,12 @@
 //      rounds a float dot with an integer result as XLA reads it).
 #include <algorithm>
 #include <complex>
+#include <optional>
 #include <vector>
 
 #include "backends/cpu/runtime_blas.h"
 #include "backends/cpu/runtime_ops.h"
+#include "backends/cpu/skinny_dot.h"
 #include "backends/cpu/thread_pool.h"
 #include "hlo/contraction.h"
 #include "hlo/indexing.h"
@@ -160,6 +162,55 @@ void blockedProduct(const RuntimeCall& call, const DotDims& d, const Literal& bl
   });
 }
 
+// How `x` (operand `side`: 0 lhs, 1 rhs) is stored: [B, free, K]
+// (free-major), [B, K, free], or neither (nullopt).
+std::optional<bool> freeMajorOrder(const DotDims& d, int side, size_t batch, size_t contracting) {
+  const std::vector<int64_t>& perm = side == 0 ? d.lhsPerm : d.rhsPerm;
+  size_t free = side == 0 ? d.lhsFree.size() : perm.size() - batch - contracting;
+  std::vector<int64_t> freeFirst = side == 0 ? perm : swapGroups(perm, batch, contracting);
+  if (isIdentity(freeFirst)) return true;
+  if (isIdentity(swapGroups(freeFirst, batch, free))) return false;
+  return std::nullopt;
+}
+
+// A product of at most kSkinnyRows rows (or columns) by a wide operand of
+// f32, bf16 or f16 through the skinny kernel (skinny_dot.h), its columns
+// split across the threads; false when the dot is not of that form.
+bool skinnyProduct(const RuntimeCall& call, const DotDims& d, size_t batch, size_t contracting, float* c) {
+  SkinnyDotFn fn = skinnyDotForThisCpu();
+  if (!fn || d.k == 0) return false;
+  for (int wide = 1; wide >= 0; --wide) {
+    int64_t rows = wide == 1 ? d.m : d.n, extent = wide == 1 ? d.n : d.m;
+    if (rows > kSkinnyRows || extent * d.k < (int64_t{1} << 16)) continue;
+    const Literal& w = *call.operands[wide];
+    std::optional<WideType> type = w.type() == ElementType::kF32    ? std::optional(WideType::kF32)
+                                   : w.type() == ElementType::kBF16 ? std::optional(WideType::kBF16)
+                                   : w.type() == ElementType::kF16  ? std::optional(WideType::kF16)
+                                                                    : std::nullopt;
+    std::optional<bool> freeMajor = freeMajorOrder(d, wide, batch, contracting);
+    if (!type || !freeMajor) continue;
+    // The other operand as f32 [B, rows, K].
+    std::vector<float> a(static_cast<size_t>(d.batch * rows * d.k));
+    if (wide == 1) pack(*call.operands[0], d.lhsPerm, a.data());
+    else pack(*call.operands[1], swapGroups(d.rhsPerm, batch, contracting), a.data());
+    const int64_t bytes = storageBytes(w.type());
+    constexpr int64_t kColumns = 64;  // columns per unit of work
+    const int64_t units = (extent + kColumns - 1) / kColumns;
+    const int threads = call.pool.workers() + 1;
+    for (int64_t bi = 0; bi < d.batch; ++bi) {
+      SkinnyDotArgs args{a.data() + bi * rows * d.k, rows, w.untypedData() + bi * extent * d.k * bytes,
+                         *type, *freeMajor, d.k, extent, c + bi * d.m * d.n,
+                         wide == 1 ? d.n : 1, wide == 1 ? 1 : d.n};
+      int chunks = static_cast<int>(std::min<int64_t>(units, extent * d.k >= (int64_t{1} << 18) ? 4 * threads : 1));
+      call.pool.parallelFor(units, chunks, [&](int64_t begin, int64_t end) {
+        fn(args, begin * kColumns, std::min(end * kColumns, extent));
+      });
+    }
+    return true;
+  }
+  return false;
+}
+
 template <typename T>
 Status runAs(const RuntimeCall& call, const DotShape& s, ElementType native) {
   const DotDims& d = s.dims;
@@ -180,20 +231,19 @@ Status runAs(const RuntimeCall& call, const DotShape& s, ElementType native) {
   // Which operand, if any, converts block by block (see kBlockBytes).
   int blocked = -1;
   bool freeMajor = false;
+  bool skinny = false;
   if constexpr (std::is_same_v<T, float>) {
-    for (int side = 1; side >= 0 && blocked < 0; --side) {
+    skinny = skinnyProduct(call, d, batch, contracting, result);
+    for (int side = 1; side >= 0 && blocked < 0 && !skinny; --side) {
       const Literal& x = side == 0 ? lhs : rhs;
-      const std::vector<int64_t>& perm = side == 0 ? d.lhsPerm : d.rhsPerm;
-      size_t free = side == 0 ? d.lhsFree.size() : perm.size() - batch - contracting;
       int64_t extent = side == 0 ? d.m : d.n;
       if (x.type() == native || extent * d.k * 4 <= kBlockBytes) continue;
-      // [B, free, contracting] or [B, contracting, free] in storage.
-      std::vector<int64_t> freeFirst = side == 0 ? perm : swapGroups(perm, batch, contracting);
-      if (isIdentity(freeFirst)) blocked = side, freeMajor = true;
-      else if (isIdentity(swapGroups(freeFirst, batch, free))) blocked = side, freeMajor = false;
+      if (std::optional<bool> order = freeMajorOrder(d, side, batch, contracting)) blocked = side, freeMajor = *order;
     }
   }
-  if (blocked >= 0) {
+  if (skinny) {
+    // Computed.
+  } else if (blocked >= 0) {
     if constexpr (std::is_same_v<T, float>) {
       GemmOperand<T> other = blocked == 0 ? gemmOperand<T>(rhs, d.rhsPerm, batch, contracting, native)
                                           : gemmOperand<T>(lhs, d.lhsPerm, batch, d.lhsFree.size(), native);

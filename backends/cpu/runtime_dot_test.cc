@@ -1,7 +1,9 @@
 // The dot library op with a large bf16 or f16 operand, which it converts
 // and multiplies a block at a time (runtime_dot.cc, kBlockBytes): each
 // side blocked, stored free-major or contracting-major, with a batch
-// dimension, a partial last block, and an f32 or a bf16 result. The
+// dimension, a partial last block, and an f32 or a bf16 result; and a few
+// rows (or columns) by a wide operand of f32, bf16 or f16 through the
+// skinny kernel, on either side. The
 // elements are small integers, so every product and partial sum is exact in
 // f32 and the expected values are the exact sums, computed here in
 // integers (rounded once to bf16 for a bf16 result).
@@ -87,28 +89,44 @@ void expectDot(const DotCase& c) {
   EXPECT_EQ(wrong, 0) << c.name << ": first wrong element " << first;
 }
 
-// 5000 x 512 elements convert to 10 MB of f32: blocks of 2048 (4 MiB / 512
-// floats), the last one partial.
+// Blocked (both sides wider than kSkinnyRows): 5000 x 512 elements convert
+// to 10 MB of f32, blocks of 2048 (4 MiB / 512 floats), the last partial.
 TEST(RuntimeDot, BlockedRhsFreeMajor) {
-  expectDot({"rhs [N, K]", "bf16[3,512]", "bf16[5000,512]", "f32[3,5000]", "lhs_contracting_dims={1}, rhs_contracting_dims={1}",
-             {3, 512}, {5000, 512}, "mk", "nk"});
+  expectDot({"rhs [N, K]", "bf16[40,512]", "bf16[5000,512]", "f32[40,5000]", "lhs_contracting_dims={1}, rhs_contracting_dims={1}",
+             {40, 512}, {5000, 512}, "mk", "nk"});
 }
 TEST(RuntimeDot, BlockedRhsContractingMajor) {
-  expectDot({"rhs [K, N]", "bf16[3,512]", "bf16[512,5000]", "f32[3,5000]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
-             {3, 512}, {512, 5000}, "mk", "kn"});
+  expectDot({"rhs [K, N]", "bf16[40,512]", "bf16[512,5000]", "f32[40,5000]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+             {40, 512}, {512, 5000}, "mk", "kn"});
 }
 TEST(RuntimeDot, BlockedLhsFreeMajor) {
-  expectDot({"lhs [M, K]", "f16[5000,512]", "f16[512,3]", "f32[5000,3]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
-             {5000, 512}, {512, 3}, "mk", "kn"});
+  expectDot({"lhs [M, K]", "f16[5000,512]", "f16[512,40]", "f32[5000,40]", "lhs_contracting_dims={1}, rhs_contracting_dims={0}",
+             {5000, 512}, {512, 40}, "mk", "kn"});
 }
 TEST(RuntimeDot, BlockedLhsContractingMajor) {
-  expectDot({"lhs [K, M]", "bf16[512,5000]", "bf16[3,512]", "f32[5000,3]", "lhs_contracting_dims={0}, rhs_contracting_dims={1}",
-             {512, 5000}, {3, 512}, "km", "nk"});
+  expectDot({"lhs [K, M]", "bf16[512,5000]", "bf16[40,512]", "f32[5000,40]", "lhs_contracting_dims={0}, rhs_contracting_dims={1}",
+             {512, 5000}, {40, 512}, "km", "nk"});
 }
 TEST(RuntimeDot, BlockedRhsWithBatchAndNarrowResult) {
-  expectDot({"batched, bf16 result", "bf16[2,3,512]", "bf16[2,5000,512]", "bf16[2,3,5000]",
+  expectDot({"batched, bf16 result", "bf16[2,20,512]", "bf16[2,5000,512]", "bf16[2,20,5000]",
              "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}",
-             {2, 3, 512}, {2, 5000, 512}, "bmk", "bnk"});
+             {2, 20, 512}, {2, 5000, 512}, "bmk", "bnk"});
+}
+
+// Skinny (skinny_dot.h): a few rows by a wide operand on either side, k not
+// a multiple of the vector width.
+TEST(RuntimeDot, SkinnyRowsByWideRhs) {
+  expectDot({"3 rows by rhs [N, K]", "bf16[3,509]", "bf16[2000,509]", "f32[3,2000]",
+             "lhs_contracting_dims={1}, rhs_contracting_dims={1}", {3, 509}, {2000, 509}, "mk", "nk"});
+  expectDot({"11 rows by rhs [K, N]", "f32[11,300]", "f16[300,2001]", "bf16[11,2001]",
+             "lhs_contracting_dims={1}, rhs_contracting_dims={0}", {11, 300}, {300, 2001}, "mk", "kn"});
+}
+TEST(RuntimeDot, SkinnyColumnsByWideLhs) {
+  expectDot({"lhs [M, K] by 5 columns", "bf16[3000,256]", "bf16[256,5]", "f32[3000,5]",
+             "lhs_contracting_dims={1}, rhs_contracting_dims={0}", {3000, 256}, {256, 5}, "mk", "kn"});
+  expectDot({"lhs [K, M] by 16 columns, batched", "f32[2,256,700]", "f32[2,16,256]", "f32[2,700,16]",
+             "lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_batch_dims={0}, rhs_contracting_dims={2}",
+             {2, 256, 700}, {2, 16, 256}, "bkm", "bnk"});
 }
 
 }  // namespace

@@ -1,0 +1,272 @@
+// The skinny dot kernels (skinny_dot.h), written once with GCC vector types
+// and compiled per instruction set, as conv_tiles.cc is: each entry point
+// carries its target attribute and force-inlines the shared body.
+//
+// Free-major (b rows are columns of c): NB columns at a time, each a row of
+// b converted a vector at a time, multiplied into R rows of a: R * NB
+// accumulators, R + NB loads per R * NB multiply-adds. Rows of a come in
+// chunks of 8, 4, 2 and 1 (so every chunk's accumulators stay in
+// registers); the NB rows of b stay in the L1 cache from one chunk to the
+// next.
+//
+// Contracting-major (b rows run along k): a tile of NV vectors of columns,
+// each k adding b's row k times a[r, k] (broadcast) into R rows of
+// accumulators, as the convolution tiles do.
+#include "backends/cpu/skinny_dot.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "hlo/float_formats.h"
+
+namespace hlo::cpu {
+namespace {
+
+#if defined(__x86_64__)
+
+// Sums run in f32 vector lanes for kSumBlock terms of k (contracting-major:
+// kSumBlock / Lanes, one term per lane per k), then join a total in double:
+// a lane's f32 rounding error grows with the terms it adds, and dots of
+// thousands of terms that cancel would drift past the f32 tolerance.
+constexpr int64_t kSumBlock = 512;
+
+template <int Lanes>
+struct V {
+  typedef float Value __attribute__((vector_size(Lanes * sizeof(float))));
+  typedef float FloatMemory __attribute__((vector_size(Lanes * sizeof(float)), aligned(alignof(float)), may_alias));
+  typedef uint16_t HalfMemory __attribute__((vector_size(Lanes * sizeof(uint16_t)), aligned(2), may_alias));
+  typedef uint32_t Wide __attribute__((vector_size(Lanes * sizeof(uint32_t))));
+};
+
+// Lanes elements of b from element `at`, as floats, into `out`. bf16 is the
+// high half of an f32; f16 is rebiased (15 -> 127) in the exponent field
+// when normal, is its mantissa times 2^-24 when subnormal, and keeps an
+// all-ones exponent (inf, NaN): decodeF16ToF32 lane by lane.
+template <int Lanes, WideType W>
+[[gnu::always_inline]] inline void loadWide(const void* b, int64_t at, typename V<Lanes>::Value& out) {
+  using Value = typename V<Lanes>::Value;
+  using Wide = typename V<Lanes>::Wide;
+  if constexpr (W == WideType::kF32) {
+    out = *reinterpret_cast<const typename V<Lanes>::FloatMemory*>(static_cast<const float*>(b) + at);
+  } else {
+    Wide h = __builtin_convertvector(
+        *reinterpret_cast<const typename V<Lanes>::HalfMemory*>(static_cast<const uint16_t*>(b) + at), Wide);
+    Wide bits;
+    if constexpr (W == WideType::kBF16) {
+      bits = h << 16;
+    } else {
+      Wide sign = (h & 0x8000) << 16, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+      Wide normal = ((exponent + 112) << 23) | (mantissa << 13);
+      Wide special = 0x7f800000 | (mantissa << 13);
+      Value small = __builtin_convertvector(mantissa, Value) * 0x1p-24f;
+      Wide smallBits;
+      std::memcpy(&smallBits, &small, sizeof smallBits);
+      bits = sign | (exponent == 0x1f ? special : exponent == 0 ? smallBits : normal);
+    }
+    std::memcpy(&out, &bits, sizeof out);
+  }
+}
+
+// One element of b as a float.
+template <WideType W>
+[[gnu::always_inline]] inline float loadOne(const void* b, int64_t at) {
+  if constexpr (W == WideType::kF32) return static_cast<const float*>(b)[at];
+  else if constexpr (W == WideType::kBF16) return decodeBf16ToF32(static_cast<const uint16_t*>(b)[at]);
+  else return decodeF16ToF32(static_cast<const uint16_t*>(b)[at]);
+}
+
+// The sum of v's lanes, as a tree: halves added, then their halves.
+template <int Lanes>
+[[gnu::always_inline]] inline float lanesSum(const typename V<Lanes>::Value& v) {
+  typename V<Lanes>::Value t = v;
+  if constexpr (Lanes == 16) {
+    t += __builtin_shufflevector(t, t, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7);
+    t += __builtin_shufflevector(t, t, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3);
+    t += __builtin_shufflevector(t, t, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1);
+    t += __builtin_shufflevector(t, t, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0);
+  } else {
+    static_assert(Lanes == 8);
+    t += __builtin_shufflevector(t, t, 4, 5, 6, 7, 0, 1, 2, 3);
+    t += __builtin_shufflevector(t, t, 2, 3, 0, 1, 2, 3, 0, 1);
+    t += __builtin_shufflevector(t, t, 1, 0, 1, 0, 1, 0, 1, 0);
+  }
+  return t[0];
+}
+
+// Rows [r0, r0 + R) of a times columns [j, j + NB) of a free-major b.
+template <int Lanes, WideType W, int R, int NB>
+[[gnu::always_inline]] inline void rowsByRows(const SkinnyDotArgs& s, int64_t r0, int64_t j) {
+  using Value = typename V<Lanes>::Value;
+  using FloatMemory = typename V<Lanes>::FloatMemory;
+  double total[R][NB] = {};
+  const float* a = s.a + r0 * s.k;
+  const int64_t whole = s.k / Lanes * Lanes;
+  for (int64_t k0 = 0; k0 < whole; k0 += kSumBlock) {
+    const int64_t k1 = std::min(k0 + kSumBlock, whole);
+    Value acc[R][NB];
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+      for (int q = 0; q < NB; ++q) acc[r][q] = Value{};
+    for (int64_t kk = k0; kk < k1; kk += Lanes) {
+      Value bv[NB];
+#pragma GCC unroll 4
+      for (int q = 0; q < NB; ++q) loadWide<Lanes, W>(s.b, (j + q) * s.k + kk, bv[q]);
+      if (r0 == 0) {
+        // The rows of b two steps on, on their way while these are summed.
+        constexpr int bytes = W == WideType::kF32 ? 4 : 2;
+#pragma GCC unroll 4
+        for (int q = 0; q < NB; ++q)
+          __builtin_prefetch(static_cast<const char*>(s.b) + ((j + q + 2 * NB) * s.k + kk) * bytes);
+      }
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) {
+        Value av = *reinterpret_cast<const FloatMemory*>(a + r * s.k + kk);
+#pragma GCC unroll 4
+        for (int q = 0; q < NB; ++q) acc[r][q] += av * bv[q];  // contracted to one FMA
+      }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+      for (int q = 0; q < NB; ++q) total[r][q] += lanesSum<Lanes>(acc[r][q]);
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int q = 0; q < NB; ++q) {
+      for (int64_t t = whole; t < s.k; ++t) total[r][q] += a[r * s.k + t] * loadOne<W>(s.b, (j + q) * s.k + t);
+      s.c[(r0 + r) * s.cRow + (j + q) * s.cCol] = static_cast<float>(total[r][q]);
+    }
+}
+
+// Rows [r0, r0 + R) of a times the NV * Lanes columns at j of a
+// contracting-major b.
+template <int Lanes, WideType W, int R, int NV>
+[[gnu::always_inline]] inline void rowsByColumns(const SkinnyDotArgs& s, int64_t r0, int64_t j) {
+  using Value = typename V<Lanes>::Value;
+  double total[R][NV][Lanes] = {};
+  const float* a = s.a + r0 * s.k;
+  for (int64_t k0 = 0; k0 < s.k; k0 += kSumBlock / Lanes) {
+    const int64_t k1 = std::min(k0 + kSumBlock / Lanes, s.k);
+    Value acc[R][NV];
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+      for (int q = 0; q < NV; ++q) acc[r][q] = Value{};
+    for (int64_t kk = k0; kk < k1; ++kk) {
+      Value bv[NV];
+#pragma GCC unroll 4
+      for (int q = 0; q < NV; ++q) loadWide<Lanes, W>(s.b, kk * s.cols + j + q * Lanes, bv[q]);
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) {
+        float av = a[r * s.k + kk];
+#pragma GCC unroll 4
+        for (int q = 0; q < NV; ++q) acc[r][q] += av * bv[q];
+      }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+      for (int q = 0; q < NV; ++q)
+        for (int l = 0; l < Lanes; ++l) total[r][q][l] += acc[r][q][l];
+  }
+#pragma GCC unroll 8
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+    for (int q = 0; q < NV; ++q)
+      for (int l = 0; l < Lanes; ++l)
+        s.c[(r0 + r) * s.cRow + (j + q * Lanes + l) * s.cCol] = static_cast<float>(total[r][q][l]);
+}
+
+// Every row of a, in chunks of 8, 4, 2 and 1, times the NB columns at j
+// of a free-major b: the NB rows of b stay in the L1 cache from one chunk to
+// the next.
+template <int Lanes, WideType W, int NB>
+[[gnu::always_inline]] inline void allRowsByRows(const SkinnyDotArgs& s, int64_t j) {
+  int64_t r = 0;
+  for (; r + 8 <= s.rows; r += 8) rowsByRows<Lanes, W, 8, NB>(s, r, j);
+  if (r + 4 <= s.rows) rowsByRows<Lanes, W, 4, NB>(s, r, j), r += 4;
+  if (r + 2 <= s.rows) rowsByRows<Lanes, W, 2, NB>(s, r, j), r += 2;
+  if (r < s.rows) rowsByRows<Lanes, W, 1, NB>(s, r, j);
+}
+
+// Rows [r0, r0 + R) of a times columns [c0, c1) of a contracting-major b.
+// With fewer rows, more columns at once, so that enough independent sums
+// are in flight to cover the multiply-add's latency.
+template <int Lanes, WideType W, int R>
+[[gnu::always_inline]] inline void rowsByColumnRange(const SkinnyDotArgs& s, int64_t r0, int64_t c0, int64_t c1) {
+  constexpr int kWide = R >= 8 ? 2 : 4;
+  int64_t j = c0;
+  for (; j + kWide * Lanes <= c1; j += kWide * Lanes) rowsByColumns<Lanes, W, R, kWide>(s, r0, j);
+  // The last columns, fewer than a tile: one at a time.
+  for (; j < c1; ++j)
+    for (int64_t r = r0; r < r0 + R; ++r) {
+      float sum = 0;
+      for (int64_t kk = 0; kk < s.k; ++kk) sum += s.a[r * s.k + kk] * loadOne<W>(s.b, kk * s.cols + j);
+      s.c[r * s.cRow + j * s.cCol] = sum;
+    }
+}
+
+template <int Lanes, WideType W>
+[[gnu::always_inline]] inline void body(const SkinnyDotArgs& s, int64_t col0, int64_t col1) {
+  if (s.freeMajor) {
+    int64_t j = col0;
+    for (; j + 2 <= col1; j += 2) allRowsByRows<Lanes, W, 2>(s, j);
+    if (j < col1) allRowsByRows<Lanes, W, 1>(s, j);
+    return;
+  }
+  // Blocks of kBlock columns (a block of b, k rows of it, stays in the L2
+  // cache), each times every row of a in chunks of 8, 4, 2 and 1.
+  constexpr int64_t kBlock = 64;
+  for (int64_t c0 = col0; c0 < col1; c0 += kBlock) {
+    int64_t c1 = std::min(c0 + kBlock, col1), r = 0;
+    for (; r + 8 <= s.rows; r += 8) rowsByColumnRange<Lanes, W, 8>(s, r, c0, c1);
+    if (r + 4 <= s.rows) rowsByColumnRange<Lanes, W, 4>(s, r, c0, c1), r += 4;
+    if (r + 2 <= s.rows) rowsByColumnRange<Lanes, W, 2>(s, r, c0, c1), r += 2;
+    if (r < s.rows) rowsByColumnRange<Lanes, W, 1>(s, r, c0, c1);
+  }
+}
+
+template <int Lanes>
+[[gnu::always_inline]] inline void dispatch(const SkinnyDotArgs& s, int64_t col0, int64_t col1) {
+  switch (s.type) {
+    case WideType::kF32: return body<Lanes, WideType::kF32>(s, col0, col1);
+    case WideType::kBF16: return body<Lanes, WideType::kBF16>(s, col0, col1);
+    case WideType::kF16: return body<Lanes, WideType::kF16>(s, col0, col1);
+  }
+}
+
+[[gnu::target("avx512f,fma")]] void avx512(const SkinnyDotArgs& s, int64_t col0, int64_t col1) {
+  dispatch<16>(s, col0, col1);
+}
+[[gnu::target("avx2,fma,f16c")]] void avx2(const SkinnyDotArgs& s, int64_t col0, int64_t col1) {
+  dispatch<8>(s, col0, col1);
+}
+
+#endif
+
+}  // namespace
+
+SkinnyDotFn skinnyDotNamed(const char* name) {
+#if defined(__x86_64__)
+  if (std::strcmp(name, "avx512") == 0)
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma") ? avx512 : nullptr;
+  if (std::strcmp(name, "avx2") == 0)
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c") ? avx2
+                                                                                                             : nullptr;
+#else
+  (void)name;
+#endif
+  return nullptr;
+}
+
+SkinnyDotFn skinnyDotForThisCpu() {
+  static const SkinnyDotFn best = [] {
+    SkinnyDotFn fn = skinnyDotNamed("avx512");
+    return fn ? fn : skinnyDotNamed("avx2");
+  }();
+  return best;
+}
+
+}  // namespace hlo::cpu
