@@ -7,6 +7,8 @@
 //   5 DotBiasRelu       relu(dot(a, b) + bias), 1024^3 f32    compute-bound
 //   6 Transpose         [4096, 4096] f32                      memory-bound
 //   7 Conv3x3           3x3 convolution, [8, 64, 64, 64] NHWC, 64 features, SAME
+//   8 DecodeStepDot     8 rows by a bf16 [8192, 4096] weight (64 MiB), as a
+//                       language model's step multiplies         memory-bound
 // Counters:
 // Ratios use the median run.
 //   GB_s / GFLOP_s  bytes that must move (inputs and outputs, once) or
@@ -388,6 +390,14 @@ ENTRY %main (x: f32[4096,4096]) -> f32[4096,4096] {
   ROOT %t = f32[4096,4096] transpose(%x), dimensions={1,0}
 })";
 
+const char* kDecodeStepDot = R"(
+HloModule decode_step_dot
+ENTRY %main (x: bf16[8,4096], w: bf16[8192,4096]) -> bf16[8,8192] {
+  %x = bf16[8,4096] parameter(0)
+  %w = bf16[8192,4096] parameter(1)
+  ROOT %y = bf16[8,8192] dot(%x, %w), lhs_contracting_dims={1}, rhs_contracting_dims={1}
+})";
+
 const char* kConv = R"(
 HloModule conv3x3
 ENTRY %main (x: f32[8,64,64,64], k: f32[3,3,64,64]) -> f32[8,64,64,64] {
@@ -587,6 +597,9 @@ void Softmax(benchmark::State& s) { runModule(s, {"Softmax", kSoftmax, 2 * 4 * k
 void LayerNorm(benchmark::State& s) { runModule(s, {"LayerNorm", kLayerNorm, 2 * 4 * k16M + 2 * 4 * 4096, 0, 1, 1}); }
 void DotBiasRelu(benchmark::State& s) { runModule(s, {"DotBiasRelu", kDotBiasRelu, 0, 2.0 * 1024 * 1024 * 1024}); }
 void Transpose(benchmark::State& s) { runModule(s, {"Transpose", kTranspose, 2 * 4 * k16M, 0, 1, 1}); }
+// The weight is the one stream that must move (the rows and the result are
+// a few hundred KiB): its floor reads one 64 MiB array.
+void DecodeStepDot(benchmark::State& s) { runModule(s, {"DecodeStepDot", kDecodeStepDot, 4 * k16M, 0, 1, 0}); }
 void Conv3x3(benchmark::State& s) { runModule(s, {"Conv3x3", kConv, 0, 2.0 * 8 * 64 * 64 * 64 * 3 * 3 * 64}); }
 
 BENCHMARK(ReduceSum)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
@@ -596,6 +609,7 @@ BENCHMARK(LayerNorm)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5)
 BENCHMARK(DotBiasRelu)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
 BENCHMARK(Transpose)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
 BENCHMARK(Conv3x3)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
+BENCHMARK(DecodeStepDot)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(0.5);
 
 }  // namespace
 
