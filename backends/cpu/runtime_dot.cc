@@ -10,6 +10,10 @@
 //      [B, K, N] or [B, N, K]) go to gemm in place with the transpose flag;
 //      anything else is packed into a contiguous [B, M, K] / [B, K, N] buffer
 //      of the compute type. An f32 result is written by gemm directly.
+//      Float products skip the packed copy of a large operand: at most
+//      kSkinnyRows rows (or columns) by a wide operand go through the skinny
+//      kernel (skinny_dot.h), and a large operand stored as bf16 or f16 is
+//      converted and multiplied a block at a time (kBlockBytes).
 //   4. Small products run as a plain loop instead (runtime_blas.h): the
 //      library's setup costs more than the arithmetic there. The smallest
 //      (jit::emitsDot) are not library calls at all: a kernel computes them.
@@ -125,8 +129,8 @@ constexpr int64_t kBlockBytes = int64_t{4} << 20;
 // c[B, M, N] = a . b with `blocked` (0: a, 1: b) converted block by block,
 // the other operand as gemmOperand gives it. `blocked` is stored as
 // [B, F, K] (free-major) or [B, K, F] (F its free extent, K the contracted).
-void blockedProduct(const RuntimeCall& call, const DotDims& d, const Literal& blocked, int side, bool freeMajor,
-                    const GemmOperand<float>& other, float* c) {
+void productByBlocks(const RuntimeCall& call, const DotDims& d, const Literal& blocked, int side, bool freeMajor,
+                     const GemmOperand<float>& other, float* c) {
   const int64_t f = side == 0 ? d.m : d.n, k = d.k;
   const int64_t step = std::max<int64_t>(1, kBlockBytes / (4 * std::max<int64_t>(k, 1)));
   const int threads = call.pool.workers() + 1;
@@ -211,6 +215,26 @@ bool skinnyProduct(const RuntimeCall& call, const DotDims& d, size_t batch, size
   return false;
 }
 
+// The product by blocks when one operand is stored in another type than
+// f32 and is larger than kBlockBytes as f32 (the rhs first); false when
+// neither is.
+bool blockedProduct(const RuntimeCall& call, const DotDims& d, size_t batch, size_t contracting, float* c) {
+  for (int side = 1; side >= 0; --side) {
+    const Literal& x = *call.operands[side];
+    int64_t extent = side == 0 ? d.m : d.n;
+    if (x.type() == ElementType::kF32 || extent * d.k * 4 <= kBlockBytes) continue;
+    std::optional<bool> freeMajor = freeMajorOrder(d, side, batch, contracting);
+    if (!freeMajor) continue;
+    const Literal& lhs = *call.operands[0];
+    const Literal& rhs = *call.operands[1];
+    GemmOperand<float> other = side == 0 ? gemmOperand<float>(rhs, d.rhsPerm, batch, contracting, ElementType::kF32)
+                                         : gemmOperand<float>(lhs, d.lhsPerm, batch, d.lhsFree.size(), ElementType::kF32);
+    productByBlocks(call, d, x, side, *freeMajor, other, c);
+    return true;
+  }
+  return false;
+}
+
 template <typename T>
 Status runAs(const RuntimeCall& call, const DotShape& s, ElementType native) {
   const DotDims& d = s.dims;
@@ -218,7 +242,6 @@ Status runAs(const RuntimeCall& call, const DotShape& s, ElementType native) {
   size_t contracting = call.instr.attrs().getInts(AttrKey::kLhsContractingDims).size();
   const Literal& lhs = *call.operands[0];
   const Literal& rhs = *call.operands[1];
-  int threads = call.pool.workers() + 1;
   Literal& out = call.result;
   std::vector<T> c;
   T* result = nullptr;
@@ -228,31 +251,14 @@ Status runAs(const RuntimeCall& call, const DotShape& s, ElementType native) {
     c.resize(static_cast<size_t>(d.batch * d.m * d.n));
     result = c.data();
   }
-  // Which operand, if any, converts block by block (see kBlockBytes).
-  int blocked = -1;
-  bool freeMajor = false;
-  bool skinny = false;
-  if constexpr (std::is_same_v<T, float>) {
-    skinny = skinnyProduct(call, d, batch, contracting, result);
-    for (int side = 1; side >= 0 && blocked < 0 && !skinny; --side) {
-      const Literal& x = side == 0 ? lhs : rhs;
-      int64_t extent = side == 0 ? d.m : d.n;
-      if (x.type() == native || extent * d.k * 4 <= kBlockBytes) continue;
-      if (std::optional<bool> order = freeMajorOrder(d, side, batch, contracting)) blocked = side, freeMajor = *order;
-    }
-  }
-  if (skinny) {
-    // Computed.
-  } else if (blocked >= 0) {
-    if constexpr (std::is_same_v<T, float>) {
-      GemmOperand<T> other = blocked == 0 ? gemmOperand<T>(rhs, d.rhsPerm, batch, contracting, native)
-                                          : gemmOperand<T>(lhs, d.lhsPerm, batch, d.lhsFree.size(), native);
-      blockedProduct(call, d, blocked == 0 ? lhs : rhs, blocked, freeMajor, other, result);
-    }
-  } else {
+  // f32 products that need no packed copy of a large operand first.
+  bool done = false;
+  if constexpr (std::is_same_v<T, float>)
+    done = skinnyProduct(call, d, batch, contracting, result) || blockedProduct(call, d, batch, contracting, result);
+  if (!done) {
     GemmOperand<T> a = gemmOperand<T>(lhs, d.lhsPerm, batch, d.lhsFree.size(), native);
     GemmOperand<T> b = gemmOperand<T>(rhs, d.rhsPerm, batch, contracting, native);
-    batchedProduct(d, a, b, result, threads);
+    batchedProduct(d, a, b, result, call.pool.workers() + 1);
   }
   if (c.empty()) return okStatus();
   ResultWriter writer(out, lhs, rhs);
