@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <string_view>
 #include <unordered_map>
 #include <unordered_set>
@@ -332,6 +333,30 @@ class Builder {
   int counter_ = 0;
 };
 
+// --dump-to's module.kernels.txt: each LLVM function of the dumps and the
+// instructions it computes (several, when instructions of one structure
+// share it), one line each, in the order the kernels were emitted:
+//   kernel.3: %fusion.12 (%main), %fusion.40 (%main)
+Status writeKernelMap(const std::vector<std::unique_ptr<Program>>& programs, const std::string& dir) {
+  std::vector<std::string> order;
+  std::unordered_map<std::string, std::string> computes;
+  for (const auto& program : programs)
+    for (const Step& step : program->steps) {
+      if (step.kind != Step::Kind::kKernel) continue;
+      std::string& line = computes[step.kernelName];
+      if (line.empty()) order.push_back(step.kernelName);
+      line += (line.empty() ? "" : ", ") + ("%" + step.instr->name()) + " (%" + program->computation->name() + ")";
+    }
+  // kernel.N in the order of N.
+  std::sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
+    return a.size() != b.size() ? a.size() < b.size() : a < b;
+  });
+  std::ofstream out(dir + "/module.kernels.txt", std::ios::trunc);
+  for (const std::string& name : order) out << name << ": " << computes[name] << "\n";
+  if (!out) return errorStatus("cpu: cannot write " + dir + "/module.kernels.txt");
+  return okStatus();
+}
+
 }  // namespace
 
 CpuExecutable::CpuExecutable(std::unique_ptr<Module> module, const jit::CompileOptions& options)
@@ -356,6 +381,7 @@ StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>
   // 1-2.
   Builder builder(exe->programs_, parts, options, exe->fallbacks_);
   HLO_ASSIGN_OR_RETURN(exe->entry_, builder.build(*exe->module_->entry()));
+  if (!options.dumpDir.empty()) HLO_RETURN_IF_ERROR(writeKernelMap(exe->programs_, options.dumpDir));
   double llvmStart = jit::traceNowUs();
   trace.push_back({"emit LLVM IR", "compile", "", emitStart, llvmStart - emitStart, 0});
   // 3.
