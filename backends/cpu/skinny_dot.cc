@@ -9,9 +9,13 @@
 // registers); the NB rows of b stay in the L1 cache from one chunk to the
 // next.
 //
-// Contracting-major (b rows run along k): a tile of NV vectors of columns,
-// each k adding b's row k times a[r, k] (broadcast) into R rows of
-// accumulators, as the convolution tiles do.
+// Contracting-major (b rows run along k): blocks of 64 columns (k rows of a
+// block stay in the L2 cache), each cut into tiles of NV vectors of
+// columns, each k adding b's row k times a[r, k] (broadcast) into R rows of
+// accumulators, as the convolution tiles do; fewer rows take wider tiles,
+// so that enough sums are in flight to cover the multiply-add's latency.
+//
+// Both sum in f32 lanes for a block of k, then in double (kSumBlock).
 #include "backends/cpu/skinny_dot.h"
 
 #include <algorithm>
