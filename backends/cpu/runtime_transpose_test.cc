@@ -1,8 +1,8 @@
 // The transpose library op against the definition: output element o is
 // input element i with i[perm[k]] = o[k]. Each input element holds a value
 // made from its own position, so a misplaced element cannot go unnoticed.
-// The cases reach the paths runtime_transpose.cc has: vector blocks of 4-
-// and 8-byte elements with ragged edges on both sides, element by element
+// The cases reach the paths runtime_transpose.cc has: vector blocks of 2-,
+// 4- and 8-byte elements with ragged edges on both sides, element by element
 // for other sizes, several planes, the innermost dimension kept (whole
 // rows), strips shrunk for small planes, and outputs of 32 MiB or more
 // written with streaming stores (aligned rows) or without (unaligned);
@@ -93,9 +93,17 @@ TEST(RuntimeTranspose, PlanesOutermostMoved) { expectTransposed({"c64", {17, 4, 
 TEST(RuntimeTranspose, InnermostKept) { expectTransposed({"u16", {5, 6, 7}, {1, 0, 2}}); }
 TEST(RuntimeTranspose, ElementByElementSizes) {
   expectTransposed({"s8", {33, 70}, {1, 0}});
-  expectTransposed({"bf16", {40, 300}, {1, 0}});
   expectTransposed({"c128", {9, 11}, {1, 0}});
 }
+// 2-byte elements in 16 x 16 blocks (AVX2), ragged on both sides, several
+// planes; and 4096 x 4100 x 2 bytes (32 MiB, output rows of 8192 bytes):
+// streamed.
+TEST(RuntimeTranspose, TwoByteBlocksWithRaggedEdges) {
+  expectTransposed({"bf16", {40, 300}, {1, 0}});
+  expectTransposed({"f16", {3, 37, 50}, {2, 0, 1}});
+  expectTransposed({"s16", {17, 16}, {1, 0}});
+}
+TEST(RuntimeTranspose, TwoByteStreamedOutput) { expectTransposed({"u16", {4100, 4096}, {1, 0}}); }
 // Long planes: strips of several hundred rows along b, and several of them.
 TEST(RuntimeTranspose, LongStrips) { expectTransposed({"f32", {1000, 300}, {1, 0}}); }
 // 4096 x 2064 x 4 bytes = 33 MiB, output rows of 8256 bytes (a multiple of
