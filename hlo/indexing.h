@@ -24,6 +24,15 @@ inline int64_t linearIndex(const std::vector<int64_t>& strides, const std::vecto
   return linear;
 }
 
+// Whether v is 0, 1, 2, ...: dimension numbers that keep every dimension
+// in place (an identity permutation, a broadcast or reshape that adds
+// nothing before it).
+inline bool isIota(const std::vector<int64_t>& v) {
+  for (size_t k = 0; k < v.size(); ++k)
+    if (v[k] != static_cast<int64_t>(k)) return false;
+  return true;
+}
+
 // The row-major index of element `linear` of an array of `dims`.
 inline std::vector<int64_t> unravelRowMajor(int64_t linear, const std::vector<int64_t>& dims) {
   std::vector<int64_t> index(dims.size());

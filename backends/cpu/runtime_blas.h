@@ -106,17 +106,20 @@ void withReader(const Literal& lit, F&& f) {
   f([&lit](int64_t i) { return readAs<T>(lit, i); });
 }
 
+// The elements of `lit` converted to T, in storage order: one plain loop.
+template <typename T>
+void convertAll(const Literal& lit, T* out) {
+  withReader<T>(lit, [&](auto read) {
+    for (int64_t i = 0, n = lit.elementCount(); i < n; ++i) out[i] = read(i);
+  });
+}
+
 // The elements of `lit` in the order of `perm` (a permutation of its
-// dimensions), converted to T; in storage order, one plain loop.
+// dimensions), converted to T.
 template <typename T>
 void pack(const Literal& lit, const std::vector<int64_t>& perm, T* out) {
+  if (isIota(perm)) return convertAll(lit, out);
   withReader<T>(lit, [&](auto read) {
-    bool inOrder = true;
-    for (size_t i = 0; i < perm.size(); ++i) inOrder = inOrder && perm[i] == static_cast<int64_t>(i);
-    if (inOrder) {
-      for (int64_t i = 0, n = lit.elementCount(); i < n; ++i) out[i] = read(i);
-      return;
-    }
     forEachPermuted(lit.shape().dims(), perm, [&](const std::vector<int64_t>&, int64_t offset) {
       *out++ = read(offset);
     });

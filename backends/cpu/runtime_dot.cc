@@ -59,12 +59,6 @@ StatusOr<DotShape> classify(const Instruction& instr) {
   return s;
 }
 
-bool isIdentity(const std::vector<int64_t>& perm) {
-  for (size_t i = 0; i < perm.size(); ++i)
-    if (perm[i] != static_cast<int64_t>(i)) return false;
-  return true;
-}
-
 // perm with its `first` entries after the `batch` leading ones moved to the
 // end: batch+free+contracting -> batch+contracting+free, and back.
 std::vector<int64_t> swapGroups(const std::vector<int64_t>& perm, size_t batch, size_t first) {
@@ -92,20 +86,15 @@ template <typename T>
 GemmOperand<T> gemmOperand(const Literal& lit, const std::vector<int64_t>& perm, size_t batch, size_t rows,
                            ElementType native) {
   GemmOperand<T> op;
-  bool inOrder = isIdentity(perm);
-  op.transposed = !inOrder && isIdentity(swapGroups(perm, batch, rows));
+  bool inOrder = isIota(perm);
+  op.transposed = !inOrder && isIota(swapGroups(perm, batch, rows));
   if (lit.type() == native && (inOrder || op.transposed)) {
     op.data = lit.data<T>();
     return op;
   }
   op.packed.resize(static_cast<size_t>(lit.elementCount()));
-  if (op.transposed) {
-    std::vector<int64_t> storageOrder(perm.size());
-    for (size_t i = 0; i < perm.size(); ++i) storageOrder[i] = static_cast<int64_t>(i);
-    pack(lit, storageOrder, op.packed.data());
-  } else {
-    pack(lit, perm, op.packed.data());
-  }
+  if (op.transposed) convertAll(lit, op.packed.data());
+  else pack(lit, perm, op.packed.data());
   op.data = op.packed.data();
   return op;
 }
@@ -172,8 +161,8 @@ std::optional<bool> freeMajorOrder(const DotDims& d, int side, size_t batch, siz
   const std::vector<int64_t>& perm = side == 0 ? d.lhsPerm : d.rhsPerm;
   size_t free = side == 0 ? d.lhsFree.size() : perm.size() - batch - contracting;
   std::vector<int64_t> freeFirst = side == 0 ? perm : swapGroups(perm, batch, contracting);
-  if (isIdentity(freeFirst)) return true;
-  if (isIdentity(swapGroups(freeFirst, batch, free))) return false;
+  if (isIota(freeFirst)) return true;
+  if (isIota(swapGroups(freeFirst, batch, free))) return false;
   return std::nullopt;
 }
 

@@ -27,6 +27,7 @@
 #include <deque>
 #include <unordered_set>
 
+#include "hlo/indexing.h"
 #include "hlo/passes/pass.h"
 #include "hlo/passes/pass_util.h"
 
@@ -141,12 +142,6 @@ bool isHighest(const Literal& l, int64_t k) {
 // `x` when it may stand in for `i` (same shape, layout included), else nullptr.
 Instruction* useIfSameShape(const Instruction& i, Instruction* x) {
   return interchangeable(i.shape(), x->shape()) ? x : nullptr;
-}
-
-bool isIota(const std::vector<int64_t>& v) {
-  for (size_t k = 0; k < v.size(); ++k)
-    if (v[k] != static_cast<int64_t>(k)) return false;
-  return true;
 }
 
 // ---- the rules --------------------------------------------------------------
