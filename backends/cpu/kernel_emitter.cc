@@ -73,12 +73,8 @@ bool flatLoopFits(const Instruction& instr, const std::vector<int64_t>& dims) {
   return true;
 }
 
-// Step 5: outputs of at least kStreamingBytes are streamed. 32 MiB is the L3 cache one core complex shares on current x86
-// servers (an AMD CCD; a dozen Intel cores): an output that size or larger
-// is mostly gone from the cache before another kernel reads it. (sysconf's
-// L3 size is no guide: under KVM it reports the host socket's, 320 MiB here.)
-constexpr int64_t kStreamingBytes = int64_t{32} << 20;
-// Marks a kernel whose outputs are streamed, for markStreamingStores.
+// Step 5: outputs of at least kStreamingBytes (kernel_emitter.h) are
+// streamed. Marks a kernel whose outputs are streamed, for markStreamingStores.
 constexpr const char* kStreamedOutputs = "hlo.streamed-outputs";
 
 // Step 4's row buffers: the expensive values (exponentials, divisions,

@@ -28,6 +28,14 @@ struct KernelInfo {
   int64_t workPerUnit = 1;   // elements read per unit, roughly, for the thread split
 };
 
+// Outputs of this many bytes or more are written with non-temporal
+// (streaming) stores, by kernels and by the transpose library op. 32 MiB is
+// the L3 cache one core complex shares on current x86 servers (an AMD CCD; a
+// dozen Intel cores): an output that size or larger is mostly gone from the
+// cache before another kernel reads it. (sysconf's L3 size is no guide:
+// under KVM it reports the host socket's, 320 MiB here.)
+inline constexpr int64_t kStreamingBytes = int64_t{32} << 20;
+
 // Emits the kernel of `instr` into `module`; on failure nothing is left behind.
 StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, const std::string& name);
 

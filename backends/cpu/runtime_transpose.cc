@@ -12,13 +12,13 @@
 // registers (16 x 16 floats or 8 x 8 doubles with AVX-512, 8 x 8 and 4 x 4
 // with AVX2), 2-byte ones as 16 x 16 blocks with AVX2: a block loads a
 // whole run of each of its input rows and stores a whole run of each
-// output row. Element by element, the reads
-// down a column of a plane whose rows are a power of two apart (4096
-// floats: 16 KiB) all fall in one set of the L1 cache, which holds 8 lines
-// of a set, so each line is evicted before its neighbour is read and every
-// element costs a trip to L2. Outputs of 32 MiB or more (beyond the cache;
-// see kernel_emitter.cc) are written with non-temporal stores when their
-// rows are aligned to the vector: the output lines are then written whole
+// output row. Element by element, the reads down a column of a plane whose
+// rows are a power of two apart (4096 floats: 16 KiB) all fall in one set
+// of the L1 cache, which holds 8 lines of a set, so each line is evicted
+// before its neighbour is read and every element costs a trip to L2.
+// Outputs of 32 MiB or more (beyond the cache: kStreamingBytes,
+// kernel_emitter.h) are written with non-temporal stores when their rows
+// are aligned to the vector: the output lines are then written whole
 // without being read first, in any order, so a strip of kVectorStrip input
 // rows (a few hundred sequential read streams) writes runs of a KiB along
 // each output row. Measured on [4096, 4096] f32 (bench/jit_bench.cc), 2
@@ -34,6 +34,7 @@
 #include <cstring>
 #include <vector>
 
+#include "backends/cpu/kernel_emitter.h"
 #include "backends/cpu/runtime_ops.h"
 #include "backends/cpu/thread_pool.h"
 #include "hlo/indexing.h"
@@ -43,8 +44,6 @@ namespace hlo::cpu {
 namespace {
 
 constexpr int64_t kTile = 32, kVectorStrip = 256, kScalarStrip = 16;
-
-constexpr int64_t kStreamingBytes = int64_t{32} << 20;
 
 // Element by element: out[j][i] = in[i][j] for j < rowsA, i < colsB (strides
 // in elements).
