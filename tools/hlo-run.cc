@@ -477,15 +477,19 @@ std::unique_ptr<hlo::jit::Executable> compileForCpu(const Flags& flags, const hl
   return std::move(compiled).value();
 }
 
+// --profile: the executable's trace as a Chrome trace; an exit status on failure.
+std::optional<int> writeProfile(const Flags& flags, const hlo::jit::Executable& executable) {
+  if (flags.profile.empty()) return std::nullopt;
+  hlo::Status written = hlo::jit::writeChromeTrace(flags.profile, executable.trace());
+  if (!written.ok()) return inputError(flags.profile, written.message());
+  return std::nullopt;
+}
+
 // --compile-only: compile, write the profile when asked, and stop.
 int compileOnly(const Flags& flags, const hlo::Module& module, const std::string& shownName, const std::string& text) {
   std::unique_ptr<hlo::jit::Executable> executable = compileForCpu(flags, module, shownName, text);
   if (!executable) return 1;
-  if (!flags.profile.empty()) {
-    hlo::Status written = hlo::jit::writeChromeTrace(flags.profile, executable->trace());
-    if (!written.ok()) return inputError(flags.profile, written.message());
-  }
-  return 0;
+  return writeProfile(flags, *executable).value_or(0);
 }
 
 }  // namespace
@@ -535,9 +539,8 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<hlo::jit::Executable> executable;
   if (flags.engine == "cpu") {
-    auto compiled = compileForCpu(flags, **module, shownName, *text);
-    if (!compiled) return 1;
-    executable = std::move(compiled);
+    executable = compileForCpu(flags, **module, shownName, *text);
+    if (!executable) return 1;
   }
 
   std::vector<double> seconds;
@@ -565,10 +568,8 @@ int main(int argc, char** argv) {
 
   if (flags.stats) printStats(executable.get(), interpStats);
 
-  if (executable && !flags.profile.empty()) {
-    hlo::Status written = hlo::jit::writeChromeTrace(flags.profile, executable->trace());
-    if (!written.ok()) return inputError(flags.profile, written.message());
-  }
+  if (executable)
+    if (std::optional<int> rc = writeProfile(flags, *executable)) return *rc;
 
   bool agree = true;
   if (!flags.compare.empty()) {
