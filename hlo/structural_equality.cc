@@ -12,6 +12,14 @@ bool sameIds(const std::vector<Instruction*>& a, const std::vector<Instruction*>
 
 }  // namespace
 
+size_t structuralHash(const Instruction& instr) {
+  size_t h = static_cast<size_t>(instr.opcode()) * 1000003u;
+  hashCombine(h, static_cast<size_t>(instr.shape().type()));
+  for (int64_t d : instr.shape().dims()) hashCombine(h, static_cast<size_t>(d));
+  for (const Computation* c : instr.calledComputations()) hashCombine(h, static_cast<size_t>(c->instructionCount()));
+  return h;
+}
+
 bool StructuralMatcher::sameInstruction(const Instruction& a, const Instruction& b,
                                         const std::function<bool(const Instruction*, const Instruction*)>& sameOperand) {
   if (a.opcode() != b.opcode() || !(a.shape() == b.shape()) || a.parameterNumber() != b.parameterNumber() ||

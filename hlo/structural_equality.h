@@ -12,6 +12,15 @@
 
 namespace hlo {
 
+// Mixes v into the hash h.
+inline void hashCombine(size_t& h, size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); }
+
+// A hash of what sameInstruction compares besides the operands: the
+// opcode, the shape's type and dimensions, and the size of each called
+// computation. Instructions it pairs hash alike; a caller mixes in what it
+// pairs their operands by (hashCombine).
+size_t structuralHash(const Instruction& instr);
+
 class StructuralMatcher {
  public:
   // Same opcode, shape (with layout), parameter number, literal (never one

@@ -289,18 +289,14 @@ class Builder {
     std::string name;
     KernelInfo info;
   };
-  // What a kernel's code depends on, hashed: the instruction's opcode and
-  // shape, its operands' shapes, and the size of what it calls.
+  // What a kernel's code depends on, hashed: structuralHash and the
+  // operands' shapes.
   static size_t kernelHash(const Instruction& instr) {
-    size_t h = static_cast<size_t>(instr.opcode());
-    auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
-    auto mixShape = [&](const Shape& shape) {
-      mix(static_cast<size_t>(shape.type()));
-      for (int64_t d : shape.dims()) mix(static_cast<size_t>(d));
-    };
-    mixShape(instr.shape());
-    for (const Instruction* op : instr.operands()) mixShape(op->shape());
-    for (const Computation* c : instr.calledComputations()) mix(static_cast<size_t>(c->instructionCount()));
+    size_t h = structuralHash(instr);
+    for (const Instruction* op : instr.operands()) {
+      hashCombine(h, static_cast<size_t>(op->shape().type()));
+      for (int64_t d : op->shape().dims()) hashCombine(h, static_cast<size_t>(d));
+    }
     return h;
   }
   // A kernel already emitted for an instruction of the same structure

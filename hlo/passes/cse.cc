@@ -48,17 +48,16 @@ bool mayMerge(const Instruction& i, SideEffects& effects) {
          !containsToken(i.shape()) && !i.hasControlEdges() && (!i.hasLiteral() || !i.literal().elided());
 }
 
+// structuralHash, the operands (in either order for a commutative opcode)
+// and the first literal values.
 size_t hashOf(const Instruction& i) {
-  size_t h = static_cast<size_t>(i.opcode()) * 1000003u;
-  auto mix = [&h](size_t v) { h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2); };
-  mix(static_cast<size_t>(i.shape().type()));
-  for (int64_t d : i.shape().dims()) mix(static_cast<size_t>(d));
+  size_t h = structuralHash(i);
   std::vector<const Instruction*> ops(i.operands().begin(), i.operands().end());
   if (isCommutative(i.opcode())) std::sort(ops.begin(), ops.end());
-  for (const Instruction* op : ops) mix(std::hash<const Instruction*>()(op));
+  for (const Instruction* op : ops) hashCombine(h, std::hash<const Instruction*>()(op));
   if (const Literal* lit = knownLiteral(i))
     for (int64_t k = 0; k < std::min<int64_t>(lit->elementCount(), 8) && lit->shape().isArray(); ++k)
-      mix(lit->bitsAt(k));
+      hashCombine(h, lit->bitsAt(k));
   return h;
 }
 
