@@ -170,7 +170,12 @@ class Builder {
     return result;
   }
 
-  int distinctKernels = 0;     // kernels emitted (steps may share one)
+  // The kernels emitted, in order (steps may share one).
+  std::vector<std::string> kernelNames() const {
+    std::vector<std::string> names;
+    for (const Emitted& e : emitted_) names.push_back(e.name);
+    return names;
+  }
 
  private:
   Status callee(Step& step, const Computation* c) {
@@ -260,8 +265,8 @@ class Builder {
       step.kind = Step::Kind::kKernel;
       step.kernelName = name;
       step.info = *info;
-      emitted_[kernelHash(instr)].push_back({&instr, name, *info});
-      ++distinctKernels;
+      byHash_[kernelHash(instr)].push_back(emitted_.size());
+      emitted_.push_back({&instr, name, *info});
       return okStatus();
     }
     if (Status typed = wellTyped(instr); !typed.ok()) {
@@ -305,8 +310,8 @@ class Builder {
   // named twice, as in add(%p, %p), through one input): its code computes
   // this one too. A model's repeated layers compile once.
   const Emitted* emittedLike(const Instruction& instr) {
-    auto bucket = emitted_.find(kernelHash(instr));
-    if (bucket == emitted_.end()) return nullptr;
+    auto bucket = byHash_.find(kernelHash(instr));
+    if (bucket == byHash_.end()) return nullptr;
     auto sameShape = [](const Instruction* p, const Instruction* q) { return p->shape() == q->shape(); };
     auto sameRepeats = [&](const Instruction& other) {
       for (int i = 0; i < instr.operandCount(); ++i)
@@ -314,8 +319,9 @@ class Builder {
           if ((instr.operand(i) == instr.operand(j)) != (other.operand(i) == other.operand(j))) return false;
       return true;
     };
-    for (const Emitted& e : bucket->second)
-      if (sameRepeats(*e.instr) && matcher_.sameInstruction(*e.instr, instr, sameShape)) return &e;
+    for (size_t k : bucket->second)
+      if (sameRepeats(*emitted_[k].instr) && matcher_.sameInstruction(*emitted_[k].instr, instr, sameShape))
+        return &emitted_[k];
     return nullptr;
   }
 
@@ -324,31 +330,27 @@ class Builder {
   const jit::CompileOptions& options_;
   int& fallbacks_;
   std::unordered_map<const Computation*, const Program*> built_;
-  std::unordered_map<size_t, std::vector<Emitted>> emitted_;
+  std::vector<Emitted> emitted_;                                 // in the order emitted
+  std::unordered_map<size_t, std::vector<size_t>> byHash_;     // kernelHash -> positions in emitted_
   StructuralMatcher matcher_;
   int counter_ = 0;
 };
 
-// --dump-to's module.kernels.txt: each LLVM function of the dumps and the
-// instructions it computes (several, when instructions of one structure
-// share it), one line each, in the order the kernels were emitted:
+// --dump-to's module.kernels.txt: each LLVM function of the dumps (`kernels`,
+// in the order emitted) and the instructions it computes (several, when
+// instructions of one structure share it), one line each:
 //   kernel.3: %fusion.12 (%main), %fusion.40 (%main)
-Status writeKernelMap(const std::vector<std::unique_ptr<Program>>& programs, const std::string& dir) {
-  std::vector<std::string> order;
+Status writeKernelMap(const std::vector<std::unique_ptr<Program>>& programs, const std::vector<std::string>& kernels,
+                      const std::string& dir) {
   std::unordered_map<std::string, std::string> computes;
   for (const auto& program : programs)
     for (const Step& step : program->steps) {
       if (step.kind != Step::Kind::kKernel) continue;
       std::string& line = computes[step.kernelName];
-      if (line.empty()) order.push_back(step.kernelName);
       line += (line.empty() ? "" : ", ") + ("%" + step.instr->name()) + " (%" + program->computation->name() + ")";
     }
-  // kernel.N in the order of N.
-  std::sort(order.begin(), order.end(), [](const std::string& a, const std::string& b) {
-    return a.size() != b.size() ? a.size() < b.size() : a < b;
-  });
   std::ofstream out(dir + "/module.kernels.txt", std::ios::trunc);
-  for (const std::string& name : order) out << name << ": " << computes[name] << "\n";
+  for (const std::string& name : kernels) out << name << ": " << computes[name] << "\n";
   if (!out) return errorStatus("cpu: cannot write " + dir + "/module.kernels.txt");
   return okStatus();
 }
@@ -377,7 +379,8 @@ StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>
   // 1-2.
   Builder builder(exe->programs_, parts, options, exe->fallbacks_);
   HLO_ASSIGN_OR_RETURN(exe->entry_, builder.build(*exe->module_->entry()));
-  if (!options.dumpDir.empty()) HLO_RETURN_IF_ERROR(writeKernelMap(exe->programs_, options.dumpDir));
+  if (!options.dumpDir.empty())
+    HLO_RETURN_IF_ERROR(writeKernelMap(exe->programs_, builder.kernelNames(), options.dumpDir));
   double llvmStart = jit::traceNowUs();
   trace.push_back({"emit LLVM IR", "compile", "", emitStart, llvmStart - emitStart, 0});
   // 3.
@@ -418,7 +421,8 @@ StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>
   if (options.verbose) {
     if (!report.cacheProblem.empty()) std::fprintf(stderr, "hlo-run: cpu: compile cache: %s\n", report.cacheProblem.c_str());
     std::fprintf(stderr, "hlo-run: cpu: %d kernels", kernels);
-    if (builder.distinctKernels < kernels) std::fprintf(stderr, " (%d distinct)", builder.distinctKernels);
+    int distinct = static_cast<int>(builder.kernelNames().size());
+    if (distinct < kernels) std::fprintf(stderr, " (%d distinct)", distinct);
     std::fprintf(stderr, "; emit %.3g ms, ", (llvmStart - emitStart) / 1e3);
     if (report.cacheHit)
       std::fprintf(stderr, "cache hit %.3g ms (fingerprint and lookup %.3g ms, load %.3g ms)\n",
