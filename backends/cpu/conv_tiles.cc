@@ -9,19 +9,12 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "backends/cpu/vector_of.h"
+
 namespace hlo::cpu {
 namespace {
 
 #if defined(__x86_64__)
-
-template <int Lanes>
-struct VectorOf {
-  // In registers.
-  typedef float Value __attribute__((vector_size(Lanes * sizeof(float))));
-  // In memory: unaligned, and allowed to alias the float arrays it is read
-  // from and written to (floats are read and written through Memory*).
-  typedef float Memory __attribute__((vector_size(Lanes * sizeof(float)), aligned(alignof(float)), may_alias));
-};
 
 // Stores (or adds) row r's NV vectors of sums at out[r] + column, only the
 // first `width` of them when the block is the last, narrower one.

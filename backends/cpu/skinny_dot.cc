@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "backends/cpu/vector_of.h"
 #include "hlo/float_formats.h"
 
 namespace hlo::cpu {
@@ -34,36 +35,28 @@ namespace {
 // thousands of terms that cancel would drift past the f32 tolerance.
 constexpr int64_t kSumBlock = 512;
 
-template <int Lanes>
-struct V {
-  typedef float Value __attribute__((vector_size(Lanes * sizeof(float))));
-  typedef float FloatMemory __attribute__((vector_size(Lanes * sizeof(float)), aligned(alignof(float)), may_alias));
-  typedef uint16_t HalfMemory __attribute__((vector_size(Lanes * sizeof(uint16_t)), aligned(2), may_alias));
-  typedef uint32_t Wide __attribute__((vector_size(Lanes * sizeof(uint32_t))));
-};
-
 // Lanes elements of b from element `at`, as floats, into `out`. bf16 is the
 // high half of an f32; f16 is rebiased (15 -> 127) in the exponent field
 // when normal, is its mantissa times 2^-24 when subnormal, and keeps an
 // all-ones exponent (inf, NaN): decodeF16ToF32 lane by lane.
 template <int Lanes, WideType W>
-[[gnu::always_inline]] inline void loadWide(const void* b, int64_t at, typename V<Lanes>::Value& out) {
-  using Value = typename V<Lanes>::Value;
-  using Wide = typename V<Lanes>::Wide;
+[[gnu::always_inline]] inline void loadWide(const void* b, int64_t at, typename VectorOf<Lanes>::Value& out) {
+  using Value = typename VectorOf<Lanes>::Value;
+  using Bits = typename VectorOf<Lanes>::Bits;
   if constexpr (W == WideType::kF32) {
-    out = *reinterpret_cast<const typename V<Lanes>::FloatMemory*>(static_cast<const float*>(b) + at);
+    out = *reinterpret_cast<const typename VectorOf<Lanes>::Memory*>(static_cast<const float*>(b) + at);
   } else {
-    Wide h = __builtin_convertvector(
-        *reinterpret_cast<const typename V<Lanes>::HalfMemory*>(static_cast<const uint16_t*>(b) + at), Wide);
-    Wide bits;
+    Bits h = __builtin_convertvector(
+        *reinterpret_cast<const typename VectorOf<Lanes>::HalfMemory*>(static_cast<const uint16_t*>(b) + at), Bits);
+    Bits bits;
     if constexpr (W == WideType::kBF16) {
       bits = h << 16;
     } else {
-      Wide sign = (h & 0x8000) << 16, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
-      Wide normal = ((exponent + 112) << 23) | (mantissa << 13);
-      Wide special = 0x7f800000 | (mantissa << 13);
+      Bits sign = (h & 0x8000) << 16, exponent = (h >> 10) & 0x1f, mantissa = h & 0x3ff;
+      Bits normal = ((exponent + 112) << 23) | (mantissa << 13);
+      Bits special = 0x7f800000 | (mantissa << 13);
       Value small = __builtin_convertvector(mantissa, Value) * 0x1p-24f;
-      Wide smallBits;
+      Bits smallBits;
       std::memcpy(&smallBits, &small, sizeof smallBits);
       bits = sign | (exponent == 0x1f ? special : exponent == 0 ? smallBits : normal);
     }
@@ -81,8 +74,8 @@ template <WideType W>
 
 // The sum of v's lanes, as a tree: halves added, then their halves.
 template <int Lanes>
-[[gnu::always_inline]] inline float lanesSum(const typename V<Lanes>::Value& v) {
-  typename V<Lanes>::Value t = v;
+[[gnu::always_inline]] inline float lanesSum(const typename VectorOf<Lanes>::Value& v) {
+  typename VectorOf<Lanes>::Value t = v;
   if constexpr (Lanes == 16) {
     t += __builtin_shufflevector(t, t, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7);
     t += __builtin_shufflevector(t, t, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3);
@@ -100,8 +93,8 @@ template <int Lanes>
 // Rows [r0, r0 + R) of a times columns [j, j + NB) of a free-major b.
 template <int Lanes, WideType W, int R, int NB>
 [[gnu::always_inline]] inline void rowsByRows(const SkinnyDotArgs& s, int64_t r0, int64_t j) {
-  using Value = typename V<Lanes>::Value;
-  using FloatMemory = typename V<Lanes>::FloatMemory;
+  using Value = typename VectorOf<Lanes>::Value;
+  using Memory = typename VectorOf<Lanes>::Memory;
   double total[R][NB] = {};
   const float* a = s.a + r0 * s.k;
   const int64_t whole = s.k / Lanes * Lanes;
@@ -125,7 +118,7 @@ template <int Lanes, WideType W, int R, int NB>
       }
 #pragma GCC unroll 8
       for (int r = 0; r < R; ++r) {
-        Value av = *reinterpret_cast<const FloatMemory*>(a + r * s.k + kk);
+        Value av = *reinterpret_cast<const Memory*>(a + r * s.k + kk);
 #pragma GCC unroll 4
         for (int q = 0; q < NB; ++q) acc[r][q] += av * bv[q];  // contracted to one FMA
       }
@@ -148,7 +141,7 @@ template <int Lanes, WideType W, int R, int NB>
 // contracting-major b.
 template <int Lanes, WideType W, int R, int NV>
 [[gnu::always_inline]] inline void rowsByColumns(const SkinnyDotArgs& s, int64_t r0, int64_t j) {
-  using Value = typename V<Lanes>::Value;
+  using Value = typename VectorOf<Lanes>::Value;
   double total[R][NV][Lanes] = {};
   const float* a = s.a + r0 * s.k;
   for (int64_t k0 = 0; k0 < s.k; k0 += kSumBlock / Lanes) {
