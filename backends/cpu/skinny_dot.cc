@@ -20,6 +20,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "backends/cpu/vector_of.h"
 #include "hlo/float_formats.h"
@@ -176,16 +177,25 @@ template <int Lanes, WideType W, int R, int NV>
         s.c[(r0 + r) * s.cRow + (j + q * Lanes + l) * s.cCol] = static_cast<float>(total[r][q][l]);
 }
 
-// Every row of a, in chunks of 8, 4, 2 and 1, times the NB columns at j
-// of a free-major b: the NB rows of b stay in the L1 cache from one chunk to
-// the next.
+// Calls f(R, r) for the rows of a in chunks of R = 8, 4, 2 and 1 rows from
+// row r (R a std::integral_constant), so that every chunk's accumulators
+// stay in registers.
+template <typename F>
+[[gnu::always_inline]] inline void inRowChunks(int64_t rows, F&& f) {
+  int64_t r = 0;
+  for (; r + 8 <= rows; r += 8) f(std::integral_constant<int, 8>{}, r);
+  if (r + 4 <= rows) f(std::integral_constant<int, 4>{}, r), r += 4;
+  if (r + 2 <= rows) f(std::integral_constant<int, 2>{}, r), r += 2;
+  if (r < rows) f(std::integral_constant<int, 1>{}, r);
+}
+
+// Every row of a times the NB columns at j of a free-major b: the NB rows
+// of b stay in the L1 cache from one chunk of rows to the next.
 template <int Lanes, WideType W, int NB>
 [[gnu::always_inline]] inline void allRowsByRows(const SkinnyDotArgs& s, int64_t j) {
-  int64_t r = 0;
-  for (; r + 8 <= s.rows; r += 8) rowsByRows<Lanes, W, 8, NB>(s, r, j);
-  if (r + 4 <= s.rows) rowsByRows<Lanes, W, 4, NB>(s, r, j), r += 4;
-  if (r + 2 <= s.rows) rowsByRows<Lanes, W, 2, NB>(s, r, j), r += 2;
-  if (r < s.rows) rowsByRows<Lanes, W, 1, NB>(s, r, j);
+  inRowChunks(s.rows, [&](auto R, int64_t r) __attribute__((always_inline)) {
+    rowsByRows<Lanes, W, decltype(R)::value, NB>(s, r, j);
+  });
 }
 
 // Rows [r0, r0 + R) of a times columns [c0, c1) of a contracting-major b.
@@ -214,14 +224,13 @@ template <int Lanes, WideType W>
     return;
   }
   // Blocks of kBlock columns (a block of b, k rows of it, stays in the L2
-  // cache), each times every row of a in chunks of 8, 4, 2 and 1.
+  // cache), each times every row of a.
   constexpr int64_t kBlock = 64;
   for (int64_t c0 = col0; c0 < col1; c0 += kBlock) {
-    int64_t c1 = std::min(c0 + kBlock, col1), r = 0;
-    for (; r + 8 <= s.rows; r += 8) rowsByColumnRange<Lanes, W, 8>(s, r, c0, c1);
-    if (r + 4 <= s.rows) rowsByColumnRange<Lanes, W, 4>(s, r, c0, c1), r += 4;
-    if (r + 2 <= s.rows) rowsByColumnRange<Lanes, W, 2>(s, r, c0, c1), r += 2;
-    if (r < s.rows) rowsByColumnRange<Lanes, W, 1>(s, r, c0, c1);
+    int64_t c1 = std::min(c0 + kBlock, col1);
+    inRowChunks(s.rows, [&](auto R, int64_t r) __attribute__((always_inline)) {
+      rowsByColumnRange<Lanes, W, decltype(R)::value>(s, r, c0, c1);
+    });
   }
 }
 
