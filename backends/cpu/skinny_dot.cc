@@ -206,12 +206,13 @@ template <int Lanes, WideType W, int R>
   constexpr int kWide = R >= 8 ? 2 : 4;
   int64_t j = c0;
   for (; j + kWide * Lanes <= c1; j += kWide * Lanes) rowsByColumns<Lanes, W, R, kWide>(s, r0, j);
-  // The last columns, fewer than a tile: one at a time.
+  // The last columns, fewer than a tile: one at a time, summed in double
+  // (one f32 chain of k terms would drift as the vector lanes are kept from).
   for (; j < c1; ++j)
     for (int64_t r = r0; r < r0 + R; ++r) {
-      float sum = 0;
+      double sum = 0;
       for (int64_t kk = 0; kk < s.k; ++kk) sum += s.a[r * s.k + kk] * loadOne<W>(s.b, kk * s.cols + j);
-      s.c[r * s.cRow + j * s.cCol] = sum;
+      s.c[r * s.cRow + j * s.cCol] = static_cast<float>(sum);
     }
 }
 
