@@ -12,8 +12,10 @@
 //      of the compute type. An f32 result is written by gemm directly.
 //      Float products skip the packed copy of a large operand: at most
 //      kSkinnyRows rows (or columns) by a wide operand go through the skinny
-//      kernel (skinny_dot.h), and a large operand stored as bf16 or f16 is
-//      converted and multiplied a block at a time (kBlockBytes).
+//      kernel (skinny_dot.h), slab by slab when the wide operand has free
+//      dimensions on both sides of its contracting ones (wideLayout), and a
+//      large operand stored as bf16 or f16 is converted and multiplied a
+//      block at a time (kBlockBytes).
 //   4. Small products run as a plain loop instead (runtime_blas.h): the
 //      library's setup costs more than the arithmetic there. The smallest
 //      (jit::emitsDot) are not library calls at all: a kernel computes them.
@@ -166,12 +168,61 @@ std::optional<bool> freeMajorOrder(const DotDims& d, int side, size_t batch, siz
   return std::nullopt;
 }
 
+// How the wide operand of a skinny product is laid out. Leaving out
+// dimensions of size 1, it must be stored [B, F_outer, K, F_inner]: its
+// batch dimensions first in their listed order, then free dimensions, all of
+// its contracting dimensions side by side (in any order), then free
+// dimensions again. Its free dimensions are then in increasing order, as the
+// result numbers its columns, and the operand is `outer` contracting-major
+// [K, inner] slabs one after the other: with inner == 1, one free-major
+// [outer, K] matrix. An attention projection's weight [heads, model, head]
+// contracted along `model` is 'heads' slabs. `contractingOrder` lists the
+// positions in the attribute's list of the contracting dimensions in storage
+// order, which the other operand's contracting dimensions are packed in.
+struct WideLayout {
+  int64_t outer = 1, inner = 1;
+  std::vector<size_t> contractingOrder;
+};
+
+std::optional<WideLayout> wideLayout(const Shape& shape, const std::vector<int64_t>& batchDims,
+                                     const std::vector<int64_t>& contractingDims) {
+  auto among = [](const std::vector<int64_t>& dims, int64_t d) { return std::find(dims.begin(), dims.end(), d) != dims.end(); };
+  std::vector<int64_t> batch;  // the batch dimensions of more than 1 element, in listed order
+  for (int64_t d : batchDims)
+    if (shape.dim(static_cast<int>(d)) > 1) batch.push_back(d);
+  WideLayout w;
+  size_t batchSeen = 0;
+  enum { kBatch, kOuter, kContracting, kInner } part = kBatch;
+  for (int d = 0; d < shape.rank(); ++d) {
+    const int64_t size = shape.dim(d);
+    if (size == 1) continue;
+    if (among(batchDims, d)) {
+      if (part != kBatch || batch[batchSeen++] != d) return std::nullopt;
+    } else if (among(contractingDims, d)) {
+      if (part == kInner) return std::nullopt;
+      part = kContracting;
+    } else if (part == kContracting || part == kInner) {
+      part = kInner;
+      w.inner *= size;
+    } else {
+      part = kOuter;
+      w.outer *= size;
+    }
+  }
+  for (size_t i = 0; i < contractingDims.size(); ++i) w.contractingOrder.push_back(i);
+  std::sort(w.contractingOrder.begin(), w.contractingOrder.end(),
+            [&](size_t x, size_t y) { return contractingDims[x] < contractingDims[y]; });
+  return w;
+}
+
 // A product of at most kSkinnyRows rows (or columns) by a wide operand of
-// f32, bf16 or f16 through the skinny kernel (skinny_dot.h), its columns
-// split across the threads; false when the dot is not of that form.
-bool skinnyProduct(const RuntimeCall& call, const DotDims& d, size_t batch, size_t contracting, float* c) {
+// f32, bf16 or f16 laid out as wideLayout says, through the skinny kernel
+// (skinny_dot.h): slab by slab, their columns split across the threads;
+// false when the dot is not of that form.
+bool skinnyProduct(const RuntimeCall& call, const DotDims& d, float* c) {
   SkinnyDotFn fn = skinnyDotForThisCpu();
   if (!fn || d.k == 0) return false;
+  const Attributes& attrs = call.instr.attrs();
   for (int wide = 1; wide >= 0; --wide) {
     int64_t rows = wide == 1 ? d.m : d.n, extent = wide == 1 ? d.n : d.m;
     if (rows > kSkinnyRows || extent * d.k < (int64_t{1} << 16)) continue;
@@ -180,23 +231,40 @@ bool skinnyProduct(const RuntimeCall& call, const DotDims& d, size_t batch, size
                                    : w.type() == ElementType::kBF16 ? std::optional(WideType::kBF16)
                                    : w.type() == ElementType::kF16  ? std::optional(WideType::kF16)
                                                                     : std::nullopt;
-    std::optional<bool> freeMajor = freeMajorOrder(d, wide, batch, contracting);
-    if (!type || !freeMajor) continue;
-    // The other operand as f32 [B, rows, K].
+    const AttrKey wideBatch = wide == 1 ? AttrKey::kRhsBatchDims : AttrKey::kLhsBatchDims;
+    const AttrKey wideContracting = wide == 1 ? AttrKey::kRhsContractingDims : AttrKey::kLhsContractingDims;
+    std::optional<WideLayout> layout = wideLayout(w.shape(), attrs.getInts(wideBatch), attrs.getInts(wideContracting));
+    if (!type || !layout) continue;
+    // The other operand as f32 [B, rows, K], its contracting dimensions in
+    // the wide one's storage order.
+    const std::vector<int64_t>& otherContracting =
+        attrs.getInts(wide == 1 ? AttrKey::kLhsContractingDims : AttrKey::kRhsContractingDims);
+    std::vector<int64_t> perm = attrs.getInts(wide == 1 ? AttrKey::kLhsBatchDims : AttrKey::kRhsBatchDims);
+    const std::vector<int64_t>& otherFree = wide == 1 ? d.lhsFree : d.rhsFree;
+    perm.insert(perm.end(), otherFree.begin(), otherFree.end());
+    for (size_t i : layout->contractingOrder) perm.push_back(otherContracting[i]);
     std::vector<float> a(static_cast<size_t>(d.batch * rows * d.k));
-    if (wide == 1) pack(*call.operands[0], d.lhsPerm, a.data());
-    else pack(*call.operands[1], swapGroups(d.rhsPerm, batch, contracting), a.data());
+    pack(*call.operands[1 - wide], perm, a.data());
+    // Slabs of `columns` columns of c, each cut into units of work.
+    const bool freeMajor = layout->inner == 1;
+    const int64_t slabs = freeMajor ? 1 : layout->outer, columns = freeMajor ? extent : layout->inner;
     const int64_t bytes = storageBytes(w.type());
+    const int64_t cRow = wide == 1 ? d.n : 1, cCol = wide == 1 ? 1 : d.n;
     constexpr int64_t kColumns = 64;  // columns per unit of work
-    const int64_t units = (extent + kColumns - 1) / kColumns;
+    const int64_t unitsPerSlab = (columns + kColumns - 1) / kColumns, units = slabs * unitsPerSlab;
     const int threads = call.pool.workers() + 1;
     for (int64_t bi = 0; bi < d.batch; ++bi) {
-      SkinnyDotArgs args{a.data() + bi * rows * d.k, rows, w.untypedData() + bi * extent * d.k * bytes,
-                         *type, *freeMajor, d.k, extent, c + bi * d.m * d.n,
-                         wide == 1 ? d.n : 1, wide == 1 ? 1 : d.n};
       int chunks = static_cast<int>(std::min<int64_t>(units, extent * d.k >= (int64_t{1} << 18) ? 4 * threads : 1));
       call.pool.parallelFor(units, chunks, [&](int64_t begin, int64_t end) {
-        fn(args, begin * kColumns, std::min(end * kColumns, extent));
+        // One call for the units of each slab in [begin, end).
+        for (int64_t u = begin; u < end;) {
+          const int64_t slab = u / unitsPerSlab, last = std::min(end, (slab + 1) * unitsPerSlab);
+          SkinnyDotArgs args{a.data() + bi * rows * d.k, rows,
+                             w.untypedData() + (bi * extent + slab * columns) * d.k * bytes, *type, freeMajor, d.k,
+                             columns, c + bi * d.m * d.n + slab * columns * cCol, cRow, cCol};
+          fn(args, (u - slab * unitsPerSlab) * kColumns, std::min((last - slab * unitsPerSlab) * kColumns, columns));
+          u = last;
+        }
       });
     }
     return true;
@@ -243,7 +311,7 @@ Status runAs(const RuntimeCall& call, const DotShape& s, ElementType native) {
   // f32 products that need no packed copy of a large operand first.
   bool done = false;
   if constexpr (std::is_same_v<T, float>)
-    done = skinnyProduct(call, d, batch, contracting, result) || blockedProduct(call, d, batch, contracting, result);
+    done = skinnyProduct(call, d, result) || blockedProduct(call, d, batch, contracting, result);
   if (!done) {
     GemmOperand<T> a = gemmOperand<T>(lhs, d.lhsPerm, batch, d.lhsFree.size(), native);
     GemmOperand<T> b = gemmOperand<T>(rhs, d.rhsPerm, batch, contracting, native);

@@ -26,8 +26,12 @@ struct DotCase {
   std::string lhs, rhs, out;  // shapes, e.g. "bf16[3,512]"
   std::string dims;           // the dot's attributes
   std::vector<int64_t> lhsDims, rhsDims;
-  // Batch, M, K positions of each lhs dimension: 'b', 'm' or 'k'; 'b', 'k' or
-  // 'n' for the rhs.
+  // The part each lhs dimension plays: 'b' (batch), 'm' (free) or 'k'
+  // (contracting); 'b', 'k' or 'n' for the rhs. A capital letter is a second
+  // dimension of that part, the minor one of its index: i = i_lower *
+  // size_upper + i_upper (free dimensions must be written in storage order,
+  // as the result numbers them; a capital 'K' pairs with the other
+  // operand's 'K'). '1' is a dimension of size 1 of any part.
   std::string lhsRoles, rhsRoles;
 };
 
@@ -41,20 +45,31 @@ Literal filled(const Shape& shape, int salt) {
   return x;
 }
 
-// The position of each role in a multi-index of `dims` with `roles`.
-int64_t linearOf(const std::vector<int64_t>& dims, const std::string& roles, int64_t b, int64_t r, int64_t k) {
-  int64_t linear = 0;
-  for (size_t d = 0; d < dims.size(); ++d) {
-    int64_t at = roles[d] == 'b' ? b : roles[d] == 'k' ? k : r;
-    linear = linear * dims[d] + at;
-  }
-  return linear;
-}
-
-int64_t extent(const std::vector<int64_t>& dims, const std::string& roles, char role) {
+// The size of the dimension playing `role`, 1 if none does.
+int64_t sizeOf(const std::vector<int64_t>& dims, const std::string& roles, char role) {
   for (size_t d = 0; d < dims.size(); ++d)
     if (roles[d] == role) return dims[d];
   return 1;
+}
+
+// The extent of a part: the product of its (lower and capital) dimensions.
+int64_t extent(const std::vector<int64_t>& dims, const std::string& roles, char role) {
+  return sizeOf(dims, roles, role) * sizeOf(dims, roles, static_cast<char>(role - 'a' + 'A'));
+}
+
+// The row-major position of the element at batch b, free index r and
+// contracting index k of an operand with `dims` and `roles`.
+int64_t linearOf(const std::vector<int64_t>& dims, const std::string& roles, int64_t b, int64_t r, int64_t k) {
+  int64_t linear = 0;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const char role = roles[d];
+    const char part = role == '1' ? '1' : static_cast<char>(role | 0x20);  // lower case
+    const int64_t index = part == 'b' ? b : part == 'k' ? k : part == '1' ? 0 : r;
+    const int64_t minor = sizeOf(dims, roles, static_cast<char>(part - 'a' + 'A'));
+    const int64_t at = part == '1' ? 0 : role == part ? index / minor : index % minor;
+    linear = linear * dims[d] + at;
+  }
+  return linear;
 }
 
 void expectDot(const DotCase& c) {
@@ -68,8 +83,8 @@ void expectDot(const DotCase& c) {
   args.push_back(filled(module->entry()->parameter(1)->shape(), 2));
   auto result = (*exe)->run(args);
   ASSERT_TRUE(result.ok()) << result.status().message();
-  int64_t batch = extent(c.lhsDims, c.lhsRoles, 'b'), m = extent(c.lhsDims, c.lhsRoles, 'm');
-  int64_t k = extent(c.lhsDims, c.lhsRoles, 'k'), n = extent(c.rhsDims, c.rhsRoles, 'n');
+  const int64_t batch = extent(c.lhsDims, c.lhsRoles, 'b'), m = extent(c.lhsDims, c.lhsRoles, 'm');
+  const int64_t k = extent(c.lhsDims, c.lhsRoles, 'k'), n = extent(c.rhsDims, c.rhsRoles, 'n');
   ASSERT_EQ(result->elementCount(), batch * m * n) << c.name;
   int64_t wrong = 0;
   std::string first;
@@ -127,6 +142,26 @@ TEST(RuntimeDot, SkinnyColumnsByWideLhs) {
   expectDot({"lhs [K, M] by 16 columns, batched", "f32[2,256,700]", "f32[2,16,256]", "f32[2,700,16]",
              "lhs_batch_dims={0}, lhs_contracting_dims={1}, rhs_batch_dims={0}, rhs_contracting_dims={2}",
              {2, 256, 700}, {2, 16, 256}, "bkm", "bnk"});
+}
+
+// Skinny with the wide operand in slabs (runtime_dot.cc, wideLayout): free
+// dimensions on both sides of the contracting ones, as attention projections
+// store their weights, contracting dimensions listed out of storage order,
+// and dimensions of size 1 between the others.
+TEST(RuntimeDot, SkinnyRowsBySlabs) {
+  expectDot({"rows by [heads, K, head]", "bf16[3,300]", "bf16[4,300,70]", "f32[3,4,70]",
+             "lhs_contracting_dims={1}, rhs_contracting_dims={1}", {3, 300}, {4, 300, 70}, "mk", "nkN"});
+  expectDot({"rows by [K1, K2, N], contracting listed in the other order", "f32[5,70,4]", "bf16[4,70,600]",
+             "f32[5,600]", "lhs_contracting_dims={1,2}, rhs_contracting_dims={1,0}", {5, 70, 4}, {4, 70, 600}, "mKk",
+             "kKn"});
+  expectDot({"batched rows by [B, N1, K, N2]", "f32[2,5,600]", "f16[2,3,600,40]", "f32[2,5,3,40]",
+             "lhs_batch_dims={0}, lhs_contracting_dims={2}, rhs_batch_dims={0}, rhs_contracting_dims={2}",
+             {2, 5, 600}, {2, 3, 600, 40}, "bmk", "bnkN"});
+}
+TEST(RuntimeDot, SkinnyColumnsBySlabs) {
+  expectDot({"lhs [2, 1, K, 256] by 11 columns [1, 11, K]", "bf16[2,1,300,256]", "bf16[1,11,300]",
+             "f32[2,1,256,1,11]", "lhs_contracting_dims={2}, rhs_contracting_dims={2}", {2, 1, 300, 256},
+             {1, 11, 300}, "m1kM", "1nk"});
 }
 
 }  // namespace
