@@ -2,12 +2,12 @@
 // and compiled per instruction set, as conv_tiles.cc is: each entry point
 // carries its target attribute and force-inlines the shared body.
 //
-// Free-major (b rows are columns of c): NB columns at a time, each a row of
-// b converted a vector at a time, multiplied into R rows of a: R * NB
-// accumulators, R + NB loads per R * NB multiply-adds. Rows of a come in
-// chunks of 8, 4, 2 and 1 (so every chunk's accumulators stay in
-// registers); the NB rows of b stay in the L1 cache from one chunk to the
-// next.
+// Free-major (b rows are columns of c): NB columns at a time (2 for 8 rows
+// or more, else 1), each a row of b converted a vector at a time,
+// multiplied into R rows of a: R * NB accumulators (times U for fewer than
+// 4 rows), R + NB loads per R * NB multiply-adds. Rows of a come in chunks
+// of 8, 4, 2 and 1 (so every chunk's accumulators stay in registers); the
+// NB rows of b stay in the L1 cache from one chunk to the next.
 //
 // Contracting-major (b rows run along k): blocks of 64 columns (k rows of a
 // block stay in the L2 cache), each cut into tiles of NV vectors of
@@ -91,8 +91,10 @@ template <int Lanes>
   return t[0];
 }
 
-// Rows [r0, r0 + R) of a times columns [j, j + NB) of a free-major b.
-template <int Lanes, WideType W, int R, int NB>
+// Rows [r0, r0 + R) of a times columns [j, j + NB) of a free-major b, each
+// sum in U accumulators (U vectors of k at a time), so that R * NB * U
+// multiply-adds are independent of each other.
+template <int Lanes, WideType W, int R, int NB, int U>
 [[gnu::always_inline]] inline void rowsByRows(const SkinnyDotArgs& s, int64_t r0, int64_t j) {
   using Value = typename VectorOf<Lanes>::Value;
   using Memory = typename VectorOf<Lanes>::Memory;
@@ -101,15 +103,27 @@ template <int Lanes, WideType W, int R, int NB>
   const int64_t whole = s.k / Lanes * Lanes;
   for (int64_t k0 = 0; k0 < whole; k0 += kSumBlock) {
     const int64_t k1 = std::min(k0 + kSumBlock, whole);
-    Value acc[R][NB];
+    Value acc[R][NB][U];
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
-      for (int q = 0; q < NB; ++q) acc[r][q] = Value{};
-    for (int64_t kk = k0; kk < k1; kk += Lanes) {
+      for (int q = 0; q < NB; ++q)
+#pragma GCC unroll 4
+        for (int u = 0; u < U; ++u) acc[r][q][u] = Value{};
+    // The Lanes terms at kk into accumulator u.
+    auto multiplyAdd = [&](int64_t kk, int u) __attribute__((always_inline)) {
       Value bv[NB];
 #pragma GCC unroll 4
       for (int q = 0; q < NB; ++q) loadWide<Lanes, W>(s.b, (j + q) * s.k + kk, bv[q]);
+#pragma GCC unroll 8
+      for (int r = 0; r < R; ++r) {
+        Value av = *reinterpret_cast<const Memory*>(a + r * s.k + kk);
+#pragma GCC unroll 4
+        for (int q = 0; q < NB; ++q) acc[r][q][u] += av * bv[q];  // contracted to one FMA
+      }
+    };
+    int64_t kk = k0;
+    for (; kk + U * Lanes <= k1; kk += U * Lanes) {
       if (r0 == 0) {
         // The rows of b two steps on, on their way while these are summed.
         constexpr int bytes = W == WideType::kF32 ? 4 : 2;
@@ -117,17 +131,19 @@ template <int Lanes, WideType W, int R, int NB>
         for (int q = 0; q < NB; ++q)
           __builtin_prefetch(static_cast<const char*>(s.b) + ((j + q + 2 * NB) * s.k + kk) * bytes);
       }
-#pragma GCC unroll 8
-      for (int r = 0; r < R; ++r) {
-        Value av = *reinterpret_cast<const Memory*>(a + r * s.k + kk);
 #pragma GCC unroll 4
-        for (int q = 0; q < NB; ++q) acc[r][q] += av * bv[q];  // contracted to one FMA
-      }
+      for (int u = 0; u < U; ++u) multiplyAdd(kk + u * Lanes, u);
     }
+    for (; kk < k1; kk += Lanes) multiplyAdd(kk, 0);
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
-      for (int q = 0; q < NB; ++q) total[r][q] += lanesSum<Lanes>(acc[r][q]);
+      for (int q = 0; q < NB; ++q) {
+        Value sum = acc[r][q][0];
+#pragma GCC unroll 4
+        for (int u = 1; u < U; ++u) sum += acc[r][q][u];
+        total[r][q] += lanesSum<Lanes>(sum);
+      }
   }
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r)
@@ -190,11 +206,13 @@ template <typename F>
 }
 
 // Every row of a times the NB columns at j of a free-major b: the NB rows
-// of b stay in the L1 cache from one chunk of rows to the next.
+// of b stay in the L1 cache from one chunk of rows to the next. Chunks of
+// fewer than 4 rows split their sums into 4 / R accumulators.
 template <int Lanes, WideType W, int NB>
 [[gnu::always_inline]] inline void allRowsByRows(const SkinnyDotArgs& s, int64_t j) {
   inRowChunks(s.rows, [&](auto R, int64_t r) __attribute__((always_inline)) {
-    rowsByRows<Lanes, W, decltype(R)::value, NB>(s, r, j);
+    constexpr int kRows = decltype(R)::value;
+    rowsByRows<Lanes, W, kRows, NB, (kRows >= 4 ? 1 : 4 / kRows)>(s, r, j);
   });
 }
 
@@ -219,9 +237,15 @@ template <int Lanes, WideType W, int R>
 template <int Lanes, WideType W>
 [[gnu::always_inline]] inline void body(const SkinnyDotArgs& s, int64_t col0, int64_t col1) {
   if (s.freeMajor) {
+    // Fewer than 8 rows read b one row at a time: one sequential stream,
+    // which the hardware prefetchers follow at twice the speed they follow
+    // two rows read side by side (bf16, 1 row by [262144, 1152]: 23 -> 16
+    // ms on two cores). 8 rows and more are bound by their multiply-adds,
+    // and two rows of b at a time load fewer rows of a per multiply-add.
     int64_t j = col0;
-    for (; j + 2 <= col1; j += 2) allRowsByRows<Lanes, W, 2>(s, j);
-    if (j < col1) allRowsByRows<Lanes, W, 1>(s, j);
+    if (s.rows >= 8)
+      for (; j + 2 <= col1; j += 2) allRowsByRows<Lanes, W, 2>(s, j);
+    for (; j < col1; ++j) allRowsByRows<Lanes, W, 1>(s, j);
     return;
   }
   // Blocks of kBlock columns (a block of b, k rows of it, stays in the L2
