@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "backends/cpu/vector_of.h"
 #include "hlo/float_formats.h"
@@ -91,16 +92,60 @@ template <int Lanes>
   return t[0];
 }
 
+// A free-major row of b is read a chunk at a time: Lanes * kSplit<W>
+// elements, decoded into kSplit<W> vectors. bf16 loads a whole vector's
+// bytes, 2 * Lanes elements, and splits them into the even ones (each 32-bit
+// lane's low half, shifted up) and the odd ones (its high half, masked): no
+// shuffle, where widening Lanes elements to 32 bits takes one. The rows of a
+// are packed to match (packRows).
+template <WideType W>
+inline constexpr int kSplit = W == WideType::kBF16 ? 2 : 1;
+
+template <int Lanes, WideType W>
+[[gnu::always_inline]] inline void loadChunk(const void* b, int64_t at,
+                                             typename VectorOf<Lanes>::Value (&out)[kSplit<W>]) {
+  if constexpr (W == WideType::kBF16) {
+    using Bits = typename VectorOf<Lanes>::Bits;
+    Bits bits = *reinterpret_cast<const typename VectorOf<Lanes>::BitsMemory*>(static_cast<const uint16_t*>(b) + at);
+    Bits even = bits << 16, odd = bits & 0xffff0000u;
+    std::memcpy(&out[0], &even, sizeof even);
+    std::memcpy(&out[1], &odd, sizeof odd);
+  } else {
+    loadWide<Lanes, W>(b, at, out[0]);
+  }
+}
+
+// The rows of a for the free-major kernel, over the first `whole` elements
+// of k (a multiple of the chunk): chunk by chunk, each row's chunk in the
+// order loadChunk decodes b's (for bf16, the even elements, then the odd).
+// A chunk's rows are side by side, so one pointer with constant offsets
+// reaches all of them (R row pointers would not fit the registers).
+template <int Lanes, WideType W>
+const float* packRows(const SkinnyDotArgs& s, int64_t whole, std::vector<float>& packed) {
+  constexpr int kChunk = Lanes * kSplit<W>;
+  // Aligned to 64 bytes: a vector load that crosses a cache line costs two.
+  packed.resize(static_cast<size_t>(s.rows * whole + 16));
+  float* const start = packed.data() + (-reinterpret_cast<uintptr_t>(packed.data()) / sizeof(float) & 15);
+  float* out = start;
+  for (int64_t c = 0; c < whole; c += kChunk)
+    for (int64_t r = 0; r < s.rows; ++r) {
+      const float* row = s.a + r * s.k + c;
+      for (int p = 0; p < kSplit<W>; ++p)
+        for (int i = 0; i < Lanes; ++i) *out++ = row[i * kSplit<W> + p];
+    }
+  return start;
+}
+
 // Rows [r0, r0 + R) of a times columns [j, j + NB) of a free-major b, each
-// sum in U accumulators (U vectors of k at a time), so that R * NB * U
-// multiply-adds are independent of each other.
+// sum in U accumulators (U chunks of k at a time), so that enough
+// multiply-adds are independent of each other. `packed` is packRows'.
 template <int Lanes, WideType W, int R, int NB, int U>
-[[gnu::always_inline]] inline void rowsByRows(const SkinnyDotArgs& s, int64_t r0, int64_t j) {
+[[gnu::always_inline]] inline void rowsByRows(const SkinnyDotArgs& s, const float* packed, int64_t r0, int64_t j) {
   using Value = typename VectorOf<Lanes>::Value;
   using Memory = typename VectorOf<Lanes>::Memory;
+  constexpr int kChunk = Lanes * kSplit<W>;
   double total[R][NB] = {};
-  const float* a = s.a + r0 * s.k;
-  const int64_t whole = s.k / Lanes * Lanes;
+  const int64_t whole = s.k / kChunk * kChunk;
   for (int64_t k0 = 0; k0 < whole; k0 += kSumBlock) {
     const int64_t k1 = std::min(k0 + kSumBlock, whole);
     Value acc[R][NB][U];
@@ -110,20 +155,23 @@ template <int Lanes, WideType W, int R, int NB, int U>
       for (int q = 0; q < NB; ++q)
 #pragma GCC unroll 4
         for (int u = 0; u < U; ++u) acc[r][q][u] = Value{};
-    // The Lanes terms at kk into accumulator u.
+    // The chunk at kk into accumulators u.
     auto multiplyAdd = [&](int64_t kk, int u) __attribute__((always_inline)) {
-      Value bv[NB];
+      Value bv[NB][kSplit<W>];
 #pragma GCC unroll 4
-      for (int q = 0; q < NB; ++q) loadWide<Lanes, W>(s.b, (j + q) * s.k + kk, bv[q]);
+      for (int q = 0; q < NB; ++q) loadChunk<Lanes, W>(s.b, (j + q) * s.k + kk, bv[q]);
+      const float* at = packed + (kk / kChunk * s.rows + r0) * kChunk;
 #pragma GCC unroll 8
-      for (int r = 0; r < R; ++r) {
-        Value av = *reinterpret_cast<const Memory*>(a + r * s.k + kk);
+      for (int r = 0; r < R; ++r)
+#pragma GCC unroll 2
+        for (int p = 0; p < kSplit<W>; ++p) {
+          Value av = *reinterpret_cast<const Memory*>(at + r * kChunk + p * Lanes);
 #pragma GCC unroll 4
-        for (int q = 0; q < NB; ++q) acc[r][q][u] += av * bv[q];  // contracted to one FMA
-      }
+          for (int q = 0; q < NB; ++q) acc[r][q][u] += av * bv[q][p];  // contracted to one FMA
+        }
     };
     int64_t kk = k0;
-    for (; kk + U * Lanes <= k1; kk += U * Lanes) {
+    for (; kk + U * kChunk <= k1; kk += U * kChunk) {
       if (r0 == 0) {
         // The rows of b two steps on, on their way while these are summed.
         constexpr int bytes = W == WideType::kF32 ? 4 : 2;
@@ -132,9 +180,9 @@ template <int Lanes, WideType W, int R, int NB, int U>
           __builtin_prefetch(static_cast<const char*>(s.b) + ((j + q + 2 * NB) * s.k + kk) * bytes);
       }
 #pragma GCC unroll 4
-      for (int u = 0; u < U; ++u) multiplyAdd(kk + u * Lanes, u);
+      for (int u = 0; u < U; ++u) multiplyAdd(kk + u * kChunk, u);
     }
-    for (; kk < k1; kk += Lanes) multiplyAdd(kk, 0);
+    for (; kk < k1; kk += kChunk) multiplyAdd(kk, 0);
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
@@ -145,6 +193,7 @@ template <int Lanes, WideType W, int R, int NB, int U>
         total[r][q] += lanesSum<Lanes>(sum);
       }
   }
+  const float* a = s.a + r0 * s.k;
 #pragma GCC unroll 8
   for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
@@ -209,10 +258,10 @@ template <typename F>
 // of b stay in the L1 cache from one chunk of rows to the next. Chunks of
 // fewer than 4 rows split their sums into 4 / R accumulators.
 template <int Lanes, WideType W, int NB>
-[[gnu::always_inline]] inline void allRowsByRows(const SkinnyDotArgs& s, int64_t j) {
+[[gnu::always_inline]] inline void allRowsByRows(const SkinnyDotArgs& s, const float* packed, int64_t j) {
   inRowChunks(s.rows, [&](auto R, int64_t r) __attribute__((always_inline)) {
     constexpr int kRows = decltype(R)::value;
-    rowsByRows<Lanes, W, kRows, NB, (kRows >= 4 ? 1 : 4 / kRows)>(s, r, j);
+    rowsByRows<Lanes, W, kRows, NB, (kRows >= 4 ? 1 : 4 / kRows)>(s, packed, r, j);
   });
 }
 
@@ -242,10 +291,12 @@ template <int Lanes, WideType W>
     // two rows read side by side (bf16, 1 row by [262144, 1152]: 23 -> 16
     // ms on two cores). 8 rows and more are bound by their multiply-adds,
     // and two rows of b at a time load fewer rows of a per multiply-add.
+    thread_local std::vector<float> buffer;
+    const float* packed = packRows<Lanes, W>(s, s.k / (Lanes * kSplit<W>) * (Lanes * kSplit<W>), buffer);
     int64_t j = col0;
     if (s.rows >= 8)
-      for (; j + 2 <= col1; j += 2) allRowsByRows<Lanes, W, 2>(s, j);
-    for (; j < col1; ++j) allRowsByRows<Lanes, W, 1>(s, j);
+      for (; j + 2 <= col1; j += 2) allRowsByRows<Lanes, W, 2>(s, packed, j);
+    for (; j < col1; ++j) allRowsByRows<Lanes, W, 1>(s, packed, j);
     return;
   }
   // Blocks of kBlock columns (a block of b, k rows of it, stays in the L2

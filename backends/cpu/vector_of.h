@@ -18,6 +18,8 @@ struct VectorOf {
   typedef uint16_t HalfMemory __attribute__((vector_size(Lanes * sizeof(uint16_t)), aligned(2), may_alias));
   // Lanes 32-bit integers in registers (a float's bits).
   typedef uint32_t Bits __attribute__((vector_size(Lanes * sizeof(uint32_t))));
+  // Lanes 32-bit integers in memory, unaligned (two 2-byte elements each).
+  typedef uint32_t BitsMemory __attribute__((vector_size(Lanes * sizeof(uint32_t)), aligned(2), may_alias));
 };
 
 }  // namespace hlo::cpu
