@@ -11,9 +11,11 @@
 //
 // Contracting-major (b rows run along k): blocks of 64 columns (k rows of a
 // block stay in the L2 cache), each cut into tiles of NV vectors of
-// columns, each k adding b's row k times a[r, k] (broadcast) into R rows of
-// accumulators, as the convolution tiles do; fewer rows take wider tiles,
-// so that enough sums are in flight to cover the multiply-add's latency.
+// columns, each k adding b's row k times a[r, k] (broadcast from a
+// transposed copy) into R rows of accumulators, as the convolution tiles
+// do; fewer rows take wider tiles, so that enough sums are in flight to
+// cover the multiply-add's latency. With AVX-512 all rows are one chunk
+// (up to 16, padded with zero rows), so b is read once.
 //
 // Both sum in f32 lanes for a block of k, then in double (kSumBlock).
 #include "backends/cpu/skinny_dot.h"
@@ -115,17 +117,72 @@ template <int Lanes, WideType W>
   }
 }
 
-// The rows of a for the free-major kernel, over the first `whole` elements
-// of k (a multiple of the chunk): chunk by chunk, each row's chunk in the
-// order loadChunk decodes b's (for bf16, the even elements, then the odd).
-// A chunk's rows are side by side, so one pointer with constant offsets
+// The rows of a are multiplied in chunks of R rows whose accumulators stay
+// in registers.
+//
+// Free-major: chunks of 8, 4, 2 and 1 rows. Its loop is bound by loads, the
+// chunks find b's rows in the L1 cache, and a larger chunk would load more
+// rows of a per multiply-add (16 rows as one chunk: 30% slower than two).
+template <typename F>
+[[gnu::always_inline]] inline void inRowChunks(int64_t rows, F&& f) {
+  int64_t r = 0;
+  for (; r + 8 <= rows; r += 8) f(std::integral_constant<int, 8>{}, r);
+  if (r + 4 <= rows) f(std::integral_constant<int, 4>{}, r), r += 4;
+  if (r + 2 <= rows) f(std::integral_constant<int, 2>{}, r), r += 2;
+  if (r < rows) f(std::integral_constant<int, 1>{}, r);
+}
+
+// Contracting-major: with AVX-512's 32 vector registers, one chunk of 1, 2,
+// 4, 8, 12 or 16 rows (3 rows as 4, 11 as 12), which reads b once where
+// chunks of 8, 2 and 1 would read it three times (11 rows by a cold bf16
+// [6912, 18432]: 42 -> 28 ms on two cores); with AVX2's 16, chunks of 8 for
+// more than 8 rows. packColumns pads a to paddedRows rows with zeros, whose
+// sums are not stored.
+template <int Lanes>
+inline constexpr int64_t kMaxChunk = Lanes == 16 ? 16 : 8;
+
+template <int Lanes>
+int64_t paddedRows(int64_t rows) {
+  if (rows > kMaxChunk<Lanes>) return (rows + 7) / 8 * 8;
+  return rows <= 2 ? rows : rows <= 4 ? 4 : rows <= 8 ? 8 : rows <= 12 ? 12 : 16;
+}
+
+// Calls f(R, r0) for each chunk (R a std::integral_constant).
+template <int Lanes, typename F>
+[[gnu::always_inline]] inline void inPaddedRowChunks(int64_t rows, F&& f) {
+  const int64_t padded = paddedRows<Lanes>(rows);
+  if constexpr (Lanes == 16) {
+    if (padded == 16) return f(std::integral_constant<int, 16>{}, 0);
+    if (padded == 12) return f(std::integral_constant<int, 12>{}, 0);
+  }
+  if (padded >= 8) {
+    for (int64_t r = 0; r < padded; r += 8) f(std::integral_constant<int, 8>{}, r);
+  } else if (padded == 4) {
+    f(std::integral_constant<int, 4>{}, 0);
+  } else if (padded == 2) {
+    f(std::integral_constant<int, 2>{}, 0);
+  } else {
+    f(std::integral_constant<int, 1>{}, 0);
+  }
+}
+
+// a packed for one of the kernels, `rows` rows.
+struct PackedA {
+  const float* data;
+  int64_t rows;
+};
+
+// a's rows for the free-major kernel, over the first `whole` elements of k
+// (a multiple of the chunk): chunk by chunk, each row's chunk in the order
+// loadChunk decodes b's (for bf16, the even elements, then the odd). A
+// chunk's rows are side by side, so one pointer with constant offsets
 // reaches all of them (R row pointers would not fit the registers).
 template <int Lanes, WideType W>
-const float* packRows(const SkinnyDotArgs& s, int64_t whole, std::vector<float>& packed) {
+PackedA packRows(const SkinnyDotArgs& s, int64_t whole, std::vector<float>& buffer) {
   constexpr int kChunk = Lanes * kSplit<W>;
   // Aligned to 64 bytes: a vector load that crosses a cache line costs two.
-  packed.resize(static_cast<size_t>(s.rows * whole + 16));
-  float* const start = packed.data() + (-reinterpret_cast<uintptr_t>(packed.data()) / sizeof(float) & 15);
+  buffer.resize(static_cast<size_t>(s.rows * whole + 16));
+  float* const start = buffer.data() + (-reinterpret_cast<uintptr_t>(buffer.data()) / sizeof(float) & 15);
   float* out = start;
   for (int64_t c = 0; c < whole; c += kChunk)
     for (int64_t r = 0; r < s.rows; ++r) {
@@ -133,14 +190,25 @@ const float* packRows(const SkinnyDotArgs& s, int64_t whole, std::vector<float>&
       for (int p = 0; p < kSplit<W>; ++p)
         for (int i = 0; i < Lanes; ++i) *out++ = row[i * kSplit<W> + p];
     }
-  return start;
+  return {start, s.rows};
+}
+
+// a transposed for the contracting-major kernel, [k, rows], so that one
+// pointer with constant offsets reaches a[r, kk] for every row of a chunk.
+template <int Lanes>
+PackedA packColumns(const SkinnyDotArgs& s, std::vector<float>& buffer) {
+  const int64_t padded = paddedRows<Lanes>(s.rows);
+  buffer.assign(static_cast<size_t>(padded * s.k), 0.0f);
+  for (int64_t r = 0; r < s.rows; ++r)
+    for (int64_t kk = 0; kk < s.k; ++kk) buffer[kk * padded + r] = s.a[r * s.k + kk];
+  return {buffer.data(), padded};
 }
 
 // Rows [r0, r0 + R) of a times columns [j, j + NB) of a free-major b, each
 // sum in U accumulators (U chunks of k at a time), so that enough
-// multiply-adds are independent of each other. `packed` is packRows'.
+// multiply-adds are independent of each other.
 template <int Lanes, WideType W, int R, int NB, int U>
-[[gnu::always_inline]] inline void rowsByRows(const SkinnyDotArgs& s, const float* packed, int64_t r0, int64_t j) {
+[[gnu::always_inline]] inline void rowsByRows(const SkinnyDotArgs& s, PackedA packed, int64_t r0, int64_t j) {
   using Value = typename VectorOf<Lanes>::Value;
   using Memory = typename VectorOf<Lanes>::Memory;
   constexpr int kChunk = Lanes * kSplit<W>;
@@ -149,7 +217,7 @@ template <int Lanes, WideType W, int R, int NB, int U>
   for (int64_t k0 = 0; k0 < whole; k0 += kSumBlock) {
     const int64_t k1 = std::min(k0 + kSumBlock, whole);
     Value acc[R][NB][U];
-#pragma GCC unroll 8
+#pragma GCC unroll 16
     for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
       for (int q = 0; q < NB; ++q)
@@ -160,8 +228,8 @@ template <int Lanes, WideType W, int R, int NB, int U>
       Value bv[NB][kSplit<W>];
 #pragma GCC unroll 4
       for (int q = 0; q < NB; ++q) loadChunk<Lanes, W>(s.b, (j + q) * s.k + kk, bv[q]);
-      const float* at = packed + (kk / kChunk * s.rows + r0) * kChunk;
-#pragma GCC unroll 8
+      const float* at = packed.data + (kk / kChunk * packed.rows + r0) * kChunk;
+#pragma GCC unroll 16
       for (int r = 0; r < R; ++r)
 #pragma GCC unroll 2
         for (int p = 0; p < kSplit<W>; ++p) {
@@ -183,7 +251,7 @@ template <int Lanes, WideType W, int R, int NB, int U>
       for (int u = 0; u < U; ++u) multiplyAdd(kk + u * kChunk, u);
     }
     for (; kk < k1; kk += kChunk) multiplyAdd(kk, 0);
-#pragma GCC unroll 8
+#pragma GCC unroll 16
     for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
       for (int q = 0; q < NB; ++q) {
@@ -206,14 +274,13 @@ template <int Lanes, WideType W, int R, int NB, int U>
 // Rows [r0, r0 + R) of a times the NV * Lanes columns at j of a
 // contracting-major b.
 template <int Lanes, WideType W, int R, int NV>
-[[gnu::always_inline]] inline void rowsByColumns(const SkinnyDotArgs& s, int64_t r0, int64_t j) {
+[[gnu::always_inline]] inline void rowsByColumns(const SkinnyDotArgs& s, PackedA packed, int64_t r0, int64_t j) {
   using Value = typename VectorOf<Lanes>::Value;
   double total[R][NV][Lanes] = {};
-  const float* a = s.a + r0 * s.k;
   for (int64_t k0 = 0; k0 < s.k; k0 += kSumBlock / Lanes) {
     const int64_t k1 = std::min(k0 + kSumBlock / Lanes, s.k);
     Value acc[R][NV];
-#pragma GCC unroll 8
+#pragma GCC unroll 16
     for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
       for (int q = 0; q < NV; ++q) acc[r][q] = Value{};
@@ -221,109 +288,130 @@ template <int Lanes, WideType W, int R, int NV>
       Value bv[NV];
 #pragma GCC unroll 4
       for (int q = 0; q < NV; ++q) loadWide<Lanes, W>(s.b, kk * s.cols + j + q * Lanes, bv[q]);
-#pragma GCC unroll 8
+      const float* at = packed.data + kk * packed.rows + r0;
+#pragma GCC unroll 16
       for (int r = 0; r < R; ++r) {
-        float av = a[r * s.k + kk];
+        float av = at[r];
 #pragma GCC unroll 4
         for (int q = 0; q < NV; ++q) acc[r][q] += av * bv[q];
       }
     }
-#pragma GCC unroll 8
+#pragma GCC unroll 16
     for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
       for (int q = 0; q < NV; ++q)
         for (int l = 0; l < Lanes; ++l) total[r][q][l] += acc[r][q][l];
   }
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
+  for (int r = 0; r < R && r0 + r < s.rows; ++r)
     for (int q = 0; q < NV; ++q)
       for (int l = 0; l < Lanes; ++l)
         s.c[(r0 + r) * s.cRow + (j + q * Lanes + l) * s.cCol] = static_cast<float>(total[r][q][l]);
 }
 
-// Calls f(R, r) for the rows of a in chunks of R = 8, 4, 2 and 1 rows from
-// row r (R a std::integral_constant), so that every chunk's accumulators
-// stay in registers.
-template <typename F>
-[[gnu::always_inline]] inline void inRowChunks(int64_t rows, F&& f) {
-  int64_t r = 0;
-  for (; r + 8 <= rows; r += 8) f(std::integral_constant<int, 8>{}, r);
-  if (r + 4 <= rows) f(std::integral_constant<int, 4>{}, r), r += 4;
-  if (r + 2 <= rows) f(std::integral_constant<int, 2>{}, r), r += 2;
-  if (r < rows) f(std::integral_constant<int, 1>{}, r);
-}
-
-// Every row of a times the NB columns at j of a free-major b: the NB rows
-// of b stay in the L1 cache from one chunk of rows to the next. Chunks of
+// Every row of a times the NB columns at j of a free-major b. Chunks of
 // fewer than 4 rows split their sums into 4 / R accumulators.
 template <int Lanes, WideType W, int NB>
-[[gnu::always_inline]] inline void allRowsByRows(const SkinnyDotArgs& s, const float* packed, int64_t j) {
+[[gnu::always_inline]] inline void allRowsByRows(const SkinnyDotArgs& s, PackedA packed, int64_t j) {
   inRowChunks(s.rows, [&](auto R, int64_t r) __attribute__((always_inline)) {
     constexpr int kRows = decltype(R)::value;
     rowsByRows<Lanes, W, kRows, NB, (kRows >= 4 ? 1 : 4 / kRows)>(s, packed, r, j);
   });
 }
 
-// Rows [r0, r0 + R) of a times columns [c0, c1) of a contracting-major b.
-// With fewer rows, more columns at once, so that enough independent sums
-// are in flight to cover the multiply-add's latency.
+// Rows [r0, r0 + R) of a times columns [c0, c1) of a contracting-major b, in
+// tiles of NV vectors of columns: R * NV accumulators, 16 to 24 for 8 rows
+// and more; fewer rows take wider tiles, so that enough independent sums are
+// in flight to cover the multiply-add's latency.
 template <int Lanes, WideType W, int R>
-[[gnu::always_inline]] inline void rowsByColumnRange(const SkinnyDotArgs& s, int64_t r0, int64_t c0, int64_t c1) {
-  constexpr int kWide = R >= 8 ? 2 : 4;
+[[gnu::always_inline]] inline void rowsByColumnRange(const SkinnyDotArgs& s, PackedA packed, int64_t r0, int64_t c0,
+                                                     int64_t c1) {
+  constexpr int kWide = R >= 16 ? 1 : R >= 8 ? 2 : 4;
   int64_t j = c0;
-  for (; j + kWide * Lanes <= c1; j += kWide * Lanes) rowsByColumns<Lanes, W, R, kWide>(s, r0, j);
+  for (; j + kWide * Lanes <= c1; j += kWide * Lanes) rowsByColumns<Lanes, W, R, kWide>(s, packed, r0, j);
   // The last columns, fewer than a tile: one at a time, summed in double
   // (one f32 chain of k terms would drift as the vector lanes are kept from).
   for (; j < c1; ++j)
-    for (int64_t r = r0; r < r0 + R; ++r) {
+    for (int64_t r = r0; r < std::min<int64_t>(r0 + R, s.rows); ++r) {
       double sum = 0;
       for (int64_t kk = 0; kk < s.k; ++kk) sum += s.a[r * s.k + kk] * loadOne<W>(s.b, kk * s.cols + j);
       s.c[r * s.cRow + j * s.cCol] = static_cast<float>(sum);
     }
 }
 
+// Columns [col0, col1) of a free-major product.
 template <int Lanes, WideType W>
-[[gnu::always_inline]] inline void body(const SkinnyDotArgs& s, int64_t col0, int64_t col1) {
-  if (s.freeMajor) {
-    // Fewer than 8 rows read b one row at a time: one sequential stream,
-    // which the hardware prefetchers follow at twice the speed they follow
-    // two rows read side by side (bf16, 1 row by [262144, 1152]: 23 -> 16
-    // ms on two cores). 8 rows and more are bound by their multiply-adds,
-    // and two rows of b at a time load fewer rows of a per multiply-add.
-    thread_local std::vector<float> buffer;
-    const float* packed = packRows<Lanes, W>(s, s.k / (Lanes * kSplit<W>) * (Lanes * kSplit<W>), buffer);
-    int64_t j = col0;
-    if (s.rows >= 8)
-      for (; j + 2 <= col1; j += 2) allRowsByRows<Lanes, W, 2>(s, packed, j);
-    for (; j < col1; ++j) allRowsByRows<Lanes, W, 1>(s, packed, j);
-    return;
-  }
-  // Blocks of kBlock columns (a block of b, k rows of it, stays in the L2
-  // cache), each times every row of a.
+[[gnu::always_inline]] inline void freeMajor(const SkinnyDotArgs& s, int64_t col0, int64_t col1) {
+  // Fewer than 8 rows read b one row at a time: one sequential stream,
+  // which the hardware prefetchers follow at twice the speed they follow
+  // two rows read side by side (bf16, 1 row by [262144, 1152]: 23 -> 16 ms
+  // on two cores). 8 rows and more are bound by their loads, and two rows of
+  // b at a time load fewer rows of a per multiply-add.
+  thread_local std::vector<float> buffer;
+  const PackedA packed = packRows<Lanes, W>(s, s.k / (Lanes * kSplit<W>) * (Lanes * kSplit<W>), buffer);
+  int64_t j = col0;
+  if (s.rows >= 8)
+    for (; j + 2 <= col1; j += 2) allRowsByRows<Lanes, W, 2>(s, packed, j);
+  for (; j < col1; ++j) allRowsByRows<Lanes, W, 1>(s, packed, j);
+}
+
+// Columns [col0, col1) of a contracting-major product: blocks of kBlock
+// columns (a block of b, k rows of it, stays in the L2 cache for the next
+// chunk of rows), each times every row of a.
+template <int Lanes, WideType W>
+[[gnu::always_inline]] inline void contractingMajor(const SkinnyDotArgs& s, int64_t col0, int64_t col1) {
   constexpr int64_t kBlock = 64;
+  thread_local std::vector<float> buffer;
+  const PackedA packed = packColumns<Lanes>(s, buffer);
   for (int64_t c0 = col0; c0 < col1; c0 += kBlock) {
     int64_t c1 = std::min(c0 + kBlock, col1);
-    inRowChunks(s.rows, [&](auto R, int64_t r) __attribute__((always_inline)) {
-      rowsByColumnRange<Lanes, W, decltype(R)::value>(s, r, c0, c1);
+    inPaddedRowChunks<Lanes>(s.rows, [&](auto R, int64_t r) __attribute__((always_inline)) {
+      rowsByColumnRange<Lanes, W, decltype(R)::value>(s, packed, r, c0, c1);
     });
   }
 }
 
-template <int Lanes>
-[[gnu::always_inline]] inline void dispatch(const SkinnyDotArgs& s, int64_t col0, int64_t col1) {
-  switch (s.type) {
-    case WideType::kF32: return body<Lanes, WideType::kF32>(s, col0, col1);
-    case WideType::kBF16: return body<Lanes, WideType::kBF16>(s, col0, col1);
-    case WideType::kF16: return body<Lanes, WideType::kF16>(s, col0, col1);
-  }
+// The entry points: one function per instruction set, storage order and
+// type, each compiled (and its registers allocated) on its own; all in one
+// function, the free-major loops ran 15% slower.
+template <WideType W>
+[[gnu::target("avx512f,fma"), gnu::noinline]] void avx512Rows(const SkinnyDotArgs& s, int64_t col0, int64_t col1) {
+  freeMajor<16, W>(s, col0, col1);
+}
+template <WideType W>
+[[gnu::target("avx512f,fma"), gnu::noinline]] void avx512Columns(const SkinnyDotArgs& s, int64_t col0, int64_t col1) {
+  contractingMajor<16, W>(s, col0, col1);
+}
+template <WideType W>
+[[gnu::target("avx2,fma,f16c"), gnu::noinline]] void avx2Rows(const SkinnyDotArgs& s, int64_t col0, int64_t col1) {
+  freeMajor<8, W>(s, col0, col1);
+}
+template <WideType W>
+[[gnu::target("avx2,fma,f16c"), gnu::noinline]] void avx2Columns(const SkinnyDotArgs& s, int64_t col0, int64_t col1) {
+  contractingMajor<8, W>(s, col0, col1);
 }
 
-[[gnu::target("avx512f,fma")]] void avx512(const SkinnyDotArgs& s, int64_t col0, int64_t col1) {
-  dispatch<16>(s, col0, col1);
+template <WideType W>
+void avx512Of(const SkinnyDotArgs& s, int64_t col0, int64_t col1) {
+  s.freeMajor ? avx512Rows<W>(s, col0, col1) : avx512Columns<W>(s, col0, col1);
 }
-[[gnu::target("avx2,fma,f16c")]] void avx2(const SkinnyDotArgs& s, int64_t col0, int64_t col1) {
-  dispatch<8>(s, col0, col1);
+template <WideType W>
+void avx2Of(const SkinnyDotArgs& s, int64_t col0, int64_t col1) {
+  s.freeMajor ? avx2Rows<W>(s, col0, col1) : avx2Columns<W>(s, col0, col1);
+}
+
+void avx512(const SkinnyDotArgs& s, int64_t col0, int64_t col1) {
+  switch (s.type) {
+    case WideType::kF32: return avx512Of<WideType::kF32>(s, col0, col1);
+    case WideType::kBF16: return avx512Of<WideType::kBF16>(s, col0, col1);
+    case WideType::kF16: return avx512Of<WideType::kF16>(s, col0, col1);
+  }
+}
+void avx2(const SkinnyDotArgs& s, int64_t col0, int64_t col1) {
+  switch (s.type) {
+    case WideType::kF32: return avx2Of<WideType::kF32>(s, col0, col1);
+    case WideType::kBF16: return avx2Of<WideType::kBF16>(s, col0, col1);
+    case WideType::kF16: return avx2Of<WideType::kF16>(s, col0, col1);
+  }
 }
 
 #endif
