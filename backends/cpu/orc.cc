@@ -18,6 +18,7 @@
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/Function.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/SHA256.h>
 #include <llvm/MC/TargetRegistry.h>
@@ -138,6 +139,9 @@ StatusOr<std::unique_ptr<OrcJit>> OrcJit::create() {
   if (vectorMath) {
     (*jit)->getMainJITDylib().addGenerator(std::move(*vectorMath));
     result->vectorMath_ = true;
+    llvm::sys::DynamicLibrary library = llvm::sys::DynamicLibrary::getPermanentLibrary("libmvec.so.1");
+    result->libraryVariants_ = libmvecVariants(
+        [&](const std::string& symbol) { return library.getAddressOfSymbol(symbol.c_str()) != nullptr; });
   } else {
     llvm::consumeError(vectorMath.takeError());
   }
@@ -181,6 +185,7 @@ StatusOr<OrcJit::CompiledPart> OrcJit::compilePart(Part& part, llvm::TargetMachi
   for (const std::string& item : {ir, machine.getTargetTriple().str(), machine.getTargetCPU().str(),
                                   machine.getTargetFeatureString().str(), std::string(LLVM_VERSION_STRING),
                                   std::string(vectorMath_ ? "libmvec" : "no vector math"),
+                                  std::to_string(libraryVariants_.size()),
                                   std::to_string(kCacheVersion)}) {
     hash.update(llvm::StringRef(item));
     hash.update(llvm::StringRef("\0", 1));
@@ -273,7 +278,10 @@ void OrcJit::optimize(llvm::Module& module, llvm::TargetMachine& machine) const 
   llvm::PassBuilder passes(&machine);
   llvm::Triple triple(machine.getTargetTriple());
   llvm::TargetLibraryInfoImpl library(triple);
-  if (vectorMath_) library.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
+  if (vectorMath_) {
+    library.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
+    addLibraryVariants(library, libraryVariants_);
+  }
   fam.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
   passes.registerModuleAnalyses(mam);
   passes.registerCGSCCAnalyses(cgam);

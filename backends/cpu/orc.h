@@ -13,6 +13,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include "backends/cpu/vector_math.h"
 #include "hlo/status.h"
 
 namespace hlo::cpu {
@@ -66,8 +67,10 @@ class OrcJit {
   std::unique_ptr<llvm::TargetMachine> machine_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   // glibc's vector math library (libmvec) is loaded: loops calling expf, logf,
-  // sinf, ... are vectorized with its variants.
+  // sinf, ... are vectorized with its variants (LLVM's table of them, and
+  // libraryVariants_, vector_math.h).
   bool vectorMath_ = false;
+  std::vector<LibraryVariant> libraryVariants_;
 };
 
 }  // namespace hlo::cpu

@@ -2,6 +2,7 @@
 // (vector_math.h).
 #include "backends/cpu/vector_math.h"
 
+#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/Module.h>
@@ -115,6 +116,44 @@ void inlineMathFunctions(llvm::Module& module) {
   // (a variant the vectorizer never called) goes here.
   for (const std::string& name : names)
     if (llvm::Function* f = module.getFunction(name); f && f->use_empty()) f->eraseFromParent();
+}
+
+std::vector<LibraryVariant> libmvecVariants(const std::function<bool(const std::string&)>& has) {
+  // One argument each; LLVM's table has the SSE and AVX2 forms of the last
+  // five, not their AVX-512 ones.
+  static const char* const kUnary[] = {"acos", "acosh", "asin", "asinh", "atan",  "atanh", "cbrt",  "cosh", "erf",
+                                       "erfc", "exp10", "exp2", "expm1", "log10", "log1p", "log2",  "sinh", "tanh",
+                                       "sin",  "cos",   "tan",  "exp",   "log"};
+  constexpr int kInLlvmTable = 5;
+  // libmvec's instruction sets by their mangled letter: SSE4 ('b'), AVX2
+  // ('d'), AVX-512 ('e'); lanes of f32 (f64 has half).
+  struct Isa {
+    char letter;
+    int floatLanes;
+  };
+  static const Isa kIsas[] = {{'b', 4}, {'d', 8}, {'e', 16}};
+  std::vector<LibraryVariant> out;
+  const int count = static_cast<int>(std::size(kUnary));
+  for (int i = 0; i < count; ++i)
+    for (const Isa& isa : kIsas) {
+      if (i >= count - kInLlvmTable && isa.letter != 'e') continue;
+      for (bool single : {true, false}) {
+        const std::string scalar = std::string(kUnary[i]) + (single ? "f" : "");
+        const int lanes = single ? isa.floatLanes : isa.floatLanes / 2;
+        const std::string n = std::to_string(lanes);
+        LibraryVariant v{scalar, std::string("_ZGV") + isa.letter + "N" + n + "v_" + scalar, lanes,
+                         "_ZGV_LLVM_N" + n + "v"};
+        if (has(v.vector)) out.push_back(std::move(v));
+      }
+    }
+  return out;
+}
+
+void addLibraryVariants(llvm::TargetLibraryInfoImpl& library, const std::vector<LibraryVariant>& variants) {
+  std::vector<llvm::VecDesc> descriptions;
+  for (const LibraryVariant& v : variants)
+    descriptions.emplace_back(v.scalar, v.vector, llvm::ElementCount::getFixed(v.lanes), false, v.abi);
+  library.addVectorizableFunctions(descriptions);
 }
 
 }  // namespace hlo::cpu

@@ -10,8 +10,13 @@
 // eight integer and float operations.
 #pragma once
 
+#include <functional>
+#include <string>
+#include <vector>
+
 namespace llvm {
 class Module;
+class TargetLibraryInfoImpl;
 class TargetMachine;
 }  // namespace llvm
 
@@ -24,5 +29,25 @@ void addMathVectorVariants(llvm::Module& module, const llvm::TargetMachine& mach
 // After optimization: inlines every call of the math functions and their
 // variants, and deletes the functions.
 void inlineMathFunctions(llvm::Module& module);
+
+// The C library's math functions the loop vectorizer may call a vector at a
+// time: glibc's vector math library (libmvec). LLVM's own table of it
+// (LIBMVEC_X86) lists sin, cos, tan, exp, log and pow for SSE and AVX2 only;
+// glibc 2.35 added tanh, erf, log1p, atan and a dozen more, and has AVX-512
+// forms of all. Scalar tanhf costs 10 ns an element, its AVX-512 form 0.4
+// (glibc documents at most 4 ulp of error for libmvec; tanhf measured 1).
+struct LibraryVariant {
+  std::string scalar;  // "tanhf"
+  std::string vector;  // "_ZGVeN16v_tanhf"
+  int lanes;           // 16
+  std::string abi;     // "_ZGV_LLVM_N16v": the vector function ABI's prefix
+};
+
+// The variants beyond LLVM's table that `has` (whether the loaded libmvec
+// defines a symbol) finds.
+std::vector<LibraryVariant> libmvecVariants(const std::function<bool(const std::string&)>& has);
+
+// Adds `variants` to `library`, after LLVM's table.
+void addLibraryVariants(llvm::TargetLibraryInfoImpl& library, const std::vector<LibraryVariant>& variants);
 
 }  // namespace hlo::cpu
