@@ -73,6 +73,9 @@ class ElementalEmitter {
   // Index helpers.
   llvm::Value* linearize(const IrIndex& index);
   IrIndex delinearize(llvm::Value* linear, const std::vector<int64_t>& dims);
+  // The index into a reshape's operand (of `dims`) of the reshape's element
+  // at `index`.
+  IrIndex reshapedIndex(const IrIndex& index, const std::vector<int64_t>& dims);
   IrIndex scalarIndex() const { return IrIndex{}; }
 
   // `for (i = begin; i < end; ++i) body(i)` at the insertion point; the
