@@ -29,21 +29,22 @@ uint64_t ulpDistance(const Literal& a, const Literal& e, int64_t i) {
   return d < 0 ? static_cast<uint64_t>(-d) : static_cast<uint64_t>(d);
 }
 
-bool closeEnough(double a, double e, Tolerance tol, double& absErr, double& relErr) {
+bool closeEnough(double a, double e, Tolerance tol, double extra, double& absErr, double& relErr) {
   absErr = relErr = 0;
   if (std::isnan(a) || std::isnan(e)) return std::isnan(a) && std::isnan(e);
   if (std::isinf(a) || std::isinf(e)) return a == e;
-  if (tol.absolute == 0 && tol.relative == 0)
+  if (tol.absolute == 0 && tol.relative == 0 && extra == 0)
     return a == e && std::signbit(a) == std::signbit(e);
   absErr = std::fabs(a - e);
   relErr = e != 0 ? absErr / std::fabs(e) : (absErr ? INFINITY : 0);
-  return absErr <= tol.absolute + tol.relative * std::fabs(e);
+  return absErr <= tol.absolute + tol.relative * std::fabs(e) + extra;
 }
 
 // `perType`: each array with its element type's defaultTolerance, or `tol`
-// where that is looser.
-void compareInto(const Literal& a, const Literal& e, Tolerance tol, bool perType, const std::string& path,
-                 Comparison& out) {
+// where that is looser. `extra`: per element, more absolute error allowed
+// (null or empty: none).
+void compareInto(const Literal& a, const Literal& e, Tolerance tol, bool perType, const std::vector<double>* extra,
+                 const ElementAllowance* allowance, const std::string& path, Comparison& out) {
   auto mismatch = [&](const std::string& what) {
     if (out.firstMismatch.empty()) out.firstMismatch = path + what;
     out.equal = false;
@@ -55,8 +56,10 @@ void compareInto(const Literal& a, const Literal& e, Tolerance tol, bool perType
       mismatch("shape " + a.shape().toString(false) + " vs " + e.shape().toString(false));
       return;
     }
+    // The allowance is for the top-level tuple's arrays only.
     for (size_t i = 0; i < a.tupleElements().size(); ++i)
       compareInto(a.tupleElements()[i], e.tupleElements()[i], tol, perType,
+                  allowance && i < allowance->size() ? &(*allowance)[i] : nullptr, nullptr,
                   path + "element " + std::to_string(i) + " ", out);
     return;
   }
@@ -76,7 +79,7 @@ void compareInto(const Literal& a, const Literal& e, Tolerance tol, bool perType
       mismatch(text(a) + " vs " + text(e));
       return;
     }
-    return compareInto(a.compact(), e.compact(), tol, perType, path, out);
+    return compareInto(a.compact(), e.compact(), tol, perType, nullptr, nullptr, path, out);
   }
   if (!a.shape().isArray()) return;  // tokens
   ElementType t = a.type();
@@ -85,6 +88,8 @@ void compareInto(const Literal& a, const Literal& e, Tolerance tol, bool perType
     tol = {std::max(tol.absolute, d.absolute), std::max(tol.relative, d.relative)};
   }
   bool inexact = isFloat(t) || isComplex(t);
+  if (allowance && !allowance->empty()) extra = &(*allowance)[0];  // the result is this one array
+  if (extra && static_cast<int64_t>(extra->size()) != a.elementCount()) extra = nullptr;
   for (int64_t i = 0; i < a.elementCount(); ++i) {
     bool ok;
     double absErr = 0, relErr = 0;
@@ -93,7 +98,8 @@ void compareInto(const Literal& a, const Literal& e, Tolerance tol, bool perType
     } else {
       std::complex<double> x = a.toComplex(i), y = e.toComplex(i);
       double ar, rr, ai, ri;
-      ok = closeEnough(x.real(), y.real(), tol, ar, rr) && closeEnough(x.imag(), y.imag(), tol, ai, ri);
+      double more = extra ? (*extra)[i] : 0;
+      ok = closeEnough(x.real(), y.real(), tol, more, ar, rr) && closeEnough(x.imag(), y.imag(), tol, more, ai, ri);
       absErr = std::max(ar, ai);
       relErr = std::max(rr, ri);
       out.maxAbsError = std::max(out.maxAbsError, absErr);
@@ -121,13 +127,14 @@ Tolerance defaultTolerance(ElementType t) {
 
 Comparison compareLiterals(const Literal& actual, const Literal& expected, Tolerance tolerance) {
   Comparison out;
-  compareInto(actual, expected, tolerance, false, "", out);
+  compareInto(actual, expected, tolerance, false, nullptr, nullptr, "", out);
   return out;
 }
 
-Comparison compareWithTypeTolerances(const Literal& actual, const Literal& expected, Tolerance atLeast) {
+Comparison compareWithTypeTolerances(const Literal& actual, const Literal& expected, Tolerance atLeast,
+                                     const ElementAllowance* allowance) {
   Comparison out;
-  compareInto(actual, expected, atLeast, true, "", out);
+  compareInto(actual, expected, atLeast, true, nullptr, allowance, "", out);
   return out;
 }
 

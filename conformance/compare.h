@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "hlo/literal.h"
 
@@ -29,9 +30,15 @@ struct Comparison {
 // only when the tolerance is non-zero.
 Comparison compareLiterals(const Literal& actual, const Literal& expected, Tolerance tolerance);
 
+// Extra absolute error allowed element by element, per result array (the
+// top-level tuple's elements in order, or the one array); an empty vector
+// allows none (conformance/contraction_bound.h).
+using ElementAllowance = std::vector<std::vector<double>>;
+
 // The same, each array (tuples element by element) with its own element
-// type's defaultTolerance, or `atLeast` where that is looser: how two
-// engines' results are compared.
-Comparison compareWithTypeTolerances(const Literal& actual, const Literal& expected, Tolerance atLeast = {});
+// type's defaultTolerance, or `atLeast` where that is looser, plus
+// `allowance` where given: how two engines' results are compared.
+Comparison compareWithTypeTolerances(const Literal& actual, const Literal& expected, Tolerance atLeast = {},
+                                     const ElementAllowance* allowance = nullptr);
 
 }  // namespace hlo

@@ -32,7 +32,7 @@ int runCorpus(const CorpusProgram& program, const CorpusFlags& flags,
   std::vector<Outcome> outcomes = runInChildren(paths, flags.jobs, limits, task);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  Tally tally = checkOutcomes(files, outcomes, expected, program.notRun);
+  Tally tally = checkOutcomes(files, outcomes, expected, program.notRun, program.mayBeOk);
   if (flags.update && !flags.expectationsPath.empty())
     writeExpectations(flags.expectationsPath, program.expectationsHeader, tally.expectationLines);
   if (!flags.timesPath.empty()) writeTimes(flags.timesPath, files, outcomes);

@@ -62,7 +62,7 @@ void writeExpectations(const std::string& path, const std::string& header,
 
 Tally checkOutcomes(const std::vector<std::string>& files, const std::vector<Outcome>& outcomes,
                     const std::map<std::string, Expectation>& expected,
-                    const std::set<std::string>& notRun) {
+                    const std::set<std::string>& notRun, const std::set<std::string>& mayBeOk) {
   Tally tally;
   for (size_t i = 0; i < files.size(); ++i) {
     const Outcome& got = outcomes[i];
@@ -76,6 +76,9 @@ Tally checkOutcomes(const std::vector<std::string>& files, const std::vector<Out
       ++tally.skipped;
     } else if (got.status == want) {
       ++tally.passed;
+    } else if (got.status == "ok" && mayBeOk.count(want)) {
+      ++tally.passed;
+      std::printf("NOTE %s: listed as %s, ok here\n", files[i].c_str(), want.c_str());
     } else {
       ++tally.failed;
       std::printf("FAIL %s: expected %s, got %s%s%s\n", files[i].c_str(), want.c_str(),

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "conformance/compare.h"
+#include "conformance/contraction_bound.h"
 #include "hlo/npy.h"
 #include "hlo/verifier.h"
 #include "interp/evaluator.h"
@@ -417,13 +418,27 @@ void collectArrays(const Literal& value, const std::string& name,
 }
 
 // Compares two engines' results array by array, each with the harness's
-// tolerance for its type, and prints the summary to stderr.
+// tolerance for its type (and a dot's or convolution's values within the
+// rounding bound of their float sums, conformance/contraction_bound.h), and
+// prints the summary to stderr.
 bool compareResults(const Literal& actual, const Literal& expected, const std::string& engine,
-                    const std::string& reference) {
+                    const std::string& reference, const hlo::Module& module, std::span<const Literal> args,
+                    const hlo::interp::Options& options) {
   hlo::Comparison c = hlo::compareWithTypeTolerances(actual, expected);
+  std::string verdict = c.equal ? "agree" : std::to_string(c.mismatches) + " mismatches";
+  if (!c.equal) {
+    auto allowance = hlo::conformance::contractionAllowance(module, args, options);
+    if (allowance.ok() && *allowance) {
+      hlo::Comparison bounded = hlo::compareWithTypeTolerances(actual, expected, {}, &**allowance);
+      if (bounded.equal) {
+        c.equal = true;
+        verdict = "agree within the rounding bound of its contractions' float sums";
+      }
+    }
+  }
   std::fprintf(stderr, "hlo-run: %s vs %s: %s; max abs error %g, max rel error %g, max ULP distance %llu\n",
-               engine.c_str(), reference.c_str(), c.equal ? "agree" : (std::to_string(c.mismatches) + " mismatches").c_str(),
-               c.maxAbsError, c.maxRelError, static_cast<unsigned long long>(c.maxUlpDistance));
+               engine.c_str(), reference.c_str(), verdict.c_str(), c.maxAbsError, c.maxRelError,
+               static_cast<unsigned long long>(c.maxUlpDistance));
   if (!c.equal) std::fprintf(stderr, "hlo-run: first mismatch %s\n", c.firstMismatch.c_str());
   return c.equal;
 }
@@ -575,7 +590,7 @@ int main(int argc, char** argv) {
   if (!flags.compare.empty()) {
     auto reference = hlo::interp::evaluate(**module, values, flags.options);
     if (!reference.ok()) return inputError(shownName, "--compare=interp: " + reference.status().message());
-    agree = compareResults(*result, *reference, flags.engine, flags.compare);
+    agree = compareResults(*result, *reference, flags.engine, flags.compare, **module, values, flags.options);
   }
 
   if (!flags.output.empty()) {

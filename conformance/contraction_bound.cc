@@ -1,0 +1,113 @@
+// The rounding bound of float contractions (see contraction_bound.h).
+#include "conformance/contraction_bound.h"
+
+#include <cmath>
+#include <map>
+
+#include "hlo/contraction.h"
+
+namespace hlo::conformance {
+namespace {
+
+bool isRealFloat(const Shape& shape) { return shape.isArray() && isFloat(shape.type()); }
+
+// K for a dot or convolution with real float operands and result; 0 for
+// anything else.
+int64_t productsPerSum(const Instruction& instr) {
+  if (!isRealFloat(instr.shape())) return 0;
+  if (instr.operandCount() != 2) return 0;
+  const Shape& lhs = instr.operand(0)->shape();
+  const Shape& rhs = instr.operand(1)->shape();
+  if (!isRealFloat(lhs) || !isRealFloat(rhs)) return 0;
+  if (instr.opcode() == Opcode::kDot) {
+    auto dims = dotDims(instr.attrs(), lhs, rhs);
+    return dims.ok() ? dims->k : 0;
+  }
+  if (instr.opcode() == Opcode::kConvolution) {
+    const AttrValue* labels = instr.attrs().find(AttrKey::kDimLabels);
+    if (!labels) return 0;
+    const ConvDims& dn = labels->conv;
+    int64_t k = rhs.dims()[dn.kernelInputFeature];
+    for (int64_t d : dn.kernelSpatial) k *= rhs.dims()[d];
+    return k;
+  }
+  return 0;
+}
+
+// Whether `instr` only moves its first operand's values (or a constant's,
+// for pad) without arithmetic on them.
+bool movesValues(const Instruction& instr) {
+  switch (instr.opcode()) {
+    case Opcode::kCopy: case Opcode::kReshape: case Opcode::kBitcast: case Opcode::kTranspose:
+    case Opcode::kBroadcast: case Opcode::kSlice: case Opcode::kPad: case Opcode::kReverse:
+      return true;
+    case Opcode::kConvert:
+      return isRealFloat(instr.shape()) && isRealFloat(instr.operand(0)->shape());
+    default:
+      return false;
+  }
+}
+
+ContractionSource sourceOf(const Instruction* instr) {
+  while (movesValues(*instr)) instr = instr->operand(0);
+  int64_t k = productsPerSum(*instr);
+  return k > 0 ? ContractionSource{instr, k} : ContractionSource{};
+}
+
+// The unit roundoff of the type an engine sums in: double for f64, float
+// for the narrower floats (their products are summed in f32).
+double unitRoundoff(ElementType t) { return t == ElementType::kF64 ? std::ldexp(1.0, -53) : std::ldexp(1.0, -24); }
+
+}  // namespace
+
+std::vector<ContractionSource> contractionSources(const Module& module) {
+  const Instruction* root = module.entry()->root();
+  std::vector<ContractionSource> out;
+  if (root->opcode() == Opcode::kTuple) {
+    for (const Instruction* element : root->operands()) out.push_back(sourceOf(element));
+  } else {
+    out.push_back(sourceOf(root));
+  }
+  return out;
+}
+
+StatusOr<std::optional<ElementAllowance>> contractionAllowance(const Module& module, std::span<const Literal> args,
+                                                               const interp::Options& options) {
+  std::vector<ContractionSource> sources = contractionSources(module);
+  bool any = false;
+  for (const ContractionSource& s : sources) any = any || s.contraction;
+  if (!any) return std::optional<ElementAllowance>();
+
+  // The same module with |a| and |b| into each source contraction.
+  std::unique_ptr<Module> magnitudes = module.clone();
+  Computation& entry = *magnitudes->entry();
+  std::map<std::string, bool> rewritten;
+  for (const ContractionSource& s : sources) {
+    if (!s.contraction || rewritten[s.contraction->name()]) continue;
+    rewritten[s.contraction->name()] = true;
+    Instruction* contraction = entry.find(s.contraction->name());
+    if (!contraction) return Status::error("contraction bound: " + s.contraction->name() + " is not in the clone");
+    for (int i = 0; i < 2; ++i) {
+      Instruction* operand = contraction->operand(i);
+      Instruction* abs = entry.add(Opcode::kAbs, operand->name() + ".magnitude", operand->shape(), {operand});
+      entry.setOperand(contraction, i, abs);
+    }
+  }
+  HLO_RETURN_IF_ERROR(entry.sortTopologically());
+  HLO_ASSIGN_OR_RETURN(Literal sums, interp::evaluate(*magnitudes, args, options));
+
+  ElementAllowance allowance(sources.size());
+  for (size_t i = 0; i < sources.size(); ++i) {
+    if (!sources[i].contraction) continue;
+    const Literal& array = module.entry()->root()->opcode() == Opcode::kTuple ? sums.tupleElements()[i] : sums;
+    if (array.hasPadding()) continue;  // runtime sizes: compared compacted, left out here
+    const double scale =
+        static_cast<double>(sources[i].terms + 8) * unitRoundoff(sources[i].contraction->shape().type());
+    std::vector<double>& bound = allowance[i];
+    bound.resize(static_cast<size_t>(array.elementCount()));
+    for (int64_t e = 0; e < array.elementCount(); ++e) bound[e] = scale * std::fabs(array.toComplex(e).real());
+  }
+  return std::optional<ElementAllowance>(std::move(allowance));
+}
+
+}  // namespace hlo::conformance
