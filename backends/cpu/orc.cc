@@ -193,7 +193,10 @@ StatusOr<OrcJit::CompiledPart> OrcJit::compilePart(Part& part, llvm::TargetMachi
   out.key = hash.final();
   CompileCache cache(options.cacheDir);
   std::optional<std::string> object;
-  if (options.useCache) object = cache.lookup(out.key, &out.cacheProblem);
+  // Dumps of the optimized IR and the assembly come from compiling: when
+  // they are asked for, the cache is written but not read.
+  const bool dumps = !options.dumpDir.empty() || !options.irPath.empty();
+  if (options.useCache && !dumps) object = cache.lookup(out.key, &out.cacheProblem);
   out.fingerprintMs = msSince(start);
   if (!options.dumpDir.empty()) HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module" + suffix + ".ll", ir));
   if (object) {
