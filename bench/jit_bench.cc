@@ -55,6 +55,7 @@
 #include <tuple>
 #include <vector>
 
+#include "backends/cpu/blas.h"
 #include "hlo/npy.h"
 #include "interp/evaluator.h"
 #include "interp/random_inputs.h"
@@ -625,6 +626,14 @@ int main(int argc, char** argv) {
   int count = static_cast<int>(rest.size());
   benchmark::Initialize(&count, rest.data());
   if (benchmark::ReportUnrecognizedArguments(count, rest.data())) return 1;
+  // The dot's figures depend on the kernels OpenBLAS runs; an
+  // OPENBLAS_CORETYPE in the environment overrides the ones the CPU allows.
+  // (Read before loading it: loading sets the variable when it is unset.)
+  const char* forced = std::getenv("OPENBLAS_CORETYPE");
+  const std::string note = forced ? std::string(" (OPENBLAS_CORETYPE=") + forced + " set outside)" : "";
+  std::string blasError;
+  const hlo::cpu::Blas* blas = hlo::cpu::blas(&blasError);
+  benchmark::AddCustomContext("openblas_kernels", blas ? blas->coreName + note : "none: " + blasError);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   printXlaTable();
