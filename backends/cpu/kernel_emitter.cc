@@ -32,6 +32,16 @@
 //      elements before a thread's first line, take a plain loop); once the
 //      loop is vectorized and its stores are known aligned, they are marked
 //      non-temporal (markStreamingStores, after optimization).
+//   6. A row loop that passes over each row several times (a fused
+//      reduction, a row buffer) reading inputs larger than the cache
+//      prefetches the next row of those inputs as it goes: every vector load
+//      of such an input is preceded by a prefetch of the same address one
+//      row on (prefetchNextRows, after optimization). The first pass over a
+//      row then finds it in the cache instead of waiting on memory, and
+//      memory is busy while the core computes the later passes: softmax's
+//      exponentials leave it idle otherwise. Issued all at once at the start
+//      of a row, the same prefetches fill the load queue and stall the
+//      computation; spread over the loads they cost a slot each.
 #include "backends/cpu/kernel_emitter.h"
 
 #include <algorithm>
@@ -76,6 +86,10 @@ bool flatLoopFits(const Instruction& instr, const std::vector<int64_t>& dims) {
 // Step 5: outputs of at least kStreamingBytes (kernel_emitter.h) are
 // streamed. Marks a kernel whose outputs are streamed, for markStreamingStores.
 constexpr const char* kStreamedOutputs = "hlo.streamed-outputs";
+
+// Step 6: the inputs whose next row a kernel prefetches, as
+// "<input>:<bytes of a row>,..." (for prefetchNextRows).
+constexpr const char* kPrefetchNextRow = "hlo.prefetch-next-row";
 
 // Step 4's row buffers: the expensive values (exponentials, divisions,
 // ...) of the output's dimensions that more than one loop over the row
@@ -310,6 +324,16 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
         if (fusion::isRowBroadcast(*i) && readings[i.get()] == fusion::RowReading::kInRow)
           rowWork.push_back({i->operand(0), nullptr});
       }
+      // 6. Passes over the row before its output: prefetch the next row of
+      // the large inputs laid out as the output is.
+      std::string plan;
+      for (int k = 0; k < fused.parameterCount() && !rowWork.empty(); ++k) {
+        const Shape& shape = fused.parameter(k)->shape();
+        const int64_t size = storageBytes(shape.type());
+        if (shape.dims() != dims || size < 1 || shape.elementCount() * size < kStreamingBytes) continue;
+        plan += (plan.empty() ? "" : ",") + std::to_string(k) + ":" + std::to_string(inner * size);
+      }
+      if (!plan.empty()) fn->addFnAttr(kPrefetchNextRow, plan);
     }
     body = emitter.emitLoop(fn->getArg(2), fn->getArg(3), "row", [&](llvm::Value* row) -> Status {
       jit::IrIndex outer = emitter.delinearize(row, outerDims);
@@ -371,6 +395,43 @@ void markStreamingStores(llvm::Module& module) {
                                              llvm::ConstantAsMetadata::get(llvm::ConstantInt::get(
                                                  llvm::Type::getInt32Ty(module.getContext()), 1))));
       }
+  }
+}
+
+// Step 6. The input pointers a kernel loads from inputs[k] (its first
+// argument); a vector load through one of those listed in its
+// kPrefetchNextRow attribute gets a prefetch of the address a row on (a plain
+// GEP: past the last row it points beyond the array, which a prefetch may).
+void prefetchNextRows(llvm::Module& module) {
+  const llvm::DataLayout& layout = module.getDataLayout();
+  for (llvm::Function& fn : module) {
+    if (fn.isDeclaration() || !fn.hasFnAttribute(kPrefetchNextRow) || fn.arg_size() < 1) continue;
+    std::unordered_map<int64_t, int64_t> rowBytes;  // offset of inputs[k] -> bytes of its row
+    std::string plan = fn.getFnAttribute(kPrefetchNextRow).getValueAsString().str();
+    for (size_t at = 0; at < plan.size();) {
+      size_t colon = plan.find(':', at), comma = plan.find(',', at);
+      if (comma == std::string::npos) comma = plan.size();
+      rowBytes[std::stoll(plan.substr(at, colon - at)) * 8] = std::stoll(plan.substr(colon + 1, comma - colon - 1));
+      at = comma + 1;
+    }
+    std::vector<std::pair<llvm::LoadInst*, int64_t>> loads;
+    for (llvm::BasicBlock& block : fn)
+      for (llvm::Instruction& i : block) {
+        auto* load = llvm::dyn_cast<llvm::LoadInst>(&i);
+        if (!load || !load->getType()->isVectorTy()) continue;
+        auto* base = llvm::dyn_cast<llvm::LoadInst>(llvm::getUnderlyingObject(load->getPointerOperand()));
+        if (!base) continue;
+        llvm::APInt offset(64, 0);
+        llvm::Value* slot = base->getPointerOperand()->stripAndAccumulateInBoundsConstantOffsets(layout, offset);
+        auto row = rowBytes.find(offset.getSExtValue());
+        if (slot == fn.getArg(0) && row != rowBytes.end()) loads.push_back({load, row->second});
+      }
+    for (auto [load, bytes] : loads) {
+      llvm::IRBuilder<> b(load);
+      llvm::Value* next = b.CreateGEP(b.getInt8Ty(), load->getPointerOperand(), b.getInt64(bytes));
+      // Read, keep in every cache level, data.
+      b.CreateIntrinsic(llvm::Intrinsic::prefetch, {next->getType()}, {next, b.getInt32(0), b.getInt32(3), b.getInt32(1)});
+    }
   }
 }
 

@@ -44,4 +44,9 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
 // are known to be aligned become non-temporal stores.
 void markStreamingStores(llvm::Module& module);
 
+// After LLVM's optimization: in kernels that pass over each row of a large
+// input several times, every vector load of that input is preceded by a
+// prefetch of its next row.
+void prefetchNextRows(llvm::Module& module);
+
 }  // namespace hlo::cpu

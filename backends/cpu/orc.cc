@@ -295,6 +295,7 @@ void OrcJit::optimize(llvm::Module& module, llvm::TargetMachine& machine) const 
   passes.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
   inlineMathFunctions(module);
   markStreamingStores(module);
+  prefetchNextRows(module);
 }
 
 StatusOr<std::string> OrcJit::emit(llvm::Module& module, llvm::TargetMachine& machine, llvm::CodeGenFileType type) {
