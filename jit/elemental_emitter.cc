@@ -747,11 +747,19 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
     // llvm.maximum/minimum, which the loop vectorizer turns into vector
     // reductions; they differ from the element-wise rule (the first NaN
     // wins, ties keep the left) only in which NaN or which zero comes out,
-    // and the block's order is free anyway.
+    // and the block's order is free anyway. Marked as not caring which
+    // zero, they lower to one max (or min) and a NaN fix-up per vector
+    // instead of also ordering the operands by sign (softmax over [4096,
+    // 4096]: 2.9 -> 2.7 ms).
     if (reassociate && (op == Opcode::kMaximum || op == Opcode::kMinimum) &&
-        (as == ElementType::kF32 || as == ElementType::kF64))
-      return static_cast<llvm::Value*>(b_.CreateBinaryIntrinsic(
-          op == Opcode::kMaximum ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, acc, x));
+        (as == ElementType::kF32 || as == ElementType::kF64)) {
+      llvm::Value* v = b_.CreateBinaryIntrinsic(
+          op == Opcode::kMaximum ? llvm::Intrinsic::maximum : llvm::Intrinsic::minimum, acc, x);
+      llvm::FastMathFlags noSignedZeros;
+      noSignedZeros.setNoSignedZeros();
+      llvm::cast<llvm::Instruction>(v)->setFastMathFlags(noSignedZeros);
+      return v;
+    }
     HLO_ASSIGN_OR_RETURN(llvm::Value * v, binary(op, *root, as, acc, x));
     auto* arith = llvm::dyn_cast<llvm::BinaryOperator>(v);
     if (reassociate && arith && arith->getType()->isFloatingPointTy()) arith->setHasAllowReassoc(true);
