@@ -126,7 +126,8 @@ int main(int argc, char** argv) {
       "# the other side of a rounding boundary. Which elements cross depends on the kernels OpenBLAS\n"
       "# picks for the CPU, so such a module also passes when it agrees. f32 reductions agree: the\n"
       "# interpreter sums in double and rounds once (hlo/exact_sum.h), the JIT into f64 totals (f32\n"
-      "# blocks only for terms that cannot be negative). A too-large module is compiled, not run (\"compiles\").\n"
+      "# blocks only for terms that cannot be negative).\n"
+      "# A too-large module is compiled, not run (\"compiles\").\n"
       "# file\toutcome\tdetail\n";
   return hlo::conformance::runCorpus(program, config, [&](const std::string& path) { return runModule(path, config); });
 }

@@ -306,6 +306,9 @@ StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<c
         break;
       }
       case Step::Kind::kConstant:
+        if (!instr.hasLiteral() || instr.literal().elided())
+          return errorStatus("cpu: constant %" + instr.name() + " has its values left out of the text ({...})",
+                             instr.loc());
         values[s] = unowned(&instr.literal());
         break;
       case Step::Kind::kTuple: {
