@@ -46,8 +46,9 @@ INTERP_CORPUS_SRC := $(wildcard conformance/hlo-interp-corpus.cc)
 PASS_CORPUS_SRC := $(wildcard conformance/hlo-pass-corpus.cc)
 XLA_CORPUS_SRC := $(wildcard conformance/hlo-xla-corpus.cc)
 JIT_CORPUS_SRC := $(wildcard conformance/hlo-jit-corpus.cc)
+JIT_FUZZ_SRC := $(wildcard conformance/hlo-jit-fuzz.cc)
 # Library sources: everything in the folder except tests, benchmarks, fuzz targets and programs.
-lib_srcs = $(filter-out %_test.cc %_bench.cc %/fuzz_parser.cc $(CORPUS_CHECK_SRC) $(INTERP_CORPUS_SRC) $(PASS_CORPUS_SRC) $(XLA_CORPUS_SRC) $(JIT_CORPUS_SRC),$(wildcard $(1)))
+lib_srcs = $(filter-out %_test.cc %_bench.cc %/fuzz_parser.cc $(CORPUS_CHECK_SRC) $(INTERP_CORPUS_SRC) $(PASS_CORPUS_SRC) $(XLA_CORPUS_SRC) $(JIT_CORPUS_SRC) $(JIT_FUZZ_SRC),$(wildcard $(1)))
 obj = $(patsubst %.cc,$(BUILD)/obj/%.o,$(1))
 
 HLO_SRCS := $(call lib_srcs,hlo/*.cc hlo/passes/*.cc)
@@ -69,6 +70,7 @@ INTERP_CORPUS := $(if $(INTERP_CORPUS_SRC),$(BUILD)/bin/hlo-interp-corpus)
 PASS_CORPUS := $(if $(PASS_CORPUS_SRC),$(BUILD)/bin/hlo-pass-corpus)
 XLA_CORPUS := $(if $(XLA_CORPUS_SRC),$(BUILD)/bin/hlo-xla-corpus)
 JIT_CORPUS := $(if $(JIT_CORPUS_SRC),$(BUILD)/bin/hlo-jit-corpus)
+JIT_FUZZ := $(if $(JIT_FUZZ_SRC),$(BUILD)/bin/hlo-jit-fuzz)
 # The JIT's libraries; jit/ and backends/cpu/ call each other (the driver in
 # jit/ picks the backend, the backend uses jit/'s elemental emitter).
 JIT_LIBS := $(call lib,jit,$(JIT_SRCS)) $(call lib,backend_cpu,$(CPU_SRCS))
@@ -81,14 +83,14 @@ BENCHES := $(patsubst bench/%.cc,$(BUILD)/bin/%,$(BENCH_SRCS))
 
 ALL_SRCS := $(HLO_SRCS) $(PARSER_SRCS) $(INTERP_SRCS) $(CONFORMANCE_SRCS) \
             $(TOOL_SRCS) $(CORPUS_CHECK_SRC) $(INTERP_CORPUS_SRC) $(PASS_CORPUS_SRC) $(XLA_CORPUS_SRC) $(TEST_SRCS) $(BENCH_SRCS) \
-            $(JIT_SRCS) $(CPU_SRCS) $(JIT_CORPUS_SRC)
+            $(JIT_SRCS) $(CPU_SRCS) $(JIT_CORPUS_SRC) $(JIT_FUZZ_SRC)
 DEPS_STAMP := $(BUILD)/.deps-stamp
 VENV_STAMP := $(BUILD)/venv/.installed
 
 # ---- rules -----------------------------------------------------------------
 
 .PHONY: all check demo bench deps fuzz-parser clean
-all: $(LIBS) $(JIT_LIBS) $(TOOLS) $(CORPUS_CHECK) $(INTERP_CORPUS) $(PASS_CORPUS) $(XLA_CORPUS) $(JIT_CORPUS) $(UNIT_TESTS) | $(DEPS_STAMP)
+all: $(LIBS) $(JIT_LIBS) $(TOOLS) $(CORPUS_CHECK) $(INTERP_CORPUS) $(PASS_CORPUS) $(XLA_CORPUS) $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) | $(DEPS_STAMP)
 
 $(BUILD)/obj/%.o: %.cc | $(DEPS_STAMP)
 	@mkdir -p $(@D)
@@ -115,7 +117,7 @@ link = $(CXX) $(HLO_LDFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(JIT_LINK) $(LIB
 # Programs that run the JIT: its libraries (as a group, they refer to each
 # other) before ours, and the LLVM shared library (OpenBLAS is loaded at run
 # time: backends/cpu/blas.h).
-JIT_PROGRAMS := $(BUILD)/bin/hlo-run $(JIT_CORPUS) $(UNIT_TESTS) $(BUILD)/bin/jit_bench
+JIT_PROGRAMS := $(BUILD)/bin/hlo-run $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) $(BUILD)/bin/jit_bench
 $(JIT_PROGRAMS): $(JIT_LIBS)
 $(JIT_PROGRAMS): JIT_LINK = -Wl,--start-group $(JIT_LIBS) -Wl,--end-group
 $(JIT_PROGRAMS): LLVM_LINK = $(LLVM_LDLIBS)
@@ -144,6 +146,12 @@ endif
 
 ifneq ($(JIT_CORPUS),)
 $(JIT_CORPUS): $(call obj,$(JIT_CORPUS_SRC)) $(LIBS)
+	@mkdir -p $(@D)
+	$(call link)
+endif
+
+ifneq ($(JIT_FUZZ),)
+$(JIT_FUZZ): $(call obj,$(JIT_FUZZ_SRC)) $(LIBS)
 	@mkdir -p $(@D)
 	$(call link)
 endif

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every test suite (unit tests, lit, corpus, corpus through the interpreter, passes over the corpus, the JIT over the corpus), then prints one line "N passed, N failed[, N skipped]".
+# Runs every test suite (unit tests, lit, corpus, corpus through the interpreter, passes over the corpus, the JIT over the corpus, the JIT on random modules), then prints one line "N passed, N failed[, N skipped]".
 # Usage: scripts/check.sh BUILD_DIR CORPUS_DIR   (from the repository root; make check calls it)
 set -uo pipefail
 
@@ -120,6 +120,23 @@ corpus_suite interp-corpus hlo-interp-corpus conformance/interp_expectations.txt
 corpus_suite pass-corpus hlo-pass-corpus conformance/pass_expectations.txt "pass corpus"
 # f) The corpus through the CPU JIT, compared with the interpreter.
 corpus_suite jit-corpus hlo-jit-corpus conformance/jit_expectations.txt "JIT corpus"
+
+# g) Random modules through the CPU JIT and the interpreter (a fixed range
+#    of seeds: the same modules every run).
+if [ -x "$bin/hlo-jit-fuzz" ]; then
+  run jit-fuzz "$bin/hlo-jit-fuzz" --seeds=0:400 --jobs=2; rc=$?
+  line=$(grep -E '^jit-fuzz: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$logs/jit-fuzz.log" | tail -n1)
+  if [ -z "$line" ]; then
+    echo "check: hlo-jit-fuzz printed no 'jit-fuzz: ...' summary (status $rc); counted as 1 failed"
+    failed=$((failed + 1))
+  else
+    read -r p f s <<<"$(sed -E 's/^jit-fuzz: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/' <<<"$line")"
+    passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+    crashed hlo-jit-fuzz "$rc" "$f"
+  fi
+else
+  echo "check: $bin/hlo-jit-fuzz not built yet; JIT fuzz not run"
+fi
 
 summary="$passed passed, $failed failed"
 [ "$skipped" -gt 0 ] && summary+=", $skipped skipped"

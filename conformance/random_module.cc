@@ -1,0 +1,233 @@
+// Random HLO modules (see random_module.h).
+//
+// Two engines may differ in the last bits of a transcendental function, and
+// an ill-conditioned op downstream (a subtraction that cancels, a floor, a
+// comparison, a remainder, a log near 1) turns that into any difference at
+// all. So float values are tracked as exact (the same bits on any correct
+// engine: parameters, constants, and what correctly rounded ops make of
+// exact values) or inexact (within a few ulps), and inexact values only
+// reach ops that keep a relative error relative: negate, abs, multiply,
+// division (not as the divisor: an inexact zero may have either sign),
+// maximum, minimum, clamp, square and cube roots, exp, tanh, erf, the
+// logistic function, conversions between float types and data movement.
+#include "conformance/random_module.h"
+
+#include <algorithm>
+#include <optional>
+#include <random>
+#include <string>
+#include <set>
+#include <vector>
+
+namespace hlo::conformance {
+namespace {
+
+bool among(const std::string& op, std::initializer_list<const char*> ops) {
+  for (const char* o : ops)
+    if (op == o) return true;
+  return false;
+}
+
+// Float unary ops whose result is correctly rounded (the same bits on any
+// correct engine), and those that keep an operand's relative error relative.
+bool exactUnary(const std::string& op) {
+  return among(op, {"negate", "abs", "sign", "floor", "ceil", "round-nearest-even", "round-nearest-afz", "sqrt"});
+}
+bool unaryToleratesInexact(const std::string& op) {
+  return among(op, {"negate", "abs", "sqrt", "rsqrt", "cbrt", "tanh", "logistic", "exponential", "erf",
+                    "exponential-minus-one"});
+}
+bool exactBinary(const std::string& op) {
+  return among(op, {"add", "subtract", "multiply", "divide", "maximum", "minimum", "remainder"});
+}
+bool binaryToleratesInexact(const std::string& op) { return among(op, {"multiply", "divide", "maximum", "minimum"}); }
+
+class Generator {
+ public:
+  explicit Generator(uint64_t seed) : rng_(seed) {}
+
+  std::string module(uint64_t seed) {
+    static const char* const kFloats[] = {"f32", "f32", "f32", "bf16", "f16", "f64"};
+    static const char* const kIntegers[] = {"s8", "s16", "s32", "s64", "u8", "u16", "u32"};
+    floating_ = pick(3) != 0;
+    type_ = floating_ ? kFloats[pick(6)] : kIntegers[pick(7)];
+    static const int64_t kRows[] = {1, 3, 8, 17, 64}, kCols[] = {1, 5, 16, 33, 128, 1000};
+    rows_ = kRows[pick(5)];
+    cols_ = kCols[pick(6)];
+    batch_ = pick(4) == 0 ? 2 + pick(3) : 0;  // sometimes a leading dimension
+    const int parameters = 1 + pick(3);
+    for (int i = 0; i < parameters; ++i)
+      define("p" + std::to_string(i), shape() + " parameter(" + std::to_string(i) + ")", true);
+    const int steps = 2 + pick(9);
+    for (int i = 0; i < steps; ++i) step();
+    std::string text = "HloModule fuzz_" + std::to_string(seed) + "\n\n";
+    for (const std::string& reducer : reducers_)
+      text += reducer + "_reducer {\n  a = " + type_ + "[] parameter(0)\n  b = " + type_ + "[] parameter(1)\n  ROOT r = " +
+              type_ + "[] " + reducer + "(a, b)\n}\n\n";
+    // The result: the last few values, so that little of the chain is dead.
+    std::string types, names;
+    const size_t results = std::min<size_t>(values_.size(), 4);
+    for (size_t i = values_.size() - results; i < values_.size(); ++i) {
+      types += (types.empty() ? "" : ", ") + shape();
+      names += (names.empty() ? "" : ", ") + values_[i].name;
+    }
+    return text + "ENTRY main {\n" + body_ + "  ROOT out = (" + types + ") tuple(" + names + ")\n}\n";
+  }
+
+ private:
+  struct Value {
+    std::string name;
+    bool exact;
+  };
+
+  // One of n choices. Not std::uniform_int_distribution, whose algorithm
+  // differs between standard libraries.
+  int pick(size_t n) { return static_cast<int>(rng_() % n); }
+  // A value for an operand; an exact one when `exact` (parameters always are).
+  Value operand(bool exact) {
+    std::vector<const Value*> fit;
+    for (const Value& v : values_)
+      if (v.exact || !exact) fit.push_back(&v);
+    return *fit[pick(fit.size())];
+  }
+  bool isUnsigned() const { return type_[0] == 'u'; }
+
+  std::string dims(int64_t last) const {
+    return "[" + (batch_ ? std::to_string(batch_) + "," : "") + std::to_string(rows_) + "," + std::to_string(last) + "]";
+  }
+  std::string shape(const std::string& type) const { return type + dims(cols_); }
+  std::string shape() const { return shape(type_); }
+  int rank() const { return batch_ ? 3 : 2; }
+
+  // Appends `name = instruction`; a value later steps may read when
+  // `exact` is given (integers are always exact).
+  std::string define(const std::string& name, const std::string& instruction, std::optional<bool> exact = {}) {
+    body_ += "  " + name + " = " + instruction + "\n";
+    if (exact) values_.push_back({name, *exact || !floating_});
+    return name;
+  }
+  std::string fresh(const char* stem) { return stem + std::to_string(++counter_); }
+
+  std::string unaryOp() {
+    static const char* const kFloat[] = {"negate", "abs", "exponential", "log", "tanh", "sqrt", "rsqrt", "floor",
+                                         "ceil", "sign", "cosine", "sine", "logistic", "exponential-minus-one",
+                                         "log-plus-one", "round-nearest-even", "round-nearest-afz", "cbrt", "erf"};
+    static const char* const kSigned[] = {"negate", "abs", "not", "popcnt", "count-leading-zeros", "sign"};
+    static const char* const kUnsigned[] = {"negate", "not", "popcnt", "count-leading-zeros"};
+    if (floating_) return kFloat[pick(std::size(kFloat))];
+    return isUnsigned() ? kUnsigned[pick(std::size(kUnsigned))] : kSigned[pick(std::size(kSigned))];
+  }
+  std::string binaryOp() {
+    static const char* const kFloat[] = {"add", "subtract", "multiply", "divide", "maximum", "minimum", "power",
+                                         "atan2", "remainder"};
+    static const char* const kInteger[] = {"add", "subtract", "multiply", "divide", "maximum", "minimum", "remainder",
+                                           "and", "or", "xor", "shift-left", "shift-right-logical",
+                                           "shift-right-arithmetic", "power"};
+    return floating_ ? kFloat[pick(std::size(kFloat))] : kInteger[pick(std::size(kInteger))];
+  }
+  std::string constant() {
+    static const char* const kFloat[] = {"0.5", "-2", "3", "0.001", "0", "-0", "inf", "nan"};
+    static const char* const kSigned[] = {"1", "-2", "3", "0", "31", "7", "-1"};
+    static const char* const kUnsigned[] = {"1", "2", "3", "0", "31", "7"};
+    if (floating_) return kFloat[pick(std::size(kFloat))];
+    return isUnsigned() ? kUnsigned[pick(std::size(kUnsigned))] : kSigned[pick(std::size(kSigned))];
+  }
+
+  // `name = op(a, b)` where b may be given (a broadcast operand, exact or not).
+  // A divisor must be exact: an inexact zero may have either sign.
+  void binary(const std::string& name, std::optional<Value> b = {}) {
+    std::string op = binaryOp();
+    if (b && !b->exact && (!binaryToleratesInexact(op) || op == "divide")) op = "multiply";
+    const bool tolerant = binaryToleratesInexact(op);
+    const Value a = operand(!tolerant);
+    const Value second = b ? *b : operand(!tolerant || op == "divide");
+    define(name, shape() + " " + op + "(" + a.name + ", " + second.name + ")",
+           a.exact && second.exact && exactBinary(op));
+  }
+
+  void step() {
+    const std::string name = fresh("v");
+    const int kind = pick(20);
+    if (kind < 6) {
+      const std::string op = unaryOp();
+      const Value x = operand(!unaryToleratesInexact(op));
+      define(name, shape() + " " + op + "(" + x.name + ")", x.exact && exactUnary(op));
+    } else if (kind < 12) {
+      binary(name);
+    } else if (kind < 13) {
+      std::string c = define(fresh("c"), type_ + "[] constant(" + constant() + ")");
+      std::string b = define(fresh("b"), shape() + " broadcast(" + c + "), dimensions={}");
+      binary(name, Value{b, true});
+    } else if (kind < 14) {
+      static const char* const kDirections[] = {"LT", "GT", "EQ", "NE", "GE", "LE"};
+      std::string m = define(fresh("m"), shape("pred") + " compare(" + operand(true).name + ", " +
+                                              operand(true).name + "), direction=" + kDirections[pick(6)]);
+      const Value a = operand(false), b = operand(false);
+      define(name, shape() + " select(" + m + ", " + a.name + ", " + b.name + ")", a.exact && b.exact);
+    } else if (kind < 15) {
+      static const char* const kTypes[] = {"s32", "f16", "bf16", "f32", "s8", "u8", "f64", "pred", "u32"};
+      const std::string to = kTypes[pick(9)];
+      const bool toFloat = to[0] == 'f' || to[0] == 'b';
+      const Value x = operand(!toFloat);
+      std::string c = define(fresh("cv"), shape(to) + " convert(" + x.name + ")");
+      define(name, shape() + " convert(" + c + ")", x.exact);
+    } else if (kind < 16) {
+      const Value a = operand(false), lo = operand(false), hi = operand(false);
+      define(name, shape() + " clamp(" + lo.name + ", " + a.name + ", " + hi.name + ")", a.exact && lo.exact && hi.exact);
+    } else if (kind < 17) {
+      const Value x = operand(false);
+      define(name, shape() + " reverse(" + x.name + "), dimensions={" + std::to_string(pick(rank())) + "}", x.exact);
+    } else if (kind < 18 && cols_ > 2) {
+      // The two halves of the last dimension, swapped.
+      const int64_t half = cols_ / 2;
+      std::string lead = (batch_ ? "[0:" + std::to_string(batch_) + "], " : "") + "[0:" + std::to_string(rows_) + "], ";
+      const Value x = operand(false), y = operand(false);
+      std::string a = define(fresh("sa"), type_ + dims(half) + " slice(" + x.name + "), slice={" + lead + "[0:" +
+                                              std::to_string(half) + "]}");
+      std::string b = define(fresh("sb"), type_ + dims(cols_ - half) + " slice(" + y.name + "), slice={" + lead + "[" +
+                                              std::to_string(half) + ":" + std::to_string(cols_) + "]}");
+      define(name, shape() + " concatenate(" + b + ", " + a + "), dimensions={" + std::to_string(rank() - 1) + "}",
+             x.exact && y.exact);
+    } else if (kind < 19 && rows_ == cols_) {
+      const Value x = operand(false);
+      define(name, shape() + " transpose(" + x.name + "), dimensions=" + (batch_ ? "{0,2,1}" : "{1,0}"), x.exact);
+    } else {
+      // A reduction along the last dimension, broadcast back and combined.
+      // Its order is the engine's: a float sum's last bit depends on it
+      // (inexact, and only of exact terms, which cannot cancel an error),
+      // and so does which zero a maximum or minimum of +0 and -0 gives (and
+      // the sign of a zero sum: simplify, as XLA's does, takes an init of +0
+      // as a sum's identity).
+      static const char* const kReducers[] = {"add", "maximum", "minimum", "multiply"};
+      const std::string reducer = kReducers[pick(floating_ ? 3 : 4)];
+      reducers_.insert(reducer);
+      const std::string init = reducer == "add" ? "0" : reducer == "multiply" ? "1"
+                               : floating_      ? (reducer == "maximum" ? "-inf" : "inf")
+                                                : "0";
+      const Value x = operand(reducer == "add");
+      const bool exact = !floating_ || (reducer == "multiply" && x.exact);
+      std::string i = define(fresh("i"), type_ + "[] constant(" + init + ")");
+      const std::string reducedDims = batch_ ? "[" + std::to_string(batch_) + "," + std::to_string(rows_) + "]"
+                                             : "[" + std::to_string(rows_) + "]";
+      std::string r = define(fresh("r"), type_ + reducedDims + " reduce(" + x.name + ", " + i + "), dimensions={" +
+                                             std::to_string(rank() - 1) + "}, to_apply=" + reducer + "_reducer");
+      std::string b = define(fresh("rb"), shape() + " broadcast(" + r + "), dimensions=" + (batch_ ? "{0,1}" : "{0}"));
+      binary(name, Value{b, exact || !floating_});
+    }
+  }
+
+  std::mt19937_64 rng_;
+  bool floating_ = true;
+  std::string type_;
+  int64_t rows_ = 1, cols_ = 1, batch_ = 0;
+  std::string body_;
+  std::vector<Value> values_;
+  std::set<std::string> reducers_;
+  int counter_ = 0;
+};
+
+}  // namespace
+
+std::string randomModule(uint64_t seed) { return Generator(seed).module(seed); }
+
+}  // namespace hlo::conformance

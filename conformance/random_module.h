@@ -1,0 +1,19 @@
+// Random HLO modules for differential testing (hlo-jit-fuzz): a seed gives
+// one small module of one element type: a few parameters of one shape, then
+// a chain of elementwise unary and binary ops, comparisons feeding selects,
+// clamps, round trips through another type, slices put back together in
+// another order, reverses, transposes of square arrays, and reductions along
+// the last dimension broadcast back, in the shapes where vectorized loops,
+// row loops, remainders and single elements all occur; the result is a tuple
+// of the last few values. Every module is
+// valid HLO; the same seed gives the same text on every machine.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace hlo::conformance {
+
+std::string randomModule(uint64_t seed);
+
+}  // namespace hlo::conformance
