@@ -36,6 +36,21 @@ crashed() {
   fi
 }
 
+# add_summary SUITE PROGRAM STATUS: adds in the last "SUITE: N passed, N failed, N skipped" line of
+# SUITE.log; a program that printed none counts as 1 failed.
+add_summary() {
+  local suite=$1 program=$2 rc=$3 line p f s
+  line=$(grep -E "^$suite: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped\$" "$logs/$suite.log" | tail -n1)
+  if [ -z "$line" ]; then
+    echo "check: $program printed no '$suite: ...' summary (status $rc); counted as 1 failed"
+    failed=$((failed + 1))
+    return
+  fi
+  read -r p f s <<<"$(sed -E "s/^$suite: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped\$/\1 \2 \3/" <<<"$line")"
+  passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+  crashed "$program" "$rc" "$f"
+}
+
 # a) GoogleTest unit tests.
 if [ -x "$bin/unit-tests" ]; then
   run unit-tests "$bin/unit-tests" --gtest_color=no; rc=$?
@@ -73,15 +88,7 @@ elif [ -x "$bin/hlo-corpus-check" ]; then
   args=(--corpus="$corpus/xla")
   [ -f conformance/corpus_expectations.txt ] && args+=(--expectations=conformance/corpus_expectations.txt)
   run corpus "$bin/hlo-corpus-check" "${args[@]}"; rc=$?
-  line=$(grep -E '^corpus: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$logs/corpus.log" | tail -n1)
-  if [ -z "$line" ]; then
-    echo "check: hlo-corpus-check printed no 'corpus: ...' summary (status $rc); counted as 1 failed"
-    failed=$((failed + 1))
-  else
-    read -r p f s <<<"$(sed -E 's/^corpus: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/' <<<"$line")"
-    passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-    crashed hlo-corpus-check "$rc" "$f"
-  fi
+  add_summary corpus hlo-corpus-check "$rc"
 else
   echo "check: $bin/hlo-corpus-check not built yet; corpus suite not run"
 fi
@@ -99,18 +106,10 @@ corpus_suite() {
     echo "check: $bin/$program not built yet; $what suite not run"
     return
   fi
-  local args=(--corpus="$corpus/xla") rc line p f s
+  local args=(--corpus="$corpus/xla") rc
   [ -f "$expectations" ] && args+=(--expectations="$expectations")
   run "$suite" "$bin/$program" "${args[@]}"; rc=$?
-  line=$(grep -E "^$suite: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped\$" "$logs/$suite.log" | tail -n1)
-  if [ -z "$line" ]; then
-    echo "check: $program printed no '$suite: ...' summary (status $rc); counted as 1 failed"
-    failed=$((failed + 1))
-    return
-  fi
-  read -r p f s <<<"$(sed -E "s/^$suite: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped\$/\1 \2 \3/" <<<"$line")"
-  passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-  crashed "$program" "$rc" "$f"
+  add_summary "$suite" "$program" "$rc"
 }
 
 # d) The corpus through the interpreter.
@@ -125,15 +124,7 @@ corpus_suite jit-corpus hlo-jit-corpus conformance/jit_expectations.txt "JIT cor
 #    of seeds: the same modules every run).
 if [ -x "$bin/hlo-jit-fuzz" ]; then
   run jit-fuzz "$bin/hlo-jit-fuzz" --seeds=0:400 --jobs=2; rc=$?
-  line=$(grep -E '^jit-fuzz: [0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$logs/jit-fuzz.log" | tail -n1)
-  if [ -z "$line" ]; then
-    echo "check: hlo-jit-fuzz printed no 'jit-fuzz: ...' summary (status $rc); counted as 1 failed"
-    failed=$((failed + 1))
-  else
-    read -r p f s <<<"$(sed -E 's/^jit-fuzz: ([0-9]+) passed, ([0-9]+) failed, ([0-9]+) skipped$/\1 \2 \3/' <<<"$line")"
-    passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
-    crashed hlo-jit-fuzz "$rc" "$f"
-  fi
+  add_summary jit-fuzz hlo-jit-fuzz "$rc"
 else
   echo "check: $bin/hlo-jit-fuzz not built yet; JIT fuzz not run"
 fi
