@@ -9,7 +9,8 @@
 // reach ops that keep a relative error relative: negate, abs, multiply,
 // division (not as the divisor: an inexact zero may have either sign),
 // maximum, minimum, clamp, square and cube roots, exp, tanh, erf, the
-// logistic function, conversions between float types and data movement.
+// logistic function, conversions through float types at least as precise,
+// and data movement.
 #include "conformance/random_module.h"
 
 #include <algorithm>
@@ -42,6 +43,11 @@ bool exactBinary(const std::string& op) {
 }
 bool binaryToleratesInexact(const std::string& op) { return among(op, {"multiply", "divide", "maximum", "minimum"}); }
 
+// Mantissa bits of a float type (0 for the others).
+int mantissaBits(const std::string& type) {
+  return type == "f64" ? 53 : type == "f32" ? 24 : type == "f16" ? 11 : type == "bf16" ? 8 : 0;
+}
+
 class Generator {
  public:
   explicit Generator(uint64_t seed) : rng_(seed) {}
@@ -55,8 +61,8 @@ class Generator {
     rows_ = kRows[pick(5)];
     cols_ = kCols[pick(6)];
     batch_ = pick(4) == 0 ? 2 + pick(3) : 0;  // sometimes a leading dimension
-    const int parameters = 1 + pick(3);
-    for (int i = 0; i < parameters; ++i)
+    parameters_ = 1 + pick(3);
+    for (int i = 0; i < parameters_; ++i)
       define("p" + std::to_string(i), shape() + " parameter(" + std::to_string(i) + ")", true);
     const int steps = 2 + pick(9);
     for (int i = 0; i < steps; ++i) step();
@@ -66,10 +72,12 @@ class Generator {
               type_ + "[] " + reducer + "(a, b)\n}\n\n";
     // The result: the last few values, so that little of the chain is dead.
     std::string types, names;
-    const size_t results = std::min<size_t>(values_.size(), 4);
-    for (size_t i = values_.size() - results; i < values_.size(); ++i) {
+    std::vector<std::string> results = products_;
+    for (size_t i = values_.size() - std::min<size_t>(values_.size(), 4); i < values_.size(); ++i)
+      results.push_back(values_[i].name);
+    for (const std::string& result : results) {
       types += (types.empty() ? "" : ", ") + shape();
-      names += (names.empty() ? "" : ", ") + values_[i].name;
+      names += (names.empty() ? "" : ", ") + result;
     }
     return text + "ENTRY main {\n" + body_ + "  ROOT out = (" + types + ") tuple(" + names + ")\n}\n";
   }
@@ -145,9 +153,36 @@ class Generator {
            a.exact && second.exact && exactBinary(op));
   }
 
+  // x times a square parameter w along the last dimension: w is [cols,
+  // cols] (with the batch dimension first, when there is one), contracted
+  // along its first or its second dimension (b stored contracting- or
+  // free-major). Float products go straight to the result, where they are
+  // held to their sums' rounding bound (conformance/contraction_bound.h);
+  // integer ones are exact and may be read on.
+  void product(const std::string& name) {
+    if (w_.empty()) {
+      std::string square = batch_ ? "[" + std::to_string(batch_) + "," : "[";
+      square += std::to_string(cols_) + "," + std::to_string(cols_) + "]";
+      w_ = define("w", type_ + square + " parameter(" + std::to_string(parameters_++) + ")");
+    }
+    const std::string batch = batch_ ? "lhs_batch_dims={0}, rhs_batch_dims={0}, " : "";
+    const int contracted = (batch_ ? 1 : 0) + pick(2);
+    const std::string dot = shape() + " dot(" + operand(true).name + ", " + w_ + "), " + batch +
+                            "lhs_contracting_dims={" + std::to_string(rank() - 1) + "}, rhs_contracting_dims={" +
+                            std::to_string(contracted) + "}";
+    if (floating_) products_.push_back(define(name, dot));
+    else define(name, dot, true);
+  }
+
   void step() {
     const std::string name = fresh("v");
-    const int kind = pick(20);
+    const int kind = pick(21);
+    if (kind == 20) {
+      // A product needs rows of at most 1,000 elements by at most 17 rows:
+      // a million-element w, within what the interpreter runs at once.
+      if (cols_ <= 128 || rows_ * (batch_ ? batch_ : 1) <= 17) return product(name);
+      return binary(name);
+    }
     if (kind < 6) {
       const std::string op = unaryOp();
       const Value x = operand(!unaryToleratesInexact(op));
@@ -167,8 +202,10 @@ class Generator {
     } else if (kind < 15) {
       static const char* const kTypes[] = {"s32", "f16", "bf16", "f32", "s8", "u8", "f64", "pred", "u32"};
       const std::string to = kTypes[pick(9)];
-      const bool toFloat = to[0] == 'f' || to[0] == 'b';
-      const Value x = operand(!toFloat);
+      // An inexact value may pass through a float type with as many
+      // mantissa bits or more; a narrower one turns a last-bit difference
+      // into one of its own last bit.
+      const Value x = operand(mantissaBits(to) < mantissaBits(type_));
       std::string c = define(fresh("cv"), shape(to) + " convert(" + x.name + ")");
       define(name, shape() + " convert(" + c + ")", x.exact);
     } else if (kind < 16) {
@@ -223,6 +260,9 @@ class Generator {
   std::string body_;
   std::vector<Value> values_;
   std::set<std::string> reducers_;
+  std::vector<std::string> products_;  // float dots, results only
+  std::string w_;                      // the dots' square parameter, once made
+  int parameters_ = 0;
   int counter_ = 0;
 };
 

@@ -2,11 +2,12 @@
 // one small module of one element type: a few parameters of one shape, then
 // a chain of elementwise unary and binary ops, comparisons feeding selects,
 // clamps, round trips through another type, slices put back together in
-// another order, reverses, transposes of square arrays, and reductions along
-// the last dimension broadcast back, in the shapes where vectorized loops,
-// row loops, remainders and single elements all occur; the result is a tuple
-// of the last few values. Every module is
-// valid HLO; the same seed gives the same text on every machine.
+// another order, reverses, transposes of square arrays, reductions along
+// the last dimension broadcast back, and products with a square parameter,
+// in the shapes where vectorized loops, row loops, remainders and single
+// elements all occur; the result is a tuple of the last few values (and of
+// the float products). Every module is valid HLO; the same seed gives the
+// same text on every machine.
 #pragma once
 
 #include <cstdint>
