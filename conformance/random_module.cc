@@ -174,9 +174,27 @@ class Generator {
     else define(name, dot, true);
   }
 
+  // With a leading dimension, a convolution of x as [batch, positions,
+  // features] by a window of 3 positions (padded to keep them), features
+  // to features: a kernel parameter k of [3, cols, cols]. Float ones go to
+  // the result, as products do.
+  void convolution(const std::string& name) {
+    if (k_.empty())
+      k_ = define("k", type_ + "[3," + std::to_string(cols_) + "," + std::to_string(cols_) + "] parameter(" +
+                           std::to_string(parameters_++) + ")");
+    const std::string conv = shape() + " convolution(" + operand(true).name + ", " + k_ +
+                             "), window={size=3 pad=1_1}, dim_labels=b0f_0io->b0f";
+    if (floating_) products_.push_back(define(name, conv));
+    else define(name, conv, true);
+  }
+
   void step() {
     const std::string name = fresh("v");
-    const int kind = pick(21);
+    const int kind = pick(22);
+    if (kind == 21) {
+      if (batch_ && cols_ <= 128) return convolution(name);
+      return binary(name);
+    }
     if (kind == 20) {
       // A product needs rows of at most 1,000 elements by at most 17 rows:
       // a million-element w, within what the interpreter runs at once.
@@ -262,6 +280,7 @@ class Generator {
   std::set<std::string> reducers_;
   std::vector<std::string> products_;  // float dots, results only
   std::string w_;                      // the dots' square parameter, once made
+  std::string k_;                      // the convolutions' kernel, once made
   int parameters_ = 0;
   int counter_ = 0;
 };
