@@ -188,9 +188,47 @@ class Generator {
     else define(name, conv, true);
   }
 
+  // A start index along the last dimension: a scalar parameter (random
+  // arguments run from -8 to 8, so the clamping into range is exercised).
+  std::string startIndex() {
+    if (index_.empty()) index_ = define("at", "s32[] parameter(" + std::to_string(parameters_++) + ")");
+    return index_;
+  }
+
+  // dynamic-slice of two values put back together along the last
+  // dimension, or a dynamic-update-slice of one by a slice of another.
+  void dynamicSlices(const std::string& name) {
+    const int64_t half = cols_ / 2;
+    std::string zeros = batch_ ? "zero, zero, " : "zero, ";
+    if (zero_.empty()) zero_ = define("zero", "s32[] constant(0)");
+    const Value x = operand(false), y = operand(false);
+    const std::string lead = batch_ ? std::to_string(batch_) + "," : "";
+    const std::string at = startIndex();
+    if (pick(2) == 0) {
+      std::string a = define(fresh("ds"), type_ + dims(half) + " dynamic-slice(" + x.name + ", " + zeros + at +
+                                              "), dynamic_slice_sizes={" + lead + std::to_string(rows_) + "," +
+                                              std::to_string(half) + "}");
+      std::string b = define(fresh("ds"), type_ + dims(cols_ - half) + " dynamic-slice(" + y.name + ", " + zeros +
+                                              zero_ + "), dynamic_slice_sizes={" + lead + std::to_string(rows_) + "," +
+                                              std::to_string(cols_ - half) + "}");
+      define(name, shape() + " concatenate(" + a + ", " + b + "), dimensions={" + std::to_string(rank() - 1) + "}",
+             x.exact && y.exact);
+    } else {
+      std::string lead2 = (batch_ ? "[0:" + std::to_string(batch_) + "], " : "") + "[0:" + std::to_string(rows_) + "], ";
+      std::string update = define(fresh("su"), type_ + dims(half) + " slice(" + y.name + "), slice={" + lead2 + "[0:" +
+                                                   std::to_string(half) + "]}");
+      define(name, shape() + " dynamic-update-slice(" + x.name + ", " + update + ", " + zeros + at + ")",
+             x.exact && y.exact);
+    }
+  }
+
   void step() {
     const std::string name = fresh("v");
-    const int kind = pick(22);
+    const int kind = pick(23);
+    if (kind == 22) {
+      if (cols_ >= 2) return dynamicSlices(name);
+      return binary(name);
+    }
     if (kind == 21) {
       if (batch_ && cols_ <= 128) return convolution(name);
       return binary(name);
@@ -281,6 +319,7 @@ class Generator {
   std::vector<std::string> products_;  // float dots, results only
   std::string w_;                      // the dots' square parameter, once made
   std::string k_;                      // the convolutions' kernel, once made
+  std::string index_, zero_;           // dynamic slices' start index and 0
   int parameters_ = 0;
   int counter_ = 0;
 };
