@@ -68,8 +68,8 @@ class Generator {
     for (int i = 0; i < steps; ++i) step();
     std::string text = "HloModule fuzz_" + std::to_string(seed) + "\n\n";
     for (const std::string& reducer : reducers_)
-      text += reducer + "_reducer {\n  a = " + type_ + "[] parameter(0)\n  b = " + type_ + "[] parameter(1)\n  ROOT r = " +
-              type_ + "[] " + reducer + "(a, b)\n}\n\n";
+      text += reducer + "_reducer {\n  a = " + type_ + "[] parameter(0)\n  b = " + type_ +
+              "[] parameter(1)\n  ROOT r = " + type_ + "[] " + reducer + "(a, b)\n}\n\n";
     // The result: the last few values, so that little of the chain is dead.
     std::string types, names;
     std::vector<std::string> results = products_;
@@ -101,7 +101,8 @@ class Generator {
   bool isUnsigned() const { return type_[0] == 'u'; }
 
   std::string dims(int64_t last) const {
-    return "[" + (batch_ ? std::to_string(batch_) + "," : "") + std::to_string(rows_) + "," + std::to_string(last) + "]";
+    const std::string lead = batch_ ? std::to_string(batch_) + "," : "";
+    return "[" + lead + std::to_string(rows_) + "," + std::to_string(last) + "]";
   }
   std::string shape(const std::string& type) const { return type + dims(cols_); }
   std::string shape() const { return shape(type_); }
@@ -214,7 +215,8 @@ class Generator {
       define(name, shape() + " concatenate(" + a + ", " + b + "), dimensions={" + std::to_string(rank() - 1) + "}",
              x.exact && y.exact);
     } else {
-      std::string lead2 = (batch_ ? "[0:" + std::to_string(batch_) + "], " : "") + "[0:" + std::to_string(rows_) + "], ";
+      std::string lead2 = (batch_ ? "[0:" + std::to_string(batch_) + "], " : "") + "[0:" +
+                          std::to_string(rows_) + "], ";
       std::string update = define(fresh("su"), type_ + dims(half) + " slice(" + y.name + "), slice={" + lead2 + "[0:" +
                                                    std::to_string(half) + "]}");
       define(name, shape() + " dynamic-update-slice(" + x.name + ", " + update + ", " + zeros + at + ")",
@@ -266,7 +268,8 @@ class Generator {
       define(name, shape() + " convert(" + c + ")", x.exact);
     } else if (kind < 16) {
       const Value a = operand(false), lo = operand(false), hi = operand(false);
-      define(name, shape() + " clamp(" + lo.name + ", " + a.name + ", " + hi.name + ")", a.exact && lo.exact && hi.exact);
+      define(name, shape() + " clamp(" + lo.name + ", " + a.name + ", " + hi.name + ")",
+             a.exact && lo.exact && hi.exact);
     } else if (kind < 17) {
       const Value x = operand(false);
       define(name, shape() + " reverse(" + x.name + "), dimensions={" + std::to_string(pick(rank())) + "}", x.exact);

@@ -430,7 +430,8 @@ void prefetchNextRows(llvm::Module& module) {
       llvm::IRBuilder<> b(load);
       llvm::Value* next = b.CreateGEP(b.getInt8Ty(), load->getPointerOperand(), b.getInt64(bytes));
       // Read, keep in every cache level, data.
-      b.CreateIntrinsic(llvm::Intrinsic::prefetch, {next->getType()}, {next, b.getInt32(0), b.getInt32(3), b.getInt32(1)});
+      b.CreateIntrinsic(llvm::Intrinsic::prefetch, {next->getType()},
+                        {next, b.getInt32(0), b.getInt32(3), b.getInt32(1)});
     }
   }
 }
