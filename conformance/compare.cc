@@ -42,9 +42,9 @@ bool closeEnough(double a, double e, Tolerance tol, double extra, double& absErr
 
 // `perType`: each array with its element type's defaultTolerance, or `tol`
 // where that is looser. `extra`: per element, more absolute error allowed
-// (null or empty: none).
+// (null: none).
 void compareInto(const Literal& a, const Literal& e, Tolerance tol, bool perType, const std::vector<double>* extra,
-                 const ElementAllowance* allowance, const std::string& path, Comparison& out) {
+                 const std::string& path, Comparison& out) {
   auto mismatch = [&](const std::string& what) {
     if (out.firstMismatch.empty()) out.firstMismatch = path + what;
     out.equal = false;
@@ -56,10 +56,8 @@ void compareInto(const Literal& a, const Literal& e, Tolerance tol, bool perType
       mismatch("shape " + a.shape().toString(false) + " vs " + e.shape().toString(false));
       return;
     }
-    // The allowance is for the top-level tuple's arrays only.
     for (size_t i = 0; i < a.tupleElements().size(); ++i)
-      compareInto(a.tupleElements()[i], e.tupleElements()[i], tol, perType,
-                  allowance && i < allowance->size() ? &(*allowance)[i] : nullptr, nullptr,
+      compareInto(a.tupleElements()[i], e.tupleElements()[i], tol, perType, nullptr,
                   path + "element " + std::to_string(i) + " ", out);
     return;
   }
@@ -79,7 +77,7 @@ void compareInto(const Literal& a, const Literal& e, Tolerance tol, bool perType
       mismatch(text(a) + " vs " + text(e));
       return;
     }
-    return compareInto(a.compact(), e.compact(), tol, perType, nullptr, nullptr, path, out);
+    return compareInto(a.compact(), e.compact(), tol, perType, nullptr, path, out);
   }
   if (!a.shape().isArray()) return;  // tokens
   ElementType t = a.type();
@@ -88,7 +86,6 @@ void compareInto(const Literal& a, const Literal& e, Tolerance tol, bool perType
     tol = {std::max(tol.absolute, d.absolute), std::max(tol.relative, d.relative)};
   }
   bool inexact = isFloat(t) || isComplex(t);
-  if (allowance && !allowance->empty()) extra = &(*allowance)[0];  // the result is this one array
   if (extra && static_cast<int64_t>(extra->size()) != a.elementCount()) extra = nullptr;
   for (int64_t i = 0; i < a.elementCount(); ++i) {
     bool ok;
@@ -113,6 +110,21 @@ void compareInto(const Literal& a, const Literal& e, Tolerance tol, bool perType
   }
 }
 
+// compareInto for a whole result, with `allowance` (may be null) for the
+// top-level tuple's arrays, or for the one array.
+void compareResult(const Literal& a, const Literal& e, Tolerance tol, bool perType, const ElementAllowance* allowance,
+                   Comparison& out) {
+  auto extra = [&](size_t i) { return allowance && i < allowance->size() ? &(*allowance)[i] : nullptr; };
+  if (allowance && a.shape().isTuple() && e.shape().isTuple() &&
+      a.tupleElements().size() == e.tupleElements().size()) {
+    for (size_t i = 0; i < a.tupleElements().size(); ++i)
+      compareInto(a.tupleElements()[i], e.tupleElements()[i], tol, perType, extra(i),
+                  "element " + std::to_string(i) + " ", out);
+    return;
+  }
+  compareInto(a, e, tol, perType, extra(0), "", out);
+}
+
 }  // namespace
 
 Tolerance defaultTolerance(ElementType t) {
@@ -127,14 +139,14 @@ Tolerance defaultTolerance(ElementType t) {
 
 Comparison compareLiterals(const Literal& actual, const Literal& expected, Tolerance tolerance) {
   Comparison out;
-  compareInto(actual, expected, tolerance, false, nullptr, nullptr, "", out);
+  compareResult(actual, expected, tolerance, false, nullptr, out);
   return out;
 }
 
 Comparison compareWithTypeTolerances(const Literal& actual, const Literal& expected, Tolerance atLeast,
                                      const ElementAllowance* allowance) {
   Comparison out;
-  compareInto(actual, expected, atLeast, true, nullptr, allowance, "", out);
+  compareResult(actual, expected, atLeast, true, allowance, out);
   return out;
 }
 

@@ -2,7 +2,7 @@
 #include "conformance/contraction_bound.h"
 
 #include <cmath>
-#include <map>
+#include <set>
 
 #include "hlo/contraction.h"
 
@@ -24,28 +24,22 @@ int64_t productsPerSum(const Instruction& instr) {
     return dims.ok() ? dims->k : 0;
   }
   if (instr.opcode() == Opcode::kConvolution) {
-    const AttrValue* labels = instr.attrs().find(AttrKey::kDimLabels);
-    if (!labels) return 0;
-    const ConvDims& dn = labels->conv;
-    int64_t k = rhs.dims()[dn.kernelInputFeature];
-    for (int64_t d : dn.kernelSpatial) k *= rhs.dims()[d];
+    auto plan = convolutionPlan(instr.attrs(), lhs, rhs, instr.shape());
+    if (!plan.ok()) return 0;
+    int64_t k = plan->inFeaturesPerGroup;
+    for (const WindowDim& w : plan->window) k *= w.size;
     return k;
   }
   return 0;
 }
 
-// Whether `instr` only moves its first operand's values (or a constant's,
-// for pad) without arithmetic on them.
+// Whether `instr` only moves its first operand's values (or pad's padding
+// value) without arithmetic on them: the opcode table's one-operand data
+// movement and pad, or a conversion between float types.
 bool movesValues(const Instruction& instr) {
-  switch (instr.opcode()) {
-    case Opcode::kCopy: case Opcode::kReshape: case Opcode::kBitcast: case Opcode::kTranspose:
-    case Opcode::kBroadcast: case Opcode::kSlice: case Opcode::kPad: case Opcode::kReverse:
-      return true;
-    case Opcode::kConvert:
-      return isRealFloat(instr.shape()) && isRealFloat(instr.operand(0)->shape());
-    default:
-      return false;
-  }
+  if (instr.opcode() == Opcode::kConvert) return isRealFloat(instr.shape()) && isRealFloat(instr.operand(0)->shape());
+  return opcodeCategory(instr.opcode()) == OpCategory::kDataMovement &&
+         (opcodeArity(instr.opcode()) == 1 || instr.opcode() == Opcode::kPad);
 }
 
 ContractionSource sourceOf(const Instruction* instr) {
@@ -81,10 +75,9 @@ StatusOr<std::optional<ElementAllowance>> contractionAllowance(const Module& mod
   // The same module with |a| and |b| into each source contraction.
   std::unique_ptr<Module> magnitudes = module.clone();
   Computation& entry = *magnitudes->entry();
-  std::map<std::string, bool> rewritten;
+  std::set<const Instruction*> rewritten;
   for (const ContractionSource& s : sources) {
-    if (!s.contraction || rewritten[s.contraction->name()]) continue;
-    rewritten[s.contraction->name()] = true;
+    if (!s.contraction || !rewritten.insert(s.contraction).second) continue;
     Instruction* contraction = entry.find(s.contraction->name());
     if (!contraction) return Status::error("contraction bound: " + s.contraction->name() + " is not in the clone");
     for (int i = 0; i < 2; ++i) {
@@ -105,9 +98,22 @@ StatusOr<std::optional<ElementAllowance>> contractionAllowance(const Module& mod
         static_cast<double>(sources[i].terms + 8) * unitRoundoff(sources[i].contraction->shape().type());
     std::vector<double>& bound = allowance[i];
     bound.resize(static_cast<size_t>(array.elementCount()));
-    for (int64_t e = 0; e < array.elementCount(); ++e) bound[e] = scale * std::fabs(array.toComplex(e).real());
+    for (int64_t e = 0; e < array.elementCount(); ++e) bound[e] = scale * std::fabs(array.toDouble(e));
   }
   return std::optional<ElementAllowance>(std::move(allowance));
+}
+
+EngineComparison compareEngines(const Module& module, std::span<const Literal> args, const interp::Options& options,
+                                const Literal& actual, const Literal& expected) {
+  EngineComparison out;
+  out.plain = compareWithTypeTolerances(actual, expected);
+  out.agree = out.plain.equal;
+  if (out.agree) return out;
+  auto allowance = contractionAllowance(module, args, options);
+  out.byContractionBound =
+      allowance.ok() && *allowance && compareWithTypeTolerances(actual, expected, {}, &**allowance).equal;
+  out.agree = out.byContractionBound;
+  return out;
 }
 
 }  // namespace hlo::conformance

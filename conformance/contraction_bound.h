@@ -41,4 +41,15 @@ std::vector<ContractionSource> contractionSources(const Module& module);
 StatusOr<std::optional<ElementAllowance>> contractionAllowance(const Module& module, std::span<const Literal> args,
                                                                const interp::Options& options);
 
+// How two engines' results compare (`expected` the interpreter's of
+// `module` on `args`): with the per-type tolerances, and where those fail,
+// once more with the contraction allowance.
+struct EngineComparison {
+  Comparison plain;                 // the per-type tolerances alone
+  bool agree = false;               // plain.equal, or byContractionBound
+  bool byContractionBound = false;  // agrees only with the allowance
+};
+EngineComparison compareEngines(const Module& module, std::span<const Literal> args, const interp::Options& options,
+                                const Literal& actual, const Literal& expected);
+
 }  // namespace hlo::conformance

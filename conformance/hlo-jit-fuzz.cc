@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "conformance/child_runner.h"
-#include "conformance/compare.h"
 #include "conformance/contraction_bound.h"
 #include "conformance/random_module.h"
 #include "hlo/verifier.h"
@@ -60,14 +59,10 @@ Outcome runSeed(uint64_t seed) {
   reportProgress("run");
   auto actual = (*exe)->run(args);
   if (!actual.ok()) return {"error", actual.status().message()};
-  hlo::Comparison c = hlo::compareWithTypeTolerances(*actual, *expected);
-  if (c.equal) return {"ok", ""};
-  // Dot products in the result: within their sums' rounding bound.
-  reportProgress("contraction bound");
-  auto allowance = hlo::conformance::contractionAllowance(**module, args, {});
-  if (allowance.ok() && *allowance && hlo::compareWithTypeTolerances(*actual, *expected, {}, &**allowance).equal)
-    return {"ok", ""};
-  return {"disagree", c.firstMismatch};
+  reportProgress("compare");
+  auto c = hlo::conformance::compareEngines(**module, args, {}, *actual, *expected);
+  if (c.agree) return {"ok", ""};
+  return {"disagree", c.plain.firstMismatch};
 }
 
 int usage() {

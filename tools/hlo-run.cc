@@ -425,23 +425,18 @@ void collectArrays(const Literal& value, const std::string& name,
 bool compareResults(const Literal& actual, const Literal& expected, const std::string& engine,
                     const std::string& reference, const hlo::Module& module, std::span<const Literal> args,
                     const hlo::interp::Options& options) {
-  hlo::Comparison c = hlo::compareWithTypeTolerances(actual, expected);
-  std::string verdict = c.equal ? "agree" : std::to_string(c.mismatches) + " mismatches";
-  if (!c.equal) {
-    auto allowance = hlo::conformance::contractionAllowance(module, args, options);
-    if (allowance.ok() && *allowance) {
-      hlo::Comparison bounded = hlo::compareWithTypeTolerances(actual, expected, {}, &**allowance);
-      if (bounded.equal) {
-        c.equal = true;
-        verdict = "agree within the rounding bound of its contractions' float sums";
-      }
-    }
-  }
+  const hlo::conformance::EngineComparison compared =
+      hlo::conformance::compareEngines(module, args, options, actual, expected);
+  const hlo::Comparison& c = compared.plain;
+  const std::string verdict = compared.byContractionBound
+                                  ? "agree within the rounding bound of its contractions' float sums"
+                              : c.equal ? "agree"
+                                        : std::to_string(c.mismatches) + " mismatches";
   std::fprintf(stderr, "hlo-run: %s vs %s: %s; max abs error %g, max rel error %g, max ULP distance %llu\n",
                engine.c_str(), reference.c_str(), verdict.c_str(), c.maxAbsError, c.maxRelError,
                static_cast<unsigned long long>(c.maxUlpDistance));
-  if (!c.equal) std::fprintf(stderr, "hlo-run: first mismatch %s\n", c.firstMismatch.c_str());
-  return c.equal;
+  if (!compared.agree) std::fprintf(stderr, "hlo-run: first mismatch %s\n", c.firstMismatch.c_str());
+  return compared.agree;
 }
 
 std::string formatSeconds(double s) {
