@@ -87,9 +87,11 @@ bool flatLoopFits(const Instruction& instr, const std::vector<int64_t>& dims) {
 // streamed. Marks a kernel whose outputs are streamed, for markStreamingStores.
 constexpr const char* kStreamedOutputs = "hlo.streamed-outputs";
 
-// Step 6: the inputs whose next row a kernel prefetches, as
-// "<input>:<bytes of a row>,..." (for prefetchNextRows).
+// Step 6: marks a kernel that prefetches next rows, for prefetchNextRows;
+// for each such input k, attribute "<kPrefetchNextRow>.<k>" holds the bytes
+// of its row.
 constexpr const char* kPrefetchNextRow = "hlo.prefetch-next-row";
+std::string prefetchAttribute(int64_t input) { return std::string(kPrefetchNextRow) + "." + std::to_string(input); }
 
 // Step 4's row buffers: the expensive values (exponentials, divisions,
 // ...) of the output's dimensions that more than one loop over the row
@@ -326,14 +328,13 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
       }
       // 6. Passes over the row before its output: prefetch the next row of
       // the large inputs laid out as the output is.
-      std::string plan;
       for (int k = 0; k < fused.parameterCount() && !rowWork.empty(); ++k) {
         const Shape& shape = fused.parameter(k)->shape();
         const int64_t size = storageBytes(shape.type());
         if (shape.dims() != dims || size < 1 || shape.elementCount() * size < kStreamingBytes) continue;
-        plan += (plan.empty() ? "" : ",") + std::to_string(k) + ":" + std::to_string(inner * size);
+        fn->addFnAttr(kPrefetchNextRow);
+        fn->addFnAttr(prefetchAttribute(k), std::to_string(inner * size));
       }
-      if (!plan.empty()) fn->addFnAttr(kPrefetchNextRow, plan);
     }
     body = emitter.emitLoop(fn->getArg(2), fn->getArg(3), "row", [&](llvm::Value* row) -> Status {
       jit::IrIndex outer = emitter.delinearize(row, outerDims);
@@ -399,21 +400,14 @@ void markStreamingStores(llvm::Module& module) {
 }
 
 // Step 6. The input pointers a kernel loads from inputs[k] (its first
-// argument); a vector load through one of those listed in its
-// kPrefetchNextRow attribute gets a prefetch of the address a row on (a plain
-// GEP: past the last row it points beyond the array, which a prefetch may).
+// argument, k at byte offset 8k); a vector load through one whose row bytes
+// the kernel's attributes give gets a prefetch of the address a row on (a
+// plain GEP: past the last row it points beyond the array, which a
+// prefetch may).
 void prefetchNextRows(llvm::Module& module) {
   const llvm::DataLayout& layout = module.getDataLayout();
   for (llvm::Function& fn : module) {
     if (fn.isDeclaration() || !fn.hasFnAttribute(kPrefetchNextRow) || fn.arg_size() < 1) continue;
-    std::unordered_map<int64_t, int64_t> rowBytes;  // offset of inputs[k] -> bytes of its row
-    std::string plan = fn.getFnAttribute(kPrefetchNextRow).getValueAsString().str();
-    for (size_t at = 0; at < plan.size();) {
-      size_t colon = plan.find(':', at), comma = plan.find(',', at);
-      if (comma == std::string::npos) comma = plan.size();
-      rowBytes[std::stoll(plan.substr(at, colon - at)) * 8] = std::stoll(plan.substr(colon + 1, comma - colon - 1));
-      at = comma + 1;
-    }
     std::vector<std::pair<llvm::LoadInst*, int64_t>> loads;
     for (llvm::BasicBlock& block : fn)
       for (llvm::Instruction& i : block) {
@@ -423,8 +417,9 @@ void prefetchNextRows(llvm::Module& module) {
         if (!base) continue;
         llvm::APInt offset(64, 0);
         llvm::Value* slot = base->getPointerOperand()->stripAndAccumulateInBoundsConstantOffsets(layout, offset);
-        auto row = rowBytes.find(offset.getSExtValue());
-        if (slot == fn.getArg(0) && row != rowBytes.end()) loads.push_back({load, row->second});
+        llvm::Attribute row = fn.getFnAttribute(prefetchAttribute(offset.getSExtValue() / 8));
+        if (slot == fn.getArg(0) && row.isStringAttribute())
+          loads.push_back({load, std::stoll(row.getValueAsString().str())});
       }
     for (auto [load, bytes] : loads) {
       llvm::IRBuilder<> b(load);
