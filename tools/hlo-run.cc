@@ -71,7 +71,9 @@ constexpr const char* kUsage =
     "                            name when every array is named after one, else in order)\n"
     "  --random-seed=N           seed for the parameters given no --input (default 0):\n"
     "                            floats uniform in [-1, 1), integers in [-8, 8], pred 50/50\n"
-    "  --print-limit=N           print at most the first N values of each larger array\n"
+    "  --print-limit=N|all       print at most the first N values of each larger array\n"
+    "                            (default 1000: a larger array prints its first 1000 and a\n"
+    "                            note goes to stderr; all prints every value)\n"
     "  --output=FILE.npz|.npy    write the result arrays to a file instead of printing them\n"
     "                            (.npz members 'result', or 'result.0', 'result.1.0'... for\n"
     "                            tuple elements; .npy for a result with one array)\n"
@@ -119,7 +121,11 @@ struct Flags {
   bool engineGiven = false;  // --engine was on the command line
   std::vector<std::string> inputs;
   uint64_t seed = 0;
-  int64_t printLimit = -1;  // -1: print everything
+  // Arrays of more values print only their first printLimit; -1 prints all.
+  // A terminal or a log is no place for millions of numbers: --output writes
+  // them to a file.
+  int64_t printLimit = 1000;
+  bool printLimitGiven = false;
   std::string output;
   int64_t iterations = 1;
   hlo::interp::Options options;
@@ -218,10 +224,16 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
       std::optional<int64_t> v = hlo::parseByteCount(value);
       if (!v) return bad("expected a byte count such as 4096, 64K, 512M or 8G");
       flags.options.maxMemoryBytes = *v;
+    } else if (name == "print-limit" && value == "all") {
+      flags.printLimit = -1;
+      flags.printLimitGiven = true;
     } else {
       std::optional<int64_t> v = hlo::parseCount(value);
-      if (!v) return bad("expected a non-negative integer");
-      if (name == "print-limit") flags.printLimit = *v;
+      if (!v) return bad(name == "print-limit" ? "expected a non-negative integer or all" : "expected a non-negative integer");
+      if (name == "print-limit") {
+        flags.printLimit = *v;
+        flags.printLimitGiven = true;
+      }
       if (name == "max-while-iterations") flags.options.maxWhileIterations = *v;
       if (name == "iterations") {
         if (*v < 1) return bad("expected at least 1");
@@ -376,24 +388,26 @@ std::optional<int> readInputs(const std::vector<std::string>& inputs, Arguments&
 
 // Literal text with arrays of more than `limit` elements cut to their first
 // `limit` values (row-major) and "...": `f32[1000] {0.5, -0.25, ...}`, or
-// `f32[1000] {...}` for a limit of 0. Scalars are always printed.
-void printLimited(const Literal& value, int64_t limit, std::string& out) {
+// `f32[1000] {...}` for a limit of 0. Scalars are always printed. Returns
+// the most values of any one array that were left out (0: nothing was cut).
+int64_t printLimited(const Literal& value, int64_t limit, std::string& out) {
   const Shape& shape = value.shape();
   if (shape.isTuple()) {
     out += '(';
+    int64_t cut = 0;
     for (size_t i = 0; i < value.tupleElements().size(); ++i) {
       if (i) out += ", ";
-      printLimited(value.tupleElements()[i], limit, out);
+      cut = std::max(cut, printLimited(value.tupleElements()[i], limit, out));
     }
     out += ')';
-    return;
+    return cut;
   }
   // An array with runtime sizes: its value is the elements within them.
   Literal compact = value.hasPadding() ? value.compact() : Literal();
   const Literal& elements = value.hasPadding() ? compact : value;
   if (!shape.isArray() || shape.isScalar() || elements.elementCount() <= limit) {
     out += value.toString();
-    return;
+    return 0;
   }
   shape.print(out, /*withLayout=*/false);
   if (value.hasDynamicSizes()) {  // every dimension's runtime size, as Literal::toString writes them
@@ -404,6 +418,7 @@ void printLimited(const Literal& value, int64_t limit, std::string& out) {
   out += " {";
   for (int64_t i = 0; i < limit; ++i) out += elements.elementToString(i) + ", ";
   out += "...}";
+  return elements.elementCount() - limit;
 }
 
 // The arrays of a result, named for an .npz file: "result", or "result.0",
@@ -598,8 +613,13 @@ int main(int argc, char** argv) {
     return agree ? 0 : 1;
   }
   std::string out;
-  if (flags.printLimit < 0) out = result->toString();
-  else printLimited(*result, flags.printLimit, out);
+  if (flags.printLimit < 0) {
+    out = result->toString();
+  } else if (int64_t cut = printLimited(*result, flags.printLimit, out); cut > 0 && !flags.printLimitGiven) {
+    std::fprintf(stderr, "hlo-run: printed the first %lld values of each larger array (%lld left out of the largest); "
+                 "--print-limit=all prints every value, --output=FILE.npz writes them to a file\n",
+                 static_cast<long long>(flags.printLimit), static_cast<long long>(cut));
+  }
   out += '\n';
   std::fwrite(out.data(), 1, out.size(), stdout);
   return agree ? 0 : 1;
