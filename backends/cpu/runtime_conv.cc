@@ -23,7 +23,8 @@
 //     computed into such a buffer and written back (a pass each, across the
 //     pool). Weights are packed once per call to [group][block][tap]
 //     [input feature][NV * lanes], zero past the last output feature.
-//   - Work items: a run of up to 96 output positions of one output batch,
+//   - Work items: a run of up to 96 output positions (counted across the
+//     output batch, so a batch of one-position images fills the tiles),
 //     one group, one feature block, the block and group innermost; the pool
 //     hands them out. Each thread works out, once per run of positions,
 //     where each position reads at each tap (per-dimension tables, no
@@ -397,13 +398,16 @@ Status convDirect(const RuntimeCall& call, const ConvShape& s, const ConvTileSet
     });
   }
 
-  // Work items: (output batch, run of positions, group, feature block) in
-  // that nesting, so that neighbouring items share their positions (what
-  // each reads at each tap is worked out once per thread and run) and input.
-  int64_t perItem = std::min(kPositionsPerItem, positions);
-  auto itemCount = [&] { return s.outBatch * ((positions + perItem - 1) / perItem) * groups * blocks; };
+  // Work items: (run of output positions, group, feature block) in that
+  // nesting, so that neighbouring items share their positions (what each
+  // reads at each tap is worked out once per thread and run) and input. The
+  // positions are counted across the output batch ([batch][spatial...]), so
+  // that a batch of images of few positions each (a dot written as a 1x1
+  // convolution: many images of one position) still fills the tiles' rows.
+  const int64_t allPositions = s.outBatch * positions;
+  int64_t perItem = std::min(kPositionsPerItem, allPositions);
+  auto itemCount = [&] { return (allPositions + perItem - 1) / perItem * groups * blocks; };
   while (perItem > kPositionsPerItem / 4 && itemCount() < 8 * threads) perItem = (perItem + 1) / 2;
-  const int64_t runs = (positions + perItem - 1) / perItem;
   const int64_t items = itemCount();
   int maxRows = tiles.depthwiseRows;
   for (int v = 1; v <= tiles.maxVectors; ++v) maxRows = std::max(maxRows, tiles.rows[v]);
@@ -412,9 +416,10 @@ Status convDirect(const RuntimeCall& call, const ConvShape& s, const ConvTileSet
   const RunSplit split = splitRuns(taps, s.ci);
 
   call.pool.parallelFor(items, static_cast<int>(std::min<int64_t>(items, 8 * threads)), [&](int64_t begin, int64_t end) {
-    // Per position of the current run: its output's offset from the batch's
-    // (and group's) first output feature, and what it reads at each tap, as
-    // an offset from the batch's (and group's) first input feature.
+    // Per position of the current run: its output's offset from the group's
+    // first output feature, and what it reads at each tap, as an offset from
+    // the group's first input feature (in batch 0 when batch groups split
+    // the input batch).
     std::vector<int64_t> outOffsets(static_cast<size_t>(rowSlots));
     std::vector<int64_t> inOffsets(static_cast<size_t>(taps * rowSlots));
     // The same as pointers for the current group.
@@ -423,18 +428,20 @@ Status convDirect(const RuntimeCall& call, const ConvShape& s, const ConvTileSet
     std::vector<const float*> inRows(static_cast<size_t>(taps * rowSlots), zeros.data());
     std::vector<int64_t> o(n);
     std::vector<const int64_t*> reachOf(n);
-    int64_t offsetsFor = -1, rowsFor = -1;  // the (batch, run) and (batch, run, group) they hold
+    int64_t offsetsFor = -1, rowsFor = -1;  // the run and (run, group) they hold
     for (int64_t item = begin; item < end; ++item) {
-      const int64_t b = item % blocks, g = item / blocks % groups, batchRun = item / blocks / groups;
-      const int64_t ob = batchRun / runs, first = batchRun % runs * perItem;
-      const int64_t count = std::min(perItem, positions - first);
-      if (batchRun != offsetsFor) {
-        for (int64_t p = first, d = static_cast<int64_t>(n) - 1; d >= 0; --d) {
+      const int64_t b = item % blocks, g = item / blocks % groups, run = item / blocks / groups;
+      const int64_t first = run * perItem;
+      const int64_t count = std::min(perItem, allPositions - first);
+      if (run != offsetsFor) {
+        int64_t ob = first / positions;
+        for (int64_t p = first % positions, d = static_cast<int64_t>(n) - 1; d >= 0; --d) {
           o[d] = p % outSizes[d];
           p /= outSizes[d];
         }
         for (int64_t r = 0; r < count; ++r) {
-          int64_t outOffset = 0;
+          const int64_t inBatchOffset = ob * x.batchStride;
+          int64_t outOffset = ob * y.batchStride;
           for (size_t d = 0; d < n; ++d) {
             outOffset += o[d] * y.spatialStrides[d];
             reachOf[d] = reach[d].data() + o[d] * windowDims[d];
@@ -451,22 +458,25 @@ Status convDirect(const RuntimeCall& call, const ConvShape& s, const ConvTileSet
             }
             int64_t* dst = inOffsets.data() + t0 * rowSlots + r;
             if (n == 0 || lineOffset == kOutside) {
-              for (int64_t w = 0; w < lineTaps; ++w) dst[w * rowSlots] = n == 0 ? 0 : kOutside;
+              for (int64_t w = 0; w < lineTaps; ++w) dst[w * rowSlots] = n == 0 ? inBatchOffset : kOutside;
               continue;
             }
             const int64_t* last = reachOf[n - 1];
             for (int64_t w = 0; w < lineTaps; ++w)
-              dst[w * rowSlots] = last[w] == kOutside ? kOutside : lineOffset + last[w];
+              dst[w * rowSlots] = last[w] == kOutside ? kOutside : inBatchOffset + lineOffset + last[w];
           }
-          for (int64_t d = static_cast<int64_t>(n) - 1; d >= 0 && ++o[d] == outSizes[d]; --d) o[d] = 0;
+          int64_t d = static_cast<int64_t>(n) - 1;
+          for (; d >= 0 && ++o[d] == outSizes[d]; --d) o[d] = 0;
+          if (d < 0) ++ob;  // past the last position of this image: the next one's first
         }
-        offsetsFor = batchRun;
+        offsetsFor = run;
         rowsFor = -1;
       }
       if (item / blocks != rowsFor) {
-        int64_t ib = (s.batchGrouped ? g * s.outBatch : 0) + ob;
-        const float* inBase = x.data + ib * x.batchStride + (s.batchGrouped ? 0 : g * s.ci) * x.featureStride;
-        float* outBase = y.data + ob * y.batchStride + g * og * y.featureStride;
+        // Batch groups: group g reads input images g * outBatch onwards.
+        const float* inBase =
+            x.data + (s.batchGrouped ? g * s.outBatch * x.batchStride : g * s.ci * x.featureStride);
+        float* outBase = y.data + g * og * y.featureStride;
         for (int64_t r = 0; r < rowSlots; ++r) outRows[r] = r < count ? outBase + outOffsets[r] : scratch.data();
         for (int64_t t = 0; t < taps; ++t) {
           const int64_t* offsets = inOffsets.data() + t * rowSlots;
@@ -627,6 +637,27 @@ Status runConv(const RuntimeCall& call) {
 }
 
 }  // namespace
+
+Status productByConvTiles(const RuntimeCall& call, bool lhsTransposed, bool rhsTransposed) {
+  const ConvTileSet* tiles = convTilesForThisCpu();
+  if (!tiles) return errorStatus("cpu: internal error: no convolution tiles for this CPU");
+  const Shape& lhs = call.operands[0]->shape();
+  const Shape& rhs = call.operands[1]->shape();
+  // lhs [M, K]: M images of K input features and no spatial dimensions;
+  // rhs [K, N]: the kernel, K input by N output features.
+  ConvShape s;
+  s.dn.inputBatch = lhsTransposed ? 1 : 0;
+  s.dn.inputFeature = 1 - s.dn.inputBatch;
+  s.dn.kernelInputFeature = rhsTransposed ? 1 : 0;
+  s.dn.kernelOutputFeature = 1 - s.dn.kernelInputFeature;
+  s.dn.outputBatch = 0;
+  s.dn.outputFeature = 1;
+  s.ci = lhs.dim(static_cast<int>(s.dn.inputFeature));
+  s.og = rhs.dim(static_cast<int>(s.dn.kernelOutputFeature));
+  s.outBatch = lhs.dim(static_cast<int>(s.dn.inputBatch));
+  s.compute = Compute::kFloat;
+  return convDirect(call, s, *tiles);
+}
 
 StatusOr<RuntimePlan> planConvolution(llvm::Module&, const Instruction& instr, const std::string&) {
   HLO_RETURN_IF_ERROR(classify(instr).status());

@@ -5,7 +5,8 @@
 // every sum is exact whatever its order and the results must agree bit for
 // bit. The cases reach the paths the direct algorithm has: in-place and
 // packed operands, output features in several blocks with a partial last
-// one, tiles past the last position, feature and batch groups, the
+// one, tiles past the last position, runs of positions across images,
+// feature and batch groups, the
 // depthwise tiles (in place, packed with padded rows, a partial last
 // vector), every window attribute, reductions cut into runs, and narrow
 // float types.
@@ -161,6 +162,20 @@ ENTRY e {
   x = f32[2,37,41,8] parameter(0)
   k = f32[3,3,8,16] parameter(1)
   ROOT c = f32[2,37,41,16] convolution(x, k), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f
+})"},
+    {"runs_across_images", R"(
+HloModule m
+ENTRY e {
+  x = f32[37,1,3,20] parameter(0)
+  k = f32[1,2,20,33] parameter(1)
+  ROOT c = f32[37,1,3,33] convolution(x, k), window={size=1x2 pad=0_0x0_1}, dim_labels=b01f_01io->b01f
+})"},
+    {"runs_across_images_batch_groups_nchw", R"(
+HloModule m
+ENTRY e {
+  x = f32[40,3,2,2] parameter(0)
+  k = f32[2,2,3,20] parameter(1)
+  ROOT c = f32[10,20,1,1] convolution(x, k), window={size=2x2}, dim_labels=bf01_01io->bf01, batch_group_count=4
 })"},
     {"bf16", R"(
 HloModule m

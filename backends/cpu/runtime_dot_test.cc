@@ -16,6 +16,7 @@
 #include "hlo/float_formats.h"
 #include "hlo/literal.h"
 #include "jit/executable.h"
+#include "backends/cpu/runtime_ops.h"
 #include "parser/parse_or_fail.h"
 
 namespace hlo::cpu {
@@ -162,6 +163,36 @@ TEST(RuntimeDot, SkinnyColumnsBySlabs) {
   expectDot({"lhs [2, 1, K, 256] by 11 columns [1, 11, K]", "bf16[2,1,300,256]", "bf16[1,11,300]",
              "f32[2,1,256,1,11]", "lhs_contracting_dims={2}, rhs_contracting_dims={2}", {2, 1, 300, 256},
              {1, 11, 300}, "m1kM", "1nk"});
+}
+
+// Through the convolution tiles (runtime_dot.cc, tiledProduct), forced on
+// whatever kernels OpenBLAS runs here: either operand stored transposed, a
+// contraction longer than one run of the tiles (256 terms, so runs add to
+// the output), rows not a multiple of a tile's, output features not a
+// multiple of a block's (64) and fewer than one vector's, narrower operand
+// and result types.
+class TiledDot : public ::testing::Test {
+ protected:
+  void SetUp() override { forceDotTiles(true); }
+  void TearDown() override { forceDotTiles(std::nullopt); }
+};
+
+TEST_F(TiledDot, EachOperandOrder) {
+  expectDot({"[M, K] x [K, N]", "f32[301,600]", "f32[600,70]", "f32[301,70]",
+             "lhs_contracting_dims={1}, rhs_contracting_dims={0}", {301, 600}, {600, 70}, "mk", "kn"});
+  expectDot({"[K, M] x [K, N]", "f32[300,257]", "f32[300,130]", "f32[257,130]",
+             "lhs_contracting_dims={0}, rhs_contracting_dims={0}", {300, 257}, {300, 130}, "km", "kn"});
+  expectDot({"[M, K] x [N, K]", "f32[260,33]", "f32[200,33]", "f32[260,200]",
+             "lhs_contracting_dims={1}, rhs_contracting_dims={1}", {260, 33}, {200, 33}, "mk", "nk"});
+  expectDot({"[K, M] x [N, K]", "f32[513,256]", "f32[17,513]", "f32[256,17]",
+             "lhs_contracting_dims={0}, rhs_contracting_dims={1}", {513, 256}, {17, 513}, "km", "nk"});
+}
+
+TEST_F(TiledDot, NarrowTypes) {
+  expectDot({"bf16 operands, f32 result", "bf16[280,300]", "bf16[300,90]", "f32[280,90]",
+             "lhs_contracting_dims={1}, rhs_contracting_dims={0}", {280, 300}, {300, 90}, "mk", "kn"});
+  expectDot({"f16 and f32 operands, bf16 result", "f16[256,64]", "f32[100,64]", "bf16[256,100]",
+             "lhs_contracting_dims={1}, rhs_contracting_dims={1}", {256, 64}, {100, 64}, "mk", "nk"});
 }
 
 }  // namespace

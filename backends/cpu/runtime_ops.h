@@ -9,6 +9,7 @@
 // emitScalarFunction(), which the runtime then calls through pointers.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -88,6 +89,16 @@ StatusOr<RuntimePlan> planDot(llvm::Module& module, const Instruction& instr, co
 StatusOr<RuntimePlan> planRaggedDot(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planScaledDot(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planConvolution(llvm::Module& module, const Instruction& instr, const std::string& prefix);
+// A dot's result [M, N] = lhs [M, K] . rhs [K, N] (either operand stored
+// transposed, of f32 or a narrower float type; the result f32 or narrower)
+// computed as a convolution of M one-position images by a 1x1 kernel,
+// through the direct convolution tiles (conv_tiles.h), which must exist for
+// this CPU.
+Status productByConvTiles(const RuntimeCall& call, bool lhsTransposed, bool rhsTransposed);
+// For tests: dots of two matrices go through the tiles whenever they have
+// enough rows (true), never (false), or when the tiles outrun OpenBLAS's
+// kernels here (nullopt, the default).
+void forceDotTiles(std::optional<bool> use);
 StatusOr<RuntimePlan> planSort(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planTopK(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planFft(llvm::Module& module, const Instruction& instr, const std::string& prefix);
