@@ -20,10 +20,11 @@
 // kernel_emitter.h) are written with non-temporal stores when their rows
 // are aligned to the vector: the output lines are then written whole
 // without being read first, in any order, so a strip of kVectorStrip input
-// rows (a few hundred sequential read streams) writes runs of a KiB along
-// each output row. Measured on [4096, 4096] f32 (bench/jit_bench.cc), 2
-// cores: element by element in 32 x 32 tiles 22 ms; AVX2 blocks 7 ms;
-// AVX-512 blocks 10 ms in tiles, 3.8 ms in strips of 256 with streaming.
+// rows writes runs of kVectorStrip elements along each output row.
+// Measured on [4096, 4096] f32 (bench/jit_bench.cc), 2 cores: element by
+// element in 32 x 32 tiles 22 ms; AVX2 blocks 7 ms; AVX-512 blocks 10 ms in
+// tiles, 3.8 ms in strips with streaming (of 256 rows on one machine, of 32
+// on another, where 256 take 6.2 ms: kVectorStrip).
 // [4096, 4096] bf16: element by element 17 ms, blocks 6 ms. The edges of
 // a strip that do not fill a block, other element sizes, and CPUs without
 // AVX2 go element by element, in strips of kScalarStrip.
@@ -43,7 +44,18 @@
 namespace hlo::cpu {
 namespace {
 
-constexpr int64_t kTile = 32, kVectorStrip = 256, kScalarStrip = 16;
+constexpr int64_t kTile = 32, kScalarStrip = 16;
+
+// Input rows per strip for vector blocks of 4- and 8-byte elements, and of
+// 2-byte ones. Each row of a strip is a read stream: on a 2-core AVX-512
+// machine with 48 KiB L1 and 1 MiB L2 per core, [4096, 4096] f32 takes
+// 3.8 ms in strips of 32 rows against 6.2 in strips of 256 (whose rows,
+// 16 KiB apart, fall in a few cache sets and outnumber the streams the
+// prefetchers follow); [4096, 2048] f64 4.2 against 6.3; but [4096, 4096]
+// bf16, whose 16 x 16 blocks store half a cache line per output row, 2.1
+// ms in strips of 256 against 3.1 in strips of 32, as a longer strip
+// writes both halves of each line one after the other.
+constexpr int64_t kVectorStrip = 32, kHalfLineStrip = 256;
 
 // Element by element: out[j][i] = in[i][j] for j < rowsA, i < colsB (strides
 // in elements).
@@ -320,7 +332,7 @@ Status runTranspose(const RuntimeCall& call) {
   TileCopy copy = tileCopy(bytes, vector, stream);
   // Work units: (plane, strip of b); strips shrink (to no less than a
   // block) until every thread has several.
-  int64_t strip = vector ? kVectorStrip : kScalarStrip;
+  int64_t strip = !vector ? kScalarStrip : bytes == 2 ? kHalfLineStrip : kVectorStrip;
   auto units = [&](int64_t length) { return planes * ((sizeB + length - 1) / length); };
   while (strip > 16 && units(strip) < chunks) strip /= 2;
   int64_t stripsB = (sizeB + strip - 1) / strip;
