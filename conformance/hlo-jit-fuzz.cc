@@ -14,6 +14,8 @@
 // A failing seed prints how to reproduce it; --keep=DIR writes its module
 // there (fuzz_<seed>.hlo), to run with
 //   hlo-run --engine=cpu --compare=interp --random-seed=<seed> DIR/fuzz_<seed>.hlo
+// --print writes the seeds' modules to standard output instead of running
+// them.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -37,6 +39,7 @@ struct Flags {
   uint64_t first = 0, count = 300;
   int jobs = 2;
   std::string keep;
+  bool print = false;
 };
 
 Outcome runSeed(uint64_t seed) {
@@ -66,7 +69,7 @@ Outcome runSeed(uint64_t seed) {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: hlo-jit-fuzz [--seeds=FIRST:COUNT] [--jobs=N] [--keep=DIR]\n");
+  std::fprintf(stderr, "usage: hlo-jit-fuzz [--seeds=FIRST:COUNT] [--jobs=N] [--keep=DIR] [--print]\n");
   return 2;
 }
 
@@ -86,9 +89,16 @@ int main(int argc, char** argv) {
       flags.jobs = std::max(1, std::atoi(arg.c_str() + 7));
     } else if (arg.rfind("--keep=", 0) == 0) {
       flags.keep = arg.substr(7);
+    } else if (arg == "--print") {
+      flags.print = true;
     } else {
       return usage();
     }
+  }
+  if (flags.print) {
+    for (uint64_t s = flags.first; s < flags.first + flags.count; ++s)
+      std::printf("%s\n", hlo::conformance::randomModule(s).c_str());
+    return 0;
   }
   std::vector<std::string> seeds;
   for (uint64_t s = flags.first; s < flags.first + flags.count; ++s) seeds.push_back(std::to_string(s));

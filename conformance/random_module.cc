@@ -70,6 +70,7 @@ class Generator {
     for (const std::string& reducer : reducers_)
       text += reducer + "_reducer {\n  a = " + type_ + "[] parameter(0)\n  b = " + type_ +
               "[] parameter(1)\n  ROOT r = " + type_ + "[] " + reducer + "(a, b)\n}\n\n";
+    text += computations_;
     // The result: the last few values, so that little of the chain is dead.
     std::string types, names;
     std::vector<std::string> results = products_;
@@ -224,9 +225,99 @@ class Generator {
     }
   }
 
+  // One s32 row index per row: a parameter (random arguments run from -8
+  // to 8, so gathers clamp and scatters drop out-of-range rows).
+  std::string rowIndices() {
+    if (rowsAt_.empty())
+      rowsAt_ = define("rows_at", "s32[" + std::to_string(rows_) + "] parameter(" + std::to_string(parameters_++) + ")");
+    return rowsAt_;
+  }
+
+  // Row r of the result is row rows_at[r] of x (of every batch), clamped
+  // into range: a gather.
+  void gather(const std::string& name) {
+    const Value x = operand(false);
+    const std::string cols = std::to_string(cols_);
+    const std::string attrs =
+        batch_ ? "offset_dims={0,2}, collapsed_slice_dims={1}, start_index_map={1}, index_vector_dim=1, slice_sizes={" +
+                     std::to_string(batch_) + ",1," + cols + "}"
+               : "offset_dims={1}, collapsed_slice_dims={0}, start_index_map={0}, index_vector_dim=1, slice_sizes={1," +
+                     cols + "}";
+    define(name, shape() + " gather(" + x.name + ", " + rowIndices() + "), " + attrs, x.exact);
+  }
+
+  // x with row r of u added to its row rows_at[r] (an out-of-range one
+  // dropped): a scatter. Rows hit twice are summed in the engine's order,
+  // so a float result is inexact, and made of exact terms only, as a
+  // reduction's sums are.
+  void scatter(const std::string& name) {
+    const Value x = operand(true), u = operand(true);
+    reducers_.insert("add");
+    const std::string attrs =
+        batch_ ? "update_window_dims={0,2}, inserted_window_dims={1}, scatter_dims_to_operand_dims={1}, index_vector_dim=1"
+               : "update_window_dims={1}, inserted_window_dims={0}, scatter_dims_to_operand_dims={0}, index_vector_dim=1";
+    define(name, shape() + " scatter(" + x.name + ", " + rowIndices() + ", " + u.name + "), " + attrs +
+                     ", to_apply=add_reducer",
+           !floating_);
+  }
+
+  // A while loop over (i, acc, x) that runs 0 to 4 times, acc = op(acc, x)
+  // each time, op a binary op that keeps exact values exact.
+  void whileLoop(const std::string& name) {
+    const Value acc = operand(true), x = operand(true);
+    std::string op = binaryOp();
+    if (floating_ && !exactBinary(op)) op = "add";
+    const std::string id = std::to_string(++computationCount_), state = "(s32[], " + shape() + ", " + shape() + ")";
+    const std::string element = "  p = " + state + " parameter(0)\n  i = s32[] get-tuple-element(p), index=0\n";
+    computations_ += "loop_condition_" + id + " {\n" + element + "  n = s32[] constant(" + std::to_string(pick(5)) +
+                     ")\n  ROOT c = pred[] compare(i, n), direction=LT\n}\n\n";
+    computations_ += "loop_body_" + id + " {\n" + element + "  a = " + shape() + " get-tuple-element(p), index=1\n  x = " +
+                     shape() + " get-tuple-element(p), index=2\n  one = s32[] constant(1)\n  next = s32[] add(i, one)\n  a2 = " +
+                     shape() + " " + op + "(a, x)\n  ROOT t = " + state + " tuple(next, a2, x)\n}\n\n";
+    if (zero_.empty()) zero_ = define("zero", "s32[] constant(0)");
+    std::string init = define(fresh("init"), state + " tuple(" + zero_ + ", " + acc.name + ", " + x.name + ")");
+    std::string loop = define(fresh("loop"), state + " while(" + init + "), condition=loop_condition_" + id +
+                                                 ", body=loop_body_" + id);
+    define(name, shape() + " get-tuple-element(" + loop + "), index=1", true);
+  }
+
+  // A conditional on the start index `at` (-8 to 8): three branches by
+  // index (out of range takes the last), or two on whether it is positive;
+  // each branch an op that keeps an exact value exact.
+  void conditional(const std::string& name) {
+    const Value x = operand(false);
+    const std::string id = std::to_string(++computationCount_);
+    const char* const kBranchOps[] = {"negate", isUnsigned() ? "not" : "abs", "multiply"};
+    const int branches = 2 + pick(2);
+    std::string list;
+    for (int k = 0; k < branches; ++k) {
+      const std::string branch = "branch_" + id + "_" + std::to_string(k);
+      const std::string op = kBranchOps[k];
+      computations_ += branch + " {\n  x = " + shape() + " parameter(0)\n  ROOT y = " + shape() + " " + op +
+                       (op == "multiply" ? "(x, x)" : "(x)") + "\n}\n\n";
+      list += (k ? ", " : "") + branch;
+    }
+    const std::string at = startIndex();
+    if (branches == 3) {
+      define(name, shape() + " conditional(" + at + ", " + x.name + ", " + x.name + ", " + x.name +
+                       "), branch_computations={" + list + "}",
+             x.exact);
+      return;
+    }
+    if (zero_.empty()) zero_ = define("zero", "s32[] constant(0)");
+    std::string positive = define(fresh("pos"), "pred[] compare(" + at + ", " + zero_ + "), direction=GT");
+    define(name, shape() + " conditional(" + positive + ", " + x.name + ", " + x.name + "), true_computation=branch_" +
+                     id + "_0, false_computation=branch_" + id + "_1",
+           x.exact);
+  }
+
   void step() {
     const std::string name = fresh("v");
-    const int kind = pick(23);
+    const int kind = pick(27);
+    if (kind == 23) return gather(name);
+    if (kind == 24) return scatter(name);
+    if (kind == 25) return whileLoop(name);
+    if (kind == 26) return conditional(name);
     if (kind == 22) {
       if (cols_ >= 2) return dynamicSlices(name);
       return binary(name);
@@ -323,6 +414,9 @@ class Generator {
   std::string w_;                      // the dots' square parameter, once made
   std::string k_;                      // the convolutions' kernel, once made
   std::string index_, zero_;           // dynamic slices' start index and 0
+  std::string rowsAt_;                 // gathers' and scatters' row indices
+  std::string computations_;           // loop conditions and bodies, branches
+  int computationCount_ = 0;
   int parameters_ = 0;
   int counter_ = 0;
 };

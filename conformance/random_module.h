@@ -4,8 +4,10 @@
 // clamps, round trips through another type, slices put back together in
 // another order, reverses, transposes of square arrays, reductions along
 // the last dimension broadcast back, products with a square parameter,
-// convolutions along the middle dimension and dynamic slices and updates at
-// a start index that is a parameter, in the shapes where vectorized
+// convolutions along the middle dimension, dynamic slices and updates at
+// a start index that is a parameter, gathers and scatter-adds of rows at
+// row indices that are a parameter, while loops of 0 to 4 iterations and
+// conditionals (by branch index and by predicate), in the shapes where vectorized
 // loops, row loops, remainders and single elements all occur; the result
 // is a tuple of the last few values (and of the float products and
 // convolutions). Every module is valid HLO; the same seed gives the same

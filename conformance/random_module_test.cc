@@ -32,7 +32,9 @@ TEST(RandomModule, ReachesEveryConstruct) {
                                      " clamp(",   " reverse(", " compare(",     " broadcast(", "f32[",
                                      "bf16[",     "f16[",      "f64[",          "s8[",         "u32[",
                                      " power(",   " atan2(",   " exponential(", " remainder(", " shift-left(",
-                                     " dot(",     " convolution(", " dynamic-slice(", " dynamic-update-slice("};
+                                     " dot(",     " convolution(", " dynamic-slice(", " dynamic-update-slice(",
+                                     " gather(",  " scatter(", " while(",       "branch_computations=",
+                                     "true_computation="};
   std::string all;
   for (uint64_t seed = 0; seed < 500; ++seed) all += randomModule(seed);
   for (const char* c : kConstructs) EXPECT_NE(all.find(c), std::string::npos) << c;
