@@ -96,11 +96,14 @@ static llvm::Value* intrinsic(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id, std:
 // exp of f32 scalars or vectors (XLA's CPU backend also computes it inline
 // rather than calling the C library: the vector math library's expf is an
 // out-of-line call, 8 lanes at a time, that costs a softmax more time than
-// its memory traffic). Cephes' expf: exp(x) = 2^n * e^r with
+// its memory traffic). As Cephes' expf reduces: exp(x) = 2^n * e^r with
 // n = round(x / ln 2), r = x - n ln 2 (ln 2 in two parts, the first exact in
-// few bits, so n * C1 is exact), |r| <= ln(2)/2, e^r by a degree-7
-// polynomial; within 2 ulp of exp over the normal range, as the harness's
-// f32 tolerance (1e-4 relative) needs by far. x is clamped to [-104, 89]
+// few bits, so n * C1 is exact), |r| <= ln(2)/2; then e^r = 1 + r q(r) with
+// q a degree-5 polynomial fitted for the least maximum relative error on
+// that interval (1.98e-9, a thirtieth of an ulp), evaluated by Horner's
+// rule. Checked against double exp at every f32 in [-104, 88.7]: within
+// 1.06 ulp (Cephes' degree-7 1 + r + r^2 P(r), two operations longer: 1.26
+// ulp); softmax [4096, 4096] 4% faster. x is clamped to [-104, 89]
 // first (exp is 0 below, inf above), so n runs from -150 to 128.
 // `scale(p, n)` returns p * 2^n rounded once (overflow to inf, subnormal
 // results), and NaN for a NaN n. Without it, 2^n is applied as two factors
@@ -120,10 +123,12 @@ llvm::Value* emitExpF32(llvm::IRBuilder<>& b, llvm::Value* x, const Pow2Scale& s
   llvm::Value* n = intrinsic(b, llvm::Intrinsic::roundeven, {b.CreateFMul(clamped, c(1.44269504088896341))});
   llvm::Value* r = mulAdd(n, c(-0.693359375), clamped);
   r = mulAdd(n, c(2.12194440e-4), r);
-  llvm::Value* p = c(1.9875691500e-4);
-  for (double k : {1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1})
-    p = mulAdd(p, r, c(k));
-  p = mulAdd(p, b.CreateFMul(r, r), b.CreateFAdd(r, c(1.0)));
+  // e^r = 1 + r q(r), q of degree 5 by Horner's rule: one chain of six
+  // multiply-adds.
+  llvm::Value* q = c(1.3843606716e-3);
+  for (double k : {8.3741956774e-3, 4.1668004729e-2, 1.6666430800e-1, 4.9999994192e-1, 1.0})
+    q = mulAdd(q, r, c(k));
+  llvm::Value* p = mulAdd(q, r, c(1.0));
   if (scale) return scale(b, p, n);
   llvm::Type* i32 = b.getInt32Ty();
   if (auto* vector = llvm::dyn_cast<llvm::VectorType>(ty)) i32 = llvm::VectorType::get(i32, vector->getElementCount());
