@@ -60,6 +60,7 @@ class Generator {
     static const int64_t kRows[] = {1, 3, 8, 17, 64}, kCols[] = {1, 5, 16, 33, 128, 1000};
     rows_ = kRows[pick(5)];
     cols_ = kCols[pick(6)];
+    if (pick(8) == 0) (pick(2) ? rows_ : cols_) = 0;  // sometimes no elements at all
     batch_ = pick(4) == 0 ? 2 + pick(3) : 0;  // sometimes a leading dimension
     parameters_ = 1 + pick(3);
     for (int i = 0; i < parameters_; ++i)
@@ -314,7 +315,10 @@ class Generator {
   void step() {
     const std::string name = fresh("v");
     const int kind = pick(27);
-    if (kind == 23) return gather(name);
+    if (kind == 23) {
+      if (rows_ > 0) return gather(name);  // (a row of size 1 cannot be sliced from none)
+      return binary(name);
+    }
     if (kind == 24) return scatter(name);
     if (kind == 25) return whileLoop(name);
     if (kind == 26) return conditional(name);

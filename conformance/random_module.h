@@ -8,7 +8,7 @@
 // a start index that is a parameter, gathers and scatter-adds of rows at
 // row indices that are a parameter, while loops of 0 to 4 iterations and
 // conditionals (by branch index and by predicate), in the shapes where vectorized
-// loops, row loops, remainders and single elements all occur; the result
+// loops, row loops, remainders, single elements and no elements all occur; the result
 // is a tuple of the last few values (and of the float products and
 // convolutions). Every module is valid HLO; the same seed gives the same
 // text on every machine.
