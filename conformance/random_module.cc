@@ -312,9 +312,69 @@ class Generator {
            x.exact);
   }
 
+  // The window attribute of a window along the last dimension only.
+  std::string lastDimWindow(const std::string& size, const std::string& stride, const std::string& pad) const {
+    const std::string ones = batch_ ? "1x1x" : "1x";
+    const std::string zeros = batch_ ? "0_0x0_0x" : "0_0x";
+    return "window={size=" + ones + size + " stride=" + ones + stride + " pad=" + zeros + pad + "}";
+  }
+
+  // x padded along the last dimension (2 before, 1 after, 1 between
+  // elements), then every other element from the first of x's: x again, by
+  // pad's interior padding and a strided slice.
+  void padAndSlice(const std::string& name) {
+    const Value x = operand(false);
+    std::string c = define(fresh("c"), type_ + "[] constant(" + constant() + ")");
+    const std::string lead = batch_ ? "0_0x0_0x" : "0_0x";
+    std::string p = define(fresh("pad"), type_ + dims(2 + cols_ + (cols_ - 1) + 1) + " pad(" + x.name + ", " + c +
+                                             "), padding=" + lead + "2_1_1");
+    const std::string keep = (batch_ ? "[0:" + std::to_string(batch_) + "], " : "") + "[0:" + std::to_string(rows_) + "], ";
+    define(name, shape() + " slice(" + p + "), slice={" + keep + "[2:" + std::to_string(2 + 2 * cols_ - 1) + ":2]}",
+           x.exact);
+  }
+
+  // Each row sorted along the last dimension, stably, with the row's
+  // positions (an iota) carried along and the keys compared in total order
+  // (so NaNs and signed zeros have their places): the sorted keys, or the
+  // positions they came from converted to the type.
+  void sortRows(const std::string& name) {
+    const Value x = operand(true);
+    const std::string id = std::to_string(++computationCount_), comparator = "sort_comparator_" + id;
+    computations_ += comparator + " {\n  a = " + type_ + "[] parameter(0)\n  b = " + type_ +
+                     "[] parameter(1)\n  i = s32[] parameter(2)\n  j = s32[] parameter(3)\n  ROOT lt = pred[] compare(a, b), direction=LT" +
+                     (floating_ ? ", type=TOTALORDER" : "") + "\n}\n\n";
+    std::string positions = define(fresh("iota"), shape("s32") + " iota(), iota_dimension=" + std::to_string(rank() - 1));
+    std::string sorted = define(fresh("sort"), "(" + shape() + ", " + shape("s32") + ") sort(" + x.name + ", " +
+                                                   positions + "), dimensions={" + std::to_string(rank() - 1) +
+                                                   "}, is_stable=true, to_apply=" + comparator);
+    if (pick(2) == 0) {
+      define(name, shape() + " get-tuple-element(" + sorted + "), index=0", true);
+      return;
+    }
+    std::string from = define(fresh("from"), shape("s32") + " get-tuple-element(" + sorted + "), index=1");
+    define(name, shape() + " convert(" + from + ")", true);
+  }
+
+  // A sliding window of 3 along the last dimension (padded to keep the
+  // size): a maximum (exact but for which zero of +0 and -0) or a sum
+  // (inexact for floats, of exact terms only), as reductions are.
+  void reduceWindow(const std::string& name) {
+    const bool sum = pick(2) == 0;
+    const std::string reducer = sum ? "add" : "maximum";
+    reducers_.insert(reducer);
+    const Value x = operand(true);
+    std::string init = define(fresh("i"), type_ + "[] constant(" + (sum ? "0" : floating_ ? "-inf" : "0") + ")");
+    define(name, shape() + " reduce-window(" + x.name + ", " + init + "), " + lastDimWindow("3", "1", "1_1") +
+                     ", to_apply=" + reducer + "_reducer",
+           !floating_);
+  }
+
   void step() {
     const std::string name = fresh("v");
-    const int kind = pick(27);
+    const int kind = pick(30);
+    if (kind == 27) return cols_ >= 1 ? padAndSlice(name) : binary(name);
+    if (kind == 28) return sortRows(name);
+    if (kind == 29) return reduceWindow(name);
     if (kind == 23) {
       if (rows_ > 0) return gather(name);  // (a row of size 1 cannot be sliced from none)
       return binary(name);

@@ -34,7 +34,8 @@ TEST(RandomModule, ReachesEveryConstruct) {
                                      " power(",   " atan2(",   " exponential(", " remainder(", " shift-left(",
                                      " dot(",     " convolution(", " dynamic-slice(", " dynamic-update-slice(",
                                      " gather(",  " scatter(", " while(",       "branch_computations=",
-                                     "true_computation=", ",0]" /* no elements */};
+                                     "true_computation=", ",0]" /* no elements */, " pad(", " sort(",
+                                     " reduce-window(", " iota("};
   std::string all;
   for (uint64_t seed = 0; seed < 500; ++seed) all += randomModule(seed);
   for (const char* c : kConstructs) EXPECT_NE(all.find(c), std::string::npos) << c;
