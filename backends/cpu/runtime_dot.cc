@@ -337,8 +337,12 @@ bool tilesOutrunBlas() {
 bool tiledProduct(const RuntimeCall& call, const DotDims& d, Status& status) {
   const Shape& lhs = call.operands[0]->shape();
   const Shape& rhs = call.operands[1]->shape();
-  // (A few columns, n <= kSkinnyRows, are the skinny kernel's.)
-  if (lhs.rank() != 2 || rhs.rank() != 2 || d.m < kTiledRows || d.n <= kSkinnyRows || !tilesOutrunBlas())
+  // (A few columns, n <= kSkinnyRows, are the skinny kernel's; a large rhs
+  // stored narrower than f32 is blockedProduct's, which never holds all of
+  // it as f32, where the tiles would convert it whole and pack it again.)
+  const bool wideNarrowRhs = call.operands[1]->type() != ElementType::kF32 && d.k * d.n * 4 > kBlockBytes;
+  if (lhs.rank() != 2 || rhs.rank() != 2 || d.m < kTiledRows || d.n <= kSkinnyRows || wideNarrowRhs ||
+      !tilesOutrunBlas())
     return false;
   // 2-D with no batch dimension: lhs is [M, K] when its contracting
   // dimension is its last, rhs [K, N] when its contracting dimension is its
