@@ -2,6 +2,7 @@
 // and the CPU backend's library ops.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -31,6 +32,46 @@ inline bool isIota(const std::vector<int64_t>& v) {
   for (size_t k = 0; k < v.size(); ++k)
     if (v[k] != static_cast<int64_t>(k)) return false;
   return true;
+}
+
+// A reshape's dimensions in groups: runs of operand dimensions [inBegin,
+// inEnd) and result dimensions [outBegin, outEnd) with equal products of
+// sizes, as short as possible, and none without dimensions on either side
+// (a size-1 dimension joins its neighbour) unless one side has none at all.
+// Row-major order is kept within each group, so an element's index in one
+// group's dimensions determines its index in the other's.
+struct ReshapeGroup {
+  size_t inBegin, inEnd, outBegin, outEnd;
+};
+
+inline std::vector<ReshapeGroup> reshapeGroups(const std::vector<int64_t>& in, const std::vector<int64_t>& out) {
+  std::vector<ReshapeGroup> groups;
+  size_t i = 0, j = 0;
+  while (i < in.size() || j < out.size()) {
+    ReshapeGroup g{i, i, j, j};
+    int64_t a = 1, b = 1;
+    // Take at least one dimension from each side that has any left, then
+    // more from the smaller product until the products meet.
+    if (i < in.size()) a *= in[i++];
+    if (j < out.size()) b *= out[j++];
+    while (a != b && (i < in.size() || j < out.size())) {
+      if ((a < b && i < in.size()) || j == out.size()) a *= in[i++];
+      else b *= out[j++];
+    }
+    g.inEnd = i;
+    g.outEnd = j;
+    groups.push_back(g);
+  }
+  // A group empty on one side (trailing size-1 dimensions) joins the one before.
+  for (size_t k = groups.size(); k-- > 1;) {
+    ReshapeGroup& g = groups[k];
+    if (g.inBegin == g.inEnd || g.outBegin == g.outEnd) {
+      groups[k - 1].inEnd = g.inEnd;
+      groups[k - 1].outEnd = g.outEnd;
+      groups.erase(groups.begin() + static_cast<std::ptrdiff_t>(k));
+    }
+  }
+  return groups;
 }
 
 // The row-major index of element `linear` of an array of `dims`.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "hlo/indexing.h"
 #include "hlo/opcode.h"
 
 namespace hlo {
@@ -147,45 +148,8 @@ Rule sameDims(const Instruction& instr, Operands ops) {
   return ruleOf(instr, asTheyAre(ops), ops[0]->sizes, ops[0]->dynamic, instr.attrs());
 }
 
-// Groups of operand and result dimensions with equal products of bounds,
-// as small as possible, and none without dimensions on either side (a
-// size-1 dimension joins its neighbour): [begin, end) of each.
-struct Group {
-  size_t inBegin, inEnd, outBegin, outEnd;
-};
-
-std::vector<Group> reshapeGroups(const std::vector<int64_t>& in, const std::vector<int64_t>& out) {
-  std::vector<Group> groups;
-  size_t i = 0, j = 0;
-  while (i < in.size() || j < out.size()) {
-    Group g{i, i, j, j};
-    int64_t a = 1, b = 1;
-    // Take at least one dimension from each side that has any left, then
-    // more from the smaller product until the products meet.
-    if (i < in.size()) a *= in[i++];
-    if (j < out.size()) b *= out[j++];
-    while (a != b && (i < in.size() || j < out.size())) {
-      if ((a < b && i < in.size()) || j == out.size()) a *= in[i++];
-      else b *= out[j++];
-    }
-    g.inEnd = i;
-    g.outEnd = j;
-    groups.push_back(g);
-  }
-  // A group empty on one side (trailing size-1 dimensions) joins the one before.
-  for (size_t k = groups.size(); k-- > 1;) {
-    Group& g = groups[k];
-    if (g.inBegin == g.inEnd || g.outBegin == g.outEnd) {
-      groups[k - 1].inEnd = g.inEnd;
-      groups[k - 1].outEnd = g.outEnd;
-      groups.erase(groups.begin() + static_cast<std::ptrdiff_t>(k));
-    }
-  }
-  return groups;
-}
-
 // The valid elements in row-major order, reshaped. Each group of dimensions
-// (reshapeGroups) holding dynamic operand dimensions gives its runtime
+// (reshapeGroups, hlo/indexing.h) holding dynamic operand dimensions gives its runtime
 // element count to one result dimension: the group's one `<=` dimension, or
 // else its one dimension larger than 1, or its only one; its size is that
 // count over the other dimensions' sizes, which must divide it.
@@ -195,7 +159,7 @@ Rule reshape(const Instruction& instr, Operands ops) {
   std::vector<int64_t> dims = out.dims();
   std::vector<bool> dynamic(dims.size(), false);
   if (product(x.bounds, 0, x.bounds.size()) != 0) {
-    for (const Group& g : reshapeGroups(x.bounds, out.dims())) {
+    for (const ReshapeGroup& g : reshapeGroups(x.bounds, out.dims())) {
       bool anyDynamicIn = false;
       for (size_t i = g.inBegin; i < g.inEnd; ++i) anyDynamicIn = anyDynamicIn || x.dynamic[i];
       if (!anyDynamicIn) continue;

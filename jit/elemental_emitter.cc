@@ -13,6 +13,7 @@
 #include <llvm/IR/GlobalVariable.h>
 
 #include "hlo/computation.h"
+#include "hlo/indexing.h"
 #include "hlo/shape_inference.h"
 
 namespace hlo::jit {
@@ -128,35 +129,26 @@ IrIndex ElementalEmitter::delinearize(llvm::Value* linear, const std::vector<int
   return index;
 }
 
-// A reshape keeps row-major order, so the operand's linear position is the
-// output's. Its per-dimension index is built group by group: the shortest
-// runs of output and operand dimensions that hold the same number of
-// elements ([11, 6912] and [1, 11, 1, 6912] pair 11 with 1, 11 and 6912
-// with 1, 6912). A dimension that is a group of its own on both sides is
-// copied, with no division, so a loop along it (a kernel's row) stays a
-// vector loop; other groups divide their linear position among their
-// operand dimensions.
+// A reshape keeps row-major order within each of its groups of dimensions
+// (reshapeGroups, hlo/indexing.h: [11, 6912] and [1, 11, 1, 6912] pair 11
+// with 1, 11 and 6912 with 1, 6912). A dimension that is a group of its own
+// on both sides is copied, with no division, so a loop along it (a kernel's
+// row) stays a vector loop; other groups divide their linear position among
+// their operand dimensions.
 IrIndex ElementalEmitter::reshapedIndex(const IrIndex& index, const std::vector<int64_t>& dims) {
   const std::vector<int64_t>& out = index.dims;
   std::vector<llvm::Value*> multi(dims.size());
-  size_t i = 0, j = 0;
-  while (i < out.size() || j < dims.size()) {
-    const size_t i0 = i, j0 = j;
-    int64_t outCount = 1, inCount = 1;
-    do {
-      if (j < dims.size() && (inCount < outCount || i == out.size())) inCount *= dims[j++];
-      else if (i < out.size()) outCount *= out[i++];
-    } while (outCount != inCount && (i < out.size() || j < dims.size()));
-    if (i - i0 == 1 && j - j0 == 1) {
-      multi[j0] = index.multi[i0];
+  for (const ReshapeGroup& g : reshapeGroups(dims, out)) {
+    if (g.inEnd - g.inBegin == 1 && g.outEnd - g.outBegin == 1) {
+      multi[g.inBegin] = index.multi[g.outBegin];
       continue;
     }
     llvm::Value* linear = i64(0);
-    for (size_t d = i0; d < i; ++d)
+    for (size_t d = g.outBegin; d < g.outEnd; ++d)
       linear = b_.CreateAdd(b_.CreateMul(linear, i64(out[d]), "", true, true), index.multi[d], "", true, true);
-    for (size_t d = j; d-- > j0;) {
-      multi[d] = dims[d] == 1 ? i64(0) : d == j0 ? linear : b_.CreateURem(linear, i64(dims[d]));
-      if (d > j0) linear = b_.CreateUDiv(linear, i64(dims[d]));
+    for (size_t d = g.inEnd; d-- > g.inBegin;) {
+      multi[d] = dims[d] == 1 ? i64(0) : d == g.inBegin ? linear : b_.CreateURem(linear, i64(dims[d]));
+      if (d > g.inBegin) linear = b_.CreateUDiv(linear, i64(dims[d]));
     }
   }
   return IrIndex{dims, std::move(multi), linearize(index)};
