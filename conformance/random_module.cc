@@ -102,10 +102,18 @@ class Generator {
   }
   bool isUnsigned() const { return type_[0] == 'u'; }
 
-  std::string dims(int64_t last) const {
+  // The sizes of a value whose last dimension is `last`: "B,R,last" or
+  // "R,last"; its dimensions "[B,R,last]".
+  std::string sizes(int64_t last) const {
     const std::string lead = batch_ ? std::to_string(batch_) + "," : "";
-    return "[" + lead + std::to_string(rows_) + "," + std::to_string(last) + "]";
+    return lead + std::to_string(rows_) + "," + std::to_string(last);
   }
+  std::string dims(int64_t last) const { return "[" + sizes(last) + "]"; }
+  // Slice ranges and paddings that keep every dimension but the last whole.
+  std::string wholeLeadingSlices() const {
+    return (batch_ ? "[0:" + std::to_string(batch_) + "], " : "") + "[0:" + std::to_string(rows_) + "], ";
+  }
+  std::string noLeadingPadding() const { return batch_ ? "0_0x0_0x" : "0_0x"; }
   std::string shape(const std::string& type) const { return type + dims(cols_); }
   std::string shape() const { return shape(type_); }
   int rank() const { return batch_ ? 3 : 2; }
@@ -197,29 +205,29 @@ class Generator {
     if (index_.empty()) index_ = define("at", "s32[] parameter(" + std::to_string(parameters_++) + ")");
     return index_;
   }
+  // An s32 0, defined where first needed.
+  std::string zero() {
+    if (zero_.empty()) zero_ = define("zero", "s32[] constant(0)");
+    return zero_;
+  }
 
   // dynamic-slice of two values put back together along the last
   // dimension, or a dynamic-update-slice of one by a slice of another.
   void dynamicSlices(const std::string& name) {
     const int64_t half = cols_ / 2;
-    std::string zeros = batch_ ? "zero, zero, " : "zero, ";
-    if (zero_.empty()) zero_ = define("zero", "s32[] constant(0)");
+    const std::string zeros = batch_ ? zero() + ", " + zero() + ", " : zero() + ", ";
     const Value x = operand(false), y = operand(false);
-    const std::string lead = batch_ ? std::to_string(batch_) + "," : "";
     const std::string at = startIndex();
     if (pick(2) == 0) {
       std::string a = define(fresh("ds"), type_ + dims(half) + " dynamic-slice(" + x.name + ", " + zeros + at +
-                                              "), dynamic_slice_sizes={" + lead + std::to_string(rows_) + "," +
-                                              std::to_string(half) + "}");
+                                              "), dynamic_slice_sizes={" + sizes(half) + "}");
       std::string b = define(fresh("ds"), type_ + dims(cols_ - half) + " dynamic-slice(" + y.name + ", " + zeros +
-                                              zero_ + "), dynamic_slice_sizes={" + lead + std::to_string(rows_) + "," +
-                                              std::to_string(cols_ - half) + "}");
+                                              zero() + "), dynamic_slice_sizes={" + sizes(cols_ - half) + "}");
       define(name, shape() + " concatenate(" + a + ", " + b + "), dimensions={" + std::to_string(rank() - 1) + "}",
              x.exact && y.exact);
     } else {
-      std::string lead2 = (batch_ ? "[0:" + std::to_string(batch_) + "], " : "") + "[0:" +
-                          std::to_string(rows_) + "], ";
-      std::string update = define(fresh("su"), type_ + dims(half) + " slice(" + y.name + "), slice={" + lead2 + "[0:" +
+      std::string update = define(fresh("su"), type_ + dims(half) + " slice(" + y.name + "), slice={" +
+                                                   wholeLeadingSlices() + "[0:" +
                                                    std::to_string(half) + "]}");
       define(name, shape() + " dynamic-update-slice(" + x.name + ", " + update + ", " + zeros + at + ")",
              x.exact && y.exact);
@@ -275,8 +283,7 @@ class Generator {
     computations_ += "loop_body_" + id + " {\n" + element + "  a = " + shape() + " get-tuple-element(p), index=1\n  x = " +
                      shape() + " get-tuple-element(p), index=2\n  one = s32[] constant(1)\n  next = s32[] add(i, one)\n  a2 = " +
                      shape() + " " + op + "(a, x)\n  ROOT t = " + state + " tuple(next, a2, x)\n}\n\n";
-    if (zero_.empty()) zero_ = define("zero", "s32[] constant(0)");
-    std::string init = define(fresh("init"), state + " tuple(" + zero_ + ", " + acc.name + ", " + x.name + ")");
+    std::string init = define(fresh("init"), state + " tuple(" + zero() + ", " + acc.name + ", " + x.name + ")");
     std::string loop = define(fresh("loop"), state + " while(" + init + "), condition=loop_condition_" + id +
                                                  ", body=loop_body_" + id);
     define(name, shape() + " get-tuple-element(" + loop + "), index=1", true);
@@ -305,19 +312,12 @@ class Generator {
              x.exact);
       return;
     }
-    if (zero_.empty()) zero_ = define("zero", "s32[] constant(0)");
-    std::string positive = define(fresh("pos"), "pred[] compare(" + at + ", " + zero_ + "), direction=GT");
+    std::string positive = define(fresh("pos"), "pred[] compare(" + at + ", " + zero() + "), direction=GT");
     define(name, shape() + " conditional(" + positive + ", " + x.name + ", " + x.name + "), true_computation=branch_" +
                      id + "_0, false_computation=branch_" + id + "_1",
            x.exact);
   }
 
-  // The window attribute of a window along the last dimension only.
-  std::string lastDimWindow(const std::string& size, const std::string& stride, const std::string& pad) const {
-    const std::string ones = batch_ ? "1x1x" : "1x";
-    const std::string zeros = batch_ ? "0_0x0_0x" : "0_0x";
-    return "window={size=" + ones + size + " stride=" + ones + stride + " pad=" + zeros + pad + "}";
-  }
 
   // x padded along the last dimension (2 before, 1 after, 1 between
   // elements), then every other element from the first of x's: x again, by
@@ -325,11 +325,10 @@ class Generator {
   void padAndSlice(const std::string& name) {
     const Value x = operand(false);
     std::string c = define(fresh("c"), type_ + "[] constant(" + constant() + ")");
-    const std::string lead = batch_ ? "0_0x0_0x" : "0_0x";
     std::string p = define(fresh("pad"), type_ + dims(2 + cols_ + (cols_ - 1) + 1) + " pad(" + x.name + ", " + c +
-                                             "), padding=" + lead + "2_1_1");
-    const std::string keep = (batch_ ? "[0:" + std::to_string(batch_) + "], " : "") + "[0:" + std::to_string(rows_) + "], ";
-    define(name, shape() + " slice(" + p + "), slice={" + keep + "[2:" + std::to_string(2 + 2 * cols_ - 1) + ":2]}",
+                                             "), padding=" + noLeadingPadding() + "2_1_1");
+    define(name, shape() + " slice(" + p + "), slice={" + wholeLeadingSlices() + "[2:" +
+                     std::to_string(2 + 2 * cols_ - 1) + ":2]}",
            x.exact);
   }
 
@@ -364,17 +363,29 @@ class Generator {
     reducers_.insert(reducer);
     const Value x = operand(true);
     std::string init = define(fresh("i"), type_ + "[] constant(" + (sum ? "0" : floating_ ? "-inf" : "0") + ")");
-    define(name, shape() + " reduce-window(" + x.name + ", " + init + "), " + lastDimWindow("3", "1", "1_1") +
-                     ", to_apply=" + reducer + "_reducer",
+    const std::string ones = batch_ ? "1x1x" : "1x";
+    define(name, shape() + " reduce-window(" + x.name + ", " + init + "), window={size=" + ones + "3 stride=" + ones +
+                     "1 pad=" + noLeadingPadding() + "1_1}, to_apply=" + reducer + "_reducer",
            !floating_);
   }
 
   void step() {
     const std::string name = fresh("v");
     const int kind = pick(30);
-    if (kind == 27) return cols_ >= 1 ? padAndSlice(name) : binary(name);
-    if (kind == 28) return sortRows(name);
-    if (kind == 29) return reduceWindow(name);
+    if (kind == 20) {
+      // A product needs rows of at most 1,000 elements by at most 17 rows:
+      // a million-element w, within what the interpreter runs at once.
+      if (cols_ <= 128 || rows_ * (batch_ ? batch_ : 1) <= 17) return product(name);
+      return binary(name);
+    }
+    if (kind == 21) {
+      if (batch_ && cols_ <= 128) return convolution(name);
+      return binary(name);
+    }
+    if (kind == 22) {
+      if (cols_ >= 2) return dynamicSlices(name);
+      return binary(name);
+    }
     if (kind == 23) {
       if (rows_ > 0) return gather(name);  // (a row of size 1 cannot be sliced from none)
       return binary(name);
@@ -382,20 +393,9 @@ class Generator {
     if (kind == 24) return scatter(name);
     if (kind == 25) return whileLoop(name);
     if (kind == 26) return conditional(name);
-    if (kind == 22) {
-      if (cols_ >= 2) return dynamicSlices(name);
-      return binary(name);
-    }
-    if (kind == 21) {
-      if (batch_ && cols_ <= 128) return convolution(name);
-      return binary(name);
-    }
-    if (kind == 20) {
-      // A product needs rows of at most 1,000 elements by at most 17 rows:
-      // a million-element w, within what the interpreter runs at once.
-      if (cols_ <= 128 || rows_ * (batch_ ? batch_ : 1) <= 17) return product(name);
-      return binary(name);
-    }
+    if (kind == 27) return cols_ >= 1 ? padAndSlice(name) : binary(name);
+    if (kind == 28) return sortRows(name);
+    if (kind == 29) return reduceWindow(name);
     if (kind < 6) {
       const std::string op = unaryOp();
       const Value x = operand(!unaryToleratesInexact(op));
@@ -431,7 +431,7 @@ class Generator {
     } else if (kind < 18 && cols_ > 2) {
       // The two halves of the last dimension, swapped.
       const int64_t half = cols_ / 2;
-      std::string lead = (batch_ ? "[0:" + std::to_string(batch_) + "], " : "") + "[0:" + std::to_string(rows_) + "], ";
+      const std::string lead = wholeLeadingSlices();
       const Value x = operand(false), y = operand(false);
       std::string a = define(fresh("sa"), type_ + dims(half) + " slice(" + x.name + "), slice={" + lead + "[0:" +
                                               std::to_string(half) + "]}");
