@@ -28,9 +28,9 @@
 
 #include "conformance/child_runner.h"
 #include "conformance/compare.h"
-#include "conformance/contraction_bound.h"
 #include "conformance/corpus_flags.h"
 #include "conformance/corpus_run.h"
+#include "conformance/jit_against_interp.h"
 #include "conformance/work_estimate.h"
 #include "interp/evaluator.h"
 #include "jit/executable.h"
@@ -39,16 +39,6 @@ namespace {
 
 using hlo::conformance::Outcome;
 using Config = hlo::conformance::CorpusFlags;
-
-// "cpu: cannot compile sort (%x): ..." -> "cannot-compile: sort".
-std::string compileCategory(const std::string& message) {
-  const std::string marker = "cannot compile ";
-  size_t at = message.find(marker);
-  if (at == std::string::npos) return "error";
-  size_t begin = at + marker.size();
-  size_t end = message.find(' ', begin);
-  return "cannot-compile: " + message.substr(begin, end == std::string::npos ? end : end - begin);
-}
 
 hlo::jit::CompileOptions compileOptions(const Config& config) {
   hlo::jit::CompileOptions options;
@@ -63,7 +53,7 @@ hlo::jit::CompileOptions compileOptions(const Config& config) {
 Outcome compileOnly(const hlo::Module& module, const Config& config, const Outcome& tooLarge) {
   hlo::conformance::reportProgress("compile");
   auto exe = hlo::jit::compile(module, hlo::jit::Target::kCpu, compileOptions(config));
-  if (!exe.ok()) return {compileCategory(exe.status().message()), exe.status().message()};
+  if (!exe.ok()) return {hlo::conformance::compileCategory(exe.status().message()), exe.status().message()};
   return {tooLarge.status, tooLarge.detail + "; compiles"};
 }
 
@@ -72,25 +62,10 @@ Outcome runModule(const std::string& path, const Config& config) {
   auto loaded = hlo::conformance::loadModule(path, config, &tooLarge);
   if (auto* notRun = std::get_if<Outcome>(&loaded)) return tooLarge ? compileOnly(*tooLarge, config, *notRun) : *notRun;
   auto& m = std::get<hlo::conformance::LoadedModule>(loaded);
-  // The reference first: a module the interpreter cannot run has no answer
-  // to compare with.
-  hlo::conformance::reportProgress("interpreter");
   hlo::interp::Options interpOptions = hlo::conformance::corpusEvaluationOptions(
       m.work, config.maxWork, config.maxMemory, config.maxWhileIterations);
-  auto expected = hlo::interp::evaluate(*m.module, m.args, interpOptions);
-  if (!expected.ok()) return {"skipped", "interpreter: " + expected.status().message()};
-  hlo::conformance::reportProgress("compile");
-  auto exe = hlo::jit::compile(*m.module, hlo::jit::Target::kCpu, compileOptions(config));
-  if (!exe.ok()) return {compileCategory(exe.status().message()), exe.status().message()};
-  hlo::conformance::reportProgress("run");
-  auto actual = (*exe)->run(m.args);
-  if (!actual.ok()) return {"error", actual.status().message()};
-  // (A float dot's or convolution's values within their sums' rounding
-  // bound agree: conformance/contraction_bound.h.)
-  hlo::conformance::reportProgress("compare");
-  auto c = hlo::conformance::compareEngines(*m.module, m.args, interpOptions, *actual, *expected);
-  if (c.agree) return {"ok", ""};
-  return {"disagree", c.plain.firstMismatch};
+  // A module the interpreter cannot run is skipped.
+  return hlo::conformance::runAgainstInterpreter(*m.module, m.args, interpOptions, compileOptions(config), "skipped");
 }
 
 int usage() {

@@ -6,10 +6,14 @@
 // compiled and run by the JIT and by the interpreter, and the results are
 // compared with the harness's per-type tolerance (float dot products in the
 // result within their sums' rounding bound). Every seed must agree:
-//   ok           both ran and agree
-//   invalid      the generator wrote a module that does not parse or verify
-//   disagree     the results differ (the first mismatch in the detail)
-//   error        one engine failed (cannot compile, or an error at run time)
+//   ok                        both ran and agree
+//   invalid                   the generator wrote a module that does not
+//                             parse or verify
+//   disagree                  the results differ (the first mismatch in the
+//                             detail)
+//   cannot-compile: <opcode>  the JIT refused an instruction
+//   error                     one engine failed (the interpreter, or the JIT
+//                             otherwise)
 //   timeout, crash
 // A failing seed prints how to reproduce it; --keep=DIR writes its module
 // there (fuzz_<seed>.hlo), to run with
@@ -23,10 +27,9 @@
 #include <vector>
 
 #include "conformance/child_runner.h"
-#include "conformance/contraction_bound.h"
+#include "conformance/jit_against_interp.h"
 #include "conformance/random_module.h"
 #include "hlo/verifier.h"
-#include "interp/evaluator.h"
 #include "interp/random_inputs.h"
 #include "jit/executable.h"
 #include "parser/parser.h"
@@ -43,29 +46,17 @@ struct Flags {
 };
 
 Outcome runSeed(uint64_t seed) {
-  using hlo::conformance::reportProgress;
   const std::string text = hlo::conformance::randomModule(seed);
   auto module = hlo::parseModule(text);
   if (!module.ok()) return {"invalid", "parse: " + module.status().message()};
   hlo::Status verified = hlo::verify(**module);
   if (!verified.ok()) return {"invalid", "verify: " + verified.message()};
   std::vector<hlo::Literal> args = hlo::interp::randomArguments(*(*module)->entry(), seed);
-  reportProgress("interpreter");
-  auto expected = hlo::interp::evaluate(**module, args);
-  if (!expected.ok()) return {"error", "interpreter: " + expected.status().message()};
-  reportProgress("compile");
   hlo::jit::CompileOptions options;
   options.threads = 1;  // one module per CPU already
   options.useCache = false;
-  auto exe = hlo::jit::compile(**module, hlo::jit::Target::kCpu, options);
-  if (!exe.ok()) return {"error", exe.status().message()};
-  reportProgress("run");
-  auto actual = (*exe)->run(args);
-  if (!actual.ok()) return {"error", actual.status().message()};
-  reportProgress("compare");
-  auto c = hlo::conformance::compareEngines(**module, args, {}, *actual, *expected);
-  if (c.agree) return {"ok", ""};
-  return {"disagree", c.plain.firstMismatch};
+  // Both engines must run every generated module.
+  return hlo::conformance::runAgainstInterpreter(**module, args, {}, options, "error");
 }
 
 int usage() {
