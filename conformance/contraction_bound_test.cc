@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "parser/parser.h"
@@ -57,14 +58,17 @@ ENTRY e {
 }
 
 TEST(ContractionBound, AllowanceIsKPlusEightUlpsOfTheAbsoluteSum) {
-  auto m = parse(R"(
+  // A [1, 3] x [3, 2] dot, then `root` on it.
+  auto withRoot = [](const std::string& root) {
+    return parse((R"(
 HloModule m
 ENTRY e {
   a = f32[1,3] parameter(0)
   b = f32[3,2] parameter(1)
   d = f32[1,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  ROOT n = f32[1,2] negate(d)
-})");
+  ROOT )" + root + "\n}\n").c_str());
+  };
+  auto m = withRoot("n = f32[1,2] negate(d)");
   ASSERT_TRUE(m);
   std::vector<Literal> args;
   args.push_back(literal("f32[1,3] {{1, -2, 3}}"));
@@ -74,14 +78,7 @@ ENTRY e {
   ASSERT_TRUE(none.ok()) << none.status().message();
   EXPECT_FALSE(none->has_value());
 
-  auto moved = parse(R"(
-HloModule m
-ENTRY e {
-  a = f32[1,3] parameter(0)
-  b = f32[3,2] parameter(1)
-  d = f32[1,2] dot(a, b), lhs_contracting_dims={1}, rhs_contracting_dims={0}
-  ROOT r = f32[2] reshape(d)
-})");
+  auto moved = withRoot("r = f32[2] reshape(d)");
   ASSERT_TRUE(moved);
   auto allowance = contractionAllowance(*moved, args, {});
   ASSERT_TRUE(allowance.ok()) << allowance.status().message();
