@@ -7,7 +7,9 @@
 // multiplied into R rows of a: R * NB accumulators (times U for fewer than
 // 4 rows), R + NB loads per R * NB multiply-adds. Rows of a come in chunks
 // of 8, 4, 2 and 1 (so every chunk's accumulators stay in registers); the
-// NB rows of b stay in the L1 cache from one chunk to the next.
+// NB rows of b stay in the L1 cache from one chunk to the next. k runs in
+// blocks whose rows of a stay in the L1 cache, every column's sums of one
+// block before the next.
 //
 // Contracting-major (b rows run along k): blocks of 64 columns (k rows of a
 // block stay in the L2 cache), each cut into tiles of NV vectors of
@@ -17,7 +19,8 @@
 // cover the multiply-add's latency. With AVX-512 all rows are one chunk
 // (up to 16, padded with zero rows), so b is read once.
 //
-// Both sum in f32 lanes for a block of k, then in double (kSumBlock).
+// Both sum in f32 lanes for a block of k, then in double (kSumBlock,
+// kRowsSumBlock).
 #include "backends/cpu/skinny_dot.h"
 
 #include <algorithm>
@@ -34,10 +37,14 @@ namespace {
 #if defined(__x86_64__)
 
 // Sums run in f32 vector lanes for kSumBlock terms of k (contracting-major:
-// kSumBlock / Lanes, one term per lane per k), then join a total in double:
-// a lane's f32 rounding error grows with the terms it adds, and dots of
-// thousands of terms that cancel would drift past the f32 tolerance.
+// kSumBlock / Lanes, one term per lane per k; free-major: kRowsSumBlock, 32
+// or 64 terms per lane), then join a total in double: a lane's f32 rounding
+// error grows with the terms it adds, and dots of thousands of terms that
+// cancel would drift past the f32 tolerance. Free-major joins each of its
+// accumulators' lanes into its total, which costs it 5% of a run of 512
+// terms (8 rows by a bf16 [8192, 4096]: 1.66 -> 1.58 ms with 1024).
 constexpr int64_t kSumBlock = 512;
+constexpr int64_t kRowsSumBlock = 1024;
 
 // Lanes elements of b from element `at`, as floats, into `out`. bf16 is the
 // high half of an f32; f16 is rebiased (15 -> 127) in the exponent field
@@ -204,18 +211,18 @@ PackedA packColumns(const SkinnyDotArgs& s, std::vector<float>& buffer) {
   return {buffer.data(), padded};
 }
 
-// Rows [r0, r0 + R) of a times columns [j, j + NB) of a free-major b, each
-// sum in U accumulators (U chunks of k at a time), so that enough
-// multiply-adds are independent of each other.
+// Rows [r0, r0 + R) of a times columns [j, j + NB) of a free-major b over
+// k in [k0, k1) (whole chunks, k0 a multiple of kRowsSumBlock), each sum in U
+// accumulators (U chunks of k at a time), so that enough multiply-adds are
+// independent of each other; added to total[r * totalRow + q].
 template <int Lanes, WideType W, int R, int NB, int U>
-[[gnu::always_inline]] inline void rowsByRows(const SkinnyDotArgs& s, PackedA packed, int64_t r0, int64_t j) {
+[[gnu::always_inline]] inline void rowsByRows(const SkinnyDotArgs& s, PackedA packed, int64_t r0, int64_t j,
+                                              int64_t k0, int64_t k1, double* total, int64_t totalRow) {
   using Value = typename VectorOf<Lanes>::Value;
   using Memory = typename VectorOf<Lanes>::Memory;
   constexpr int kChunk = Lanes * kSplit<W>;
-  double total[R][NB] = {};
-  const int64_t whole = s.k / kChunk * kChunk;
-  for (int64_t k0 = 0; k0 < whole; k0 += kSumBlock) {
-    const int64_t k1 = std::min(k0 + kSumBlock, whole);
+  for (int64_t s0 = k0; s0 < k1; s0 += kRowsSumBlock) {
+    const int64_t s1 = std::min(s0 + kRowsSumBlock, k1);
     Value acc[R][NB][U];
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r)
@@ -234,12 +241,15 @@ template <int Lanes, WideType W, int R, int NB, int U>
 #pragma GCC unroll 2
         for (int p = 0; p < kSplit<W>; ++p) {
           Value av = *reinterpret_cast<const Memory*>(at + r * kChunk + p * Lanes);
+          // One load of a per row: left alone, GCC loads it again into
+          // each column's multiply-add, and the loop is bound by its loads.
+          if constexpr (NB > 1) asm("" : "+v"(av));
 #pragma GCC unroll 4
           for (int q = 0; q < NB; ++q) acc[r][q][u] += av * bv[q][p];  // contracted to one FMA
         }
     };
-    int64_t kk = k0;
-    for (; kk + U * kChunk <= k1; kk += U * kChunk) {
+    int64_t kk = s0;
+    for (; kk + U * kChunk <= s1; kk += U * kChunk) {
       if (r0 == 0) {
         // The rows of b two steps on, on their way while these are summed.
         constexpr int bytes = W == WideType::kF32 ? 4 : 2;
@@ -250,7 +260,7 @@ template <int Lanes, WideType W, int R, int NB, int U>
 #pragma GCC unroll 4
       for (int u = 0; u < U; ++u) multiplyAdd(kk + u * kChunk, u);
     }
-    for (; kk < k1; kk += kChunk) multiplyAdd(kk, 0);
+    for (; kk < s1; kk += kChunk) multiplyAdd(kk, 0);
 #pragma GCC unroll 16
     for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
@@ -258,17 +268,9 @@ template <int Lanes, WideType W, int R, int NB, int U>
         Value sum = acc[r][q][0];
 #pragma GCC unroll 4
         for (int u = 1; u < U; ++u) sum += acc[r][q][u];
-        total[r][q] += lanesSum<Lanes>(sum);
+        total[r * totalRow + q] += lanesSum<Lanes>(sum);
       }
   }
-  const float* a = s.a + r0 * s.k;
-#pragma GCC unroll 8
-  for (int r = 0; r < R; ++r)
-#pragma GCC unroll 4
-    for (int q = 0; q < NB; ++q) {
-      for (int64_t t = whole; t < s.k; ++t) total[r][q] += a[r * s.k + t] * loadOne<W>(s.b, (j + q) * s.k + t);
-      s.c[(r0 + r) * s.cRow + (j + q) * s.cCol] = static_cast<float>(total[r][q]);
-    }
 }
 
 // Rows [r0, r0 + R) of a times the NV * Lanes columns at j of a
@@ -308,13 +310,17 @@ template <int Lanes, WideType W, int R, int NV>
         s.c[(r0 + r) * s.cRow + (j + q * Lanes + l) * s.cCol] = static_cast<float>(total[r][q][l]);
 }
 
-// Every row of a times the NB columns at j of a free-major b. Chunks of
-// fewer than 4 rows split their sums into 4 / R accumulators.
+// Every row of a times the NB columns at j of a free-major b, over k in
+// [k0, k1), added to total (the sum of row r and column j + q at
+// total[r * totalRow + q]). Chunks of fewer than 4 rows split their sums
+// into 4 / R accumulators.
 template <int Lanes, WideType W, int NB>
-[[gnu::always_inline]] inline void allRowsByRows(const SkinnyDotArgs& s, PackedA packed, int64_t j) {
+[[gnu::always_inline]] inline void allRowsByRows(const SkinnyDotArgs& s, PackedA packed, int64_t j, int64_t k0,
+                                                 int64_t k1, double* total, int64_t totalRow) {
   inRowChunks(s.rows, [&](auto R, int64_t r) __attribute__((always_inline)) {
     constexpr int kRows = decltype(R)::value;
-    rowsByRows<Lanes, W, kRows, NB, (kRows >= 4 ? 1 : 4 / kRows)>(s, packed, r, j);
+    rowsByRows<Lanes, W, kRows, NB, (kRows >= 4 ? 1 : 4 / kRows)>(s, packed, r, j, k0, k1, total + r * totalRow,
+                                                                   totalRow);
   });
 }
 
@@ -338,20 +344,43 @@ template <int Lanes, WideType W, int R>
     }
 }
 
-// Columns [col0, col1) of a free-major product.
+// Columns [col0, col1) of a free-major product, in blocks of k whose
+// packed rows of a fit the L1 cache (kFreeMajorABytes): every multiply-add
+// loads a vector of a, and from the L2 cache those loads, not b's stream
+// from memory, would bound the loop (8 rows by a bf16 [8192, 4096]: 128 KiB
+// of a per two rows of b; 2.7 -> 1.7 ms on two cores). Each block adds its
+// sums (whole kRowsSumBlocks, so the f32 partials are those of an unblocked
+// loop) to a total in double per output; the elements of k past the last
+// whole chunk are added at the end.
 template <int Lanes, WideType W>
 [[gnu::always_inline]] inline void freeMajor(const SkinnyDotArgs& s, int64_t col0, int64_t col1) {
-  // Fewer than 8 rows read b one row at a time: one sequential stream,
-  // which the hardware prefetchers follow at twice the speed they follow
-  // two rows read side by side (bf16, 1 row by [262144, 1152]: 23 -> 16 ms
-  // on two cores). 8 rows and more are bound by their loads, and two rows of
-  // b at a time load fewer rows of a per multiply-add.
+  constexpr int64_t kChunk = Lanes * kSplit<W>;
+  constexpr int64_t kFreeMajorABytes = 32 << 10;
   thread_local std::vector<float> buffer;
-  const PackedA packed = packRows<Lanes, W>(s, s.k / (Lanes * kSplit<W>) * (Lanes * kSplit<W>), buffer);
-  int64_t j = col0;
-  if (s.rows >= 8)
-    for (; j + 2 <= col1; j += 2) allRowsByRows<Lanes, W, 2>(s, packed, j);
-  for (; j < col1; ++j) allRowsByRows<Lanes, W, 1>(s, packed, j);
+  thread_local std::vector<double> totals;
+  const int64_t whole = s.k / kChunk * kChunk, width = col1 - col0;
+  const PackedA packed = packRows<Lanes, W>(s, whole, buffer);
+  totals.assign(static_cast<size_t>(s.rows * width), 0.0);
+  const int64_t aBytesPerK = s.rows * static_cast<int64_t>(sizeof(float));
+  const int64_t block = std::max(kRowsSumBlock, kFreeMajorABytes / aBytesPerK / kRowsSumBlock * kRowsSumBlock);
+  for (int64_t k0 = 0; k0 < whole; k0 += block) {
+    const int64_t k1 = std::min(k0 + block, whole);
+    // Fewer than 8 rows read b one row at a time: one sequential stream,
+    // which the hardware prefetchers follow at twice the speed they follow
+    // two rows read side by side (bf16, 1 row by [262144, 1152]: 23 -> 16
+    // ms on two cores). 8 rows and more are bound by their loads, and two
+    // rows of b at a time load fewer rows of a per multiply-add.
+    int64_t j = col0;
+    if (s.rows >= 8)
+      for (; j + 2 <= col1; j += 2) allRowsByRows<Lanes, W, 2>(s, packed, j, k0, k1, &totals[j - col0], width);
+    for (; j < col1; ++j) allRowsByRows<Lanes, W, 1>(s, packed, j, k0, k1, &totals[j - col0], width);
+  }
+  for (int64_t r = 0; r < s.rows; ++r)
+    for (int64_t j = col0; j < col1; ++j) {
+      double total = totals[r * width + (j - col0)];
+      for (int64_t t = whole; t < s.k; ++t) total += s.a[r * s.k + t] * loadOne<W>(s.b, j * s.k + t);
+      s.c[r * s.cRow + j * s.cCol] = static_cast<float>(total);
+    }
 }
 
 // Columns [col0, col1) of a contracting-major product: blocks of kBlock

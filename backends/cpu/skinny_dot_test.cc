@@ -3,7 +3,7 @@
 // mix of the 8, 4, 2 and 1 row chunks), both storage orders of the wide
 // operand in f32, bf16 and f16, k and column counts that are not multiples
 // of the vector width or the tiles, a column range that starts and ends
-// inside a tile, and an output written transposed. Elements are small
+// inside a tile, an output written transposed, and a k of several blocks. Elements are small
 // integers, so f32 sums are exact: the expected values are integer sums.
 #include "backends/cpu/skinny_dot.h"
 
@@ -83,6 +83,19 @@ TEST(SkinnyDot, EveryRowCountTypeAndOrder) {
         }
   }
   if (ran == 0) GTEST_SKIP() << "this CPU runs neither the AVX-512 nor the AVX2 kernel";
+}
+
+// k long enough for several of the free-major kernel's blocks of k (1024
+// terms for 8 rows and more) and f32 runs, then a part of a block, then
+// elements past the last whole chunk: each block's sums must join the same
+// totals.
+TEST(SkinnyDot, LongContractionAcrossBlocks) {
+  for (const char* isa : {"avx512", "avx2"}) {
+    SkinnyDotFn fn = skinnyDotNamed(isa);
+    if (!fn) continue;
+    for (WideType type : {WideType::kF32, WideType::kBF16})
+      for (int64_t rows : {1, 3, 8, 11, 16}) expectKernel(fn, isa, type, true, rows, 3 * 1024 + 69, 9, 1, 8, false);
+  }
 }
 
 // f16's special patterns in the wide operand: subnormals (as their exact
