@@ -212,7 +212,7 @@ PackedA packColumns(const SkinnyDotArgs& s, std::vector<float>& buffer) {
 }
 
 // Rows [r0, r0 + R) of a times columns [j, j + NB) of a free-major b over
-// k in [k0, k1) (whole chunks, k0 a multiple of kRowsSumBlock), each sum in U
+// k in [k0, k1) (whole chunks), each sum in U
 // accumulators (U chunks of k at a time), so that enough multiply-adds are
 // independent of each other; added to total[r * totalRow + q].
 template <int Lanes, WideType W, int R, int NB, int U>
@@ -348,10 +348,10 @@ template <int Lanes, WideType W, int R>
 // packed rows of a fit the L1 cache (kFreeMajorABytes): every multiply-add
 // loads a vector of a, and from the L2 cache those loads, not b's stream
 // from memory, would bound the loop (8 rows by a bf16 [8192, 4096]: 128 KiB
-// of a per two rows of b; 2.7 -> 1.7 ms on two cores). Each block adds its
-// sums (whole kRowsSumBlocks, so the f32 partials are those of an unblocked
-// loop) to a total in double per output; the elements of k past the last
-// whole chunk are added at the end.
+// of a per two rows of b; 2.8 -> 1.6 ms on two cores; 4 rows 6.6 -> 2.7
+// ms). Blocks are whole kSumBlocks (512 for 16 rows, 1024 for 8, 2048 for
+// 4), and each adds its sums to a total in double per output; the elements
+// of k past the last whole chunk are added at the end.
 template <int Lanes, WideType W>
 [[gnu::always_inline]] inline void freeMajor(const SkinnyDotArgs& s, int64_t col0, int64_t col1) {
   constexpr int64_t kChunk = Lanes * kSplit<W>;
@@ -362,7 +362,7 @@ template <int Lanes, WideType W>
   const PackedA packed = packRows<Lanes, W>(s, whole, buffer);
   totals.assign(static_cast<size_t>(s.rows * width), 0.0);
   const int64_t aBytesPerK = s.rows * static_cast<int64_t>(sizeof(float));
-  const int64_t block = std::max(kRowsSumBlock, kFreeMajorABytes / aBytesPerK / kRowsSumBlock * kRowsSumBlock);
+  const int64_t block = std::max(kSumBlock, kFreeMajorABytes / aBytesPerK / kSumBlock * kSumBlock);
   for (int64_t k0 = 0; k0 < whole; k0 += block) {
     const int64_t k1 = std::min(k0 + block, whole);
     // Fewer than 8 rows read b one row at a time: one sequential stream,
