@@ -3,6 +3,7 @@
 #pragma once
 #include <chrono>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hlo/status.h"
@@ -27,12 +28,15 @@ Status writeChromeTrace(const std::string& path, const std::vector<TraceEvent>& 
 // Records a span from construction to destruction into `events` (when not null).
 class TraceScope {
  public:
-  TraceScope(std::vector<TraceEvent>* events, std::string name, std::string category, std::string opcode = "")
+  // Views, copied only when recording: a runtime step builds no strings
+  // when nothing is profiled.
+  TraceScope(std::vector<TraceEvent>* events, std::string_view name, std::string_view category,
+             std::string_view opcode = "")
       : events_(events) {
     if (!events_) return;
-    event_.name = std::move(name);
-    event_.category = std::move(category);
-    event_.opcode = std::move(opcode);
+    event_.name = name;
+    event_.category = category;
+    event_.opcode = opcode;
     event_.startUs = traceNowUs();
   }
   ~TraceScope() {

@@ -227,13 +227,23 @@ constexpr int64_t kMinWorkPerThread = int64_t{1} << 15;
 }  // namespace
 
 Status CpuExecutable::runKernel(const Step& step, std::span<const Literal* const> operands, Literal& result) {
-  std::vector<const char*> in;
-  for (const Literal* op : operands) in.push_back(reinterpret_cast<const char*>(op->untypedData()));
-  std::vector<char*> out;
+  // The kernel's pointer arrays, on the stack unless there are many: a
+  // loop of small kernels pays for every allocation.
+  constexpr size_t kOnStack = 16;
+  const char* inStack[kOnStack];
+  char* outStack[kOnStack];
+  std::vector<const char*> inHeap;
+  std::vector<char*> outHeap;
+  const char** in = inStack;
+  if (operands.size() > kOnStack) in = (inHeap.resize(operands.size()), inHeap.data());
+  for (size_t i = 0; i < operands.size(); ++i) in[i] = reinterpret_cast<const char*>(operands[i]->untypedData());
+  char** out = outStack;
   if (result.shape().isTuple()) {
-    for (Literal& e : result.tupleElements()) out.push_back(reinterpret_cast<char*>(e.untypedData()));
+    std::vector<Literal>& elements = result.tupleElements();
+    if (elements.size() > kOnStack) out = (outHeap.resize(elements.size()), outHeap.data());
+    for (size_t i = 0; i < elements.size(); ++i) out[i] = reinterpret_cast<char*>(elements[i].untypedData());
   } else {
-    out.push_back(reinterpret_cast<char*>(result.untypedData()));
+    out[0] = reinterpret_cast<char*>(result.untypedData());
   }
   int64_t units = step.info.units;
   if (units <= 0) return okStatus();
@@ -241,7 +251,7 @@ Status CpuExecutable::runKernel(const Step& step, std::span<const Literal* const
   int chunks = static_cast<int>(std::min<int64_t>({units, work / kMinWorkPerThread, 4 * (pool_->workers() + 1)}));
   KernelFn kernel = step.kernel;
   pool_->parallelFor(units, std::max(chunks, 1),
-                     [&](int64_t begin, int64_t end) { kernel(in.data(), out.data(), begin, end); });
+                     [&](int64_t begin, int64_t end) { kernel(in, out, begin, end); });
   return okStatus();
 }
 
@@ -286,17 +296,18 @@ StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<c
     storage = Frame{frame->base + memory->scratch[s], nullptr};
     return &storage;
   };
+  std::vector<const Literal*> ops;  // the step's operands, reused from step to step
   for (size_t s = 0; s < program.steps.size(); ++s) {
     const Step& step = program.steps[s];
     const Instruction& instr = *step.instr;
-    std::vector<const Literal*> ops;
+    ops.clear();
     for (int op : step.operands) ops.push_back(values[op].get());
     // --profile: one span per step that does work (a nested program's steps get their own).
     // (The trace is one per executable: profile runs from one thread at a time.)
     bool traced = options_.profile && step.kind != Step::Kind::kParameter && step.kind != Step::Kind::kConstant &&
                   step.kind != Step::Kind::kToken;
     jit::TraceScope span(traced ? &mutableTrace() : nullptr, instr.name(), categoryOf(step.kind),
-                         std::string(opcodeName(instr.opcode())));
+                         opcodeName(instr.opcode()));
     switch (step.kind) {
       case Step::Kind::kParameter: {
         int64_t n = instr.parameterNumber();
