@@ -11,10 +11,22 @@
 //      the reference interpreter whatever the comparator says.
 //   3. Every operand is permuted by that order. Slices are split across the
 //      thread pool.
+// A comparator that orders by one operand in a strict weak order (keyOrder:
+// compare LT or GT of two parameters of one operand, integers, or floats in
+// TOTALORDER, each side as it is or in the form JAX sorts floats in, every
+// NaN as one NaN and -0 as +0) skips steps 1-2: each element becomes an
+// unsigned key in the comparator's order packed above its position, and
+// the packed integers are sorted (a radix sort by bytes of the key from 256
+// elements, std::sort below), which gives the stable order the merge sort
+// finds without a call per comparison (bf16 [1024, 4096] with JAX's
+// comparator: 232 -> 14 ms on two cores).
 // topk: per row of the last dimension, a partial sort by (value in total
-// order, then index), so equal values keep index order and NaN is largest.
+// order, then index), so equal values keep index order and NaN is largest;
+// of packed (key, position) integers for the key types of 32 bits or fewer.
 #include <algorithm>
 #include <cstring>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "backends/cpu/runtime_ops.h"
@@ -42,6 +54,181 @@ void mergeSort(std::vector<int64_t>& items, std::vector<int64_t>& merged, Before
   }
 }
 
+// keyOrder's answer: the comparator puts a first when a's key is less
+// (greater, descending) than b's.
+struct KeyOrder {
+  int operand = 0;
+  bool descending = false;
+  // JAX's form: a NaN counts as nanBits, a value equal to zeroBits's (both
+  // zeros, when it is a zero) as zeroBits.
+  bool canonical = false;
+  uint64_t nanBits = 0, zeroBits = 0;
+};
+
+bool keyType(ElementType t) {
+  switch (t) {
+    case ElementType::kBF16: case ElementType::kF16: case ElementType::kF32: case ElementType::kF64:
+    case ElementType::kS8: case ElementType::kS16: case ElementType::kS32: case ElementType::kS64:
+    case ElementType::kU8: case ElementType::kU16: case ElementType::kU32: case ElementType::kU64: return true;
+    default: return false;
+  }
+}
+
+const Instruction* scalarConstant(const Instruction* i) {
+  if (i->opcode() != Opcode::kConstant || !i->hasLiteral() || i->literal().elided() || i->shape().rank() != 0)
+    return nullptr;
+  return i;
+}
+
+bool isCompare(const Instruction* i, ComparisonDirection direction) {
+  if (i->opcode() != Opcode::kCompare) return false;
+  std::string_view type = i->attrs().getString(AttrKey::kType);
+  return parseComparisonDirection(i->attrs().getString(AttrKey::kDirection)) == direction &&
+         (type.empty() || parseComparisonType(type) == ComparisonType::kFloat);
+}
+
+// The parameter `e` reads as it is, or as JAX's
+// select(x != x, nan, select(x == zero, zero, x)); null when neither.
+const Instruction* keyParameter(const Instruction* e, KeyOrder& order, bool& canonicalSeen) {
+  if (e->opcode() == Opcode::kParameter) return e;
+  if (e->opcode() != Opcode::kSelect || !isFloat(e->shape().type())) return nullptr;
+  const Instruction* inner = e->operand(2);
+  const Instruction* nan = scalarConstant(e->operand(1));
+  if (!nan || inner->opcode() != Opcode::kSelect) return nullptr;
+  const Instruction* x = inner->operand(2);
+  const Instruction* zero = scalarConstant(inner->operand(1));
+  const Instruction* isNan = e->operand(0), *isZero = inner->operand(0);
+  if (!zero || x->opcode() != Opcode::kParameter || !isCompare(isNan, ComparisonDirection::kNe) ||
+      isNan->operand(0) != x || isNan->operand(1) != x || !isCompare(isZero, ComparisonDirection::kEq))
+    return nullptr;
+  const Instruction* a = isZero->operand(0), *b = isZero->operand(1);
+  const Instruction* other = a == x ? b : b == x ? a : nullptr;
+  if (!other || !scalarConstant(other) || other->literal().bitsAt(0) != zero->literal().bitsAt(0)) return nullptr;
+  uint64_t nanBits = nan->literal().bitsAt(0), zeroBits = zero->literal().bitsAt(0);
+  if (canonicalSeen && (nanBits != order.nanBits || zeroBits != order.zeroBits)) return nullptr;
+  canonicalSeen = true;
+  order.canonical = true;
+  order.nanBits = nanBits;
+  order.zeroBits = zeroBits;
+  return x;
+}
+
+// Whether `instr`'s comparator orders by one operand's keys, and how.
+std::optional<KeyOrder> keyOrder(const Instruction& instr) {
+  const Computation* comparator = instr.attrs().getComputation(AttrKey::kToApply);
+  const Instruction* root = comparator->root();
+  if (root->opcode() != Opcode::kCompare) return std::nullopt;
+  auto direction = parseComparisonDirection(root->attrs().getString(AttrKey::kDirection));
+  if (direction != ComparisonDirection::kLt && direction != ComparisonDirection::kGt) return std::nullopt;
+  KeyOrder order;
+  bool canonicalSeen = false;
+  const Instruction* lhs = keyParameter(root->operand(0), order, canonicalSeen);
+  const Instruction* rhs = keyParameter(root->operand(1), order, canonicalSeen);
+  if (!lhs || !rhs) return std::nullopt;
+  // Both sides in the same form: plain, or both JAX's.
+  if (canonicalSeen && (root->operand(0)->opcode() == Opcode::kParameter ||
+                        root->operand(1)->opcode() == Opcode::kParameter))
+    return std::nullopt;
+  int64_t l = lhs->parameterNumber(), r = rhs->parameterNumber();
+  if (l / 2 != r / 2 || l == r) return std::nullopt;
+  order.operand = static_cast<int>(l / 2);
+  // Parameters (2k, 2k + 1) are (the element asked about, the other).
+  order.descending = (direction == ComparisonDirection::kGt) == (l % 2 == 0);
+  ElementType t = lhs->shape().type();
+  if (!keyType(t)) return std::nullopt;
+  std::string_view typeText = root->attrs().getString(AttrKey::kType);
+  std::optional<ComparisonType> type =
+      typeText.empty() ? (isFloat(t) ? ComparisonType::kFloat : isSigned(t) ? ComparisonType::kSigned
+                                                                              : ComparisonType::kUnsigned)
+                       : parseComparisonType(typeText);
+  // Floats only in TOTALORDER: under FLOAT, NaN is neither before nor after
+  // anything, which is no strict weak order.
+  bool fits = isFloat(t) ? type == ComparisonType::kTotalOrder
+                         : type == (isSigned(t) ? ComparisonType::kSigned : ComparisonType::kUnsigned);
+  if (!fits || (order.canonical && !isFloat(t))) return std::nullopt;
+  return order;
+}
+
+// Element bits as an unsigned key whose order is `order`'s.
+struct KeyOf {
+  int width;
+  bool isFloat, isSigned;
+  KeyOrder order;
+  uint64_t signBit, exponentMask, mantissaMask, all;
+
+  KeyOf(ElementType t, const KeyOrder& o) : width(bitWidth(t)), isFloat(hlo::isFloat(t)), isSigned(hlo::isSigned(t)),
+                                            order(o) {
+    all = width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+    signBit = uint64_t{1} << (width - 1);
+    int mantissa = t == ElementType::kBF16 ? 7 : t == ElementType::kF16 ? 10 : t == ElementType::kF32 ? 23 : 52;
+    mantissaMask = (uint64_t{1} << mantissa) - 1;
+    exponentMask = all & ~signBit & ~mantissaMask;
+  }
+  uint64_t operator()(uint64_t bits) const {
+    if (order.canonical) {
+      if ((bits & exponentMask) == exponentMask && (bits & mantissaMask) != 0) bits = order.nanBits;
+      else if ((order.zeroBits & ~signBit) == 0 ? (bits & ~signBit) == 0 : bits == order.zeroBits) bits = order.zeroBits;
+    }
+    uint64_t key;
+    if (isFloat) key = bits & signBit ? ~bits & all : bits | signBit;  // sign-magnitude onto 0..all
+    else key = isSigned ? bits ^ signBit : bits;
+    return order.descending ? ~key & all : key;
+  }
+};
+
+template <typename T>
+uint64_t bitsOf(const char* data, int64_t i) {
+  T v;
+  std::memcpy(&v, data + i * sizeof(T), sizeof(T));
+  return v;
+}
+
+uint64_t elementBits(const char* data, int bytes, int64_t i) {
+  switch (bytes) {
+    case 1: return bitsOf<uint8_t>(data, i);
+    case 2: return bitsOf<uint16_t>(data, i);
+    case 4: return bitsOf<uint32_t>(data, i);
+    default: return bitsOf<uint64_t>(data, i);
+  }
+}
+
+// Sorts `items` (a key of `keyBytes` bytes above a 32-bit position, which
+// already ascends) by key: least significant byte first, each pass a stable
+// counting sort, a pass skipped when every item has the same byte there.
+void radixSort(std::vector<uint64_t>& items, std::vector<uint64_t>& scratch, int keyBytes) {
+  scratch.resize(items.size());
+  for (int byte = 0; byte < keyBytes; ++byte) {
+    const int shift = 32 + 8 * byte;
+    size_t start[257] = {};
+    for (uint64_t v : items) ++start[((v >> shift) & 0xff) + 1];
+    if (*std::max_element(start + 1, start + 257) == items.size()) continue;
+    for (int d = 0; d < 256; ++d) start[d + 1] += start[d];
+    for (uint64_t v : items) scratch[start[(v >> shift) & 0xff]++] = v;
+    items.swap(scratch);
+  }
+}
+
+// Positions [0, length) of the slice at `base` (elements `step` apart) in
+// key order, ties by position.
+void sortByKey(const char* data, int bytes, const KeyOf& keyOf, int64_t base, int64_t step, int64_t length,
+               std::vector<int64_t>& order, std::vector<uint64_t>& packed, std::vector<uint64_t>& scratch,
+               std::vector<std::pair<uint64_t, int64_t>>& pairs) {
+  if (keyOf.width <= 32 && length <= (int64_t{1} << 32)) {
+    packed.resize(length);
+    for (int64_t i = 0; i < length; ++i)
+      packed[i] = keyOf(elementBits(data, bytes, base + i * step)) << 32 | static_cast<uint64_t>(i);
+    // Short slices sort faster than the radix sort counts its digits.
+    if (length < 256) std::sort(packed.begin(), packed.end());
+    else radixSort(packed, scratch, keyOf.width / 8);
+    for (int64_t i = 0; i < length; ++i) order[i] = base + static_cast<int64_t>(packed[i] & 0xffffffffu) * step;
+    return;
+  }
+  pairs.resize(length);
+  for (int64_t i = 0; i < length; ++i) pairs[i] = {keyOf(elementBits(data, bytes, base + i * step)), i};
+  std::sort(pairs.begin(), pairs.end());
+  for (int64_t i = 0; i < length; ++i) order[i] = base + pairs[i].second * step;
+}
+
 Status runSort(const RuntimeCall& call) {
   const Instruction& instr = call.instr;
   auto comparator = reinterpret_cast<ScalarFn>(call.helpers[0]);
@@ -60,7 +247,10 @@ Status runSort(const RuntimeCall& call) {
   for (const Literal* op : call.operands) bytes.push_back(storageBytes(op->type()));
 
   int chunks = static_cast<int>(std::min<int64_t>(slices, total >= (int64_t{1} << 15) ? 4 * (call.pool.workers() + 1) : 1));
+  const std::optional<KeyOrder> byKey = keyOrder(instr);
   call.pool.parallelFor(slices, std::max(chunks, 1), [&](int64_t begin, int64_t end) {
+    std::vector<uint64_t> packed, scratch;
+    std::vector<std::pair<uint64_t, int64_t>> pairs;
     std::vector<const char*> args(2 * n);
     char answer = 0;
     char* results[] = {&answer};
@@ -77,8 +267,14 @@ Status runSort(const RuntimeCall& call) {
     for (int64_t s = begin; s < end; ++s) {
       // Slice s starts at (s / step) * length * step + s % step.
       int64_t base = (s / step) * length * step + s % step;
-      for (int64_t i = 0; i < length; ++i) order[i] = base + i * step;
-      mergeSort(order, merged, before);
+      if (byKey) {
+        const Literal& keys = *call.operands[byKey->operand];
+        sortByKey(reinterpret_cast<const char*>(keys.untypedData()), bytes[byKey->operand],
+                  KeyOf(keys.type(), *byKey), base, step, length, order, packed, scratch, pairs);
+      } else {
+        for (int64_t i = 0; i < length; ++i) order[i] = base + i * step;
+        mergeSort(order, merged, before);
+      }
       for (size_t k = 0; k < n; ++k) {
         const char* from = reinterpret_cast<const char*>(call.operands[k]->untypedData());
         char* to = reinterpret_cast<char*>(outs[k]->untypedData());
@@ -100,6 +296,26 @@ Status runTopK(const RuntimeCall& call) {
   int64_t n = x.shape().dims().back();
   int64_t rows = n == 0 ? 0 : x.elementCount() / n;
   int bytes = storageBytes(x.type());
+  if (keyType(x.type()) && bitWidth(x.type()) <= 32 && n <= (int64_t{1} << 32)) {
+    // Keys in the order asked for above 32-bit positions: the k smallest
+    // packed values are the answer, ties by position.
+    KeyOrder order;
+    order.descending = largest;
+    const KeyOf keyOf(x.type(), order);
+    const char* data = reinterpret_cast<const char*>(x.untypedData());
+    std::vector<uint64_t> packed(n);
+    for (int64_t row = 0; row < rows; ++row) {
+      int64_t base = row * n;
+      for (int64_t i = 0; i < n; ++i) packed[i] = keyOf(elementBits(data, bytes, base + i)) << 32 | static_cast<uint64_t>(i);
+      std::partial_sort(packed.begin(), packed.begin() + k, packed.end());
+      for (int64_t i = 0; i < k; ++i) {
+        int64_t at = static_cast<int64_t>(packed[i] & 0xffffffffu);
+        std::memcpy(values.untypedData() + (row * k + i) * bytes, x.untypedData() + (base + at) * bytes, bytes);
+        indices.setBitsAt(row * k + i, static_cast<uint32_t>(at));
+      }
+    }
+    return okStatus();
+  }
   std::vector<int64_t> order(n), keys(n);
   for (int64_t row = 0; row < rows; ++row) {
     int64_t base = row * n;
