@@ -132,6 +132,30 @@ size_t llvmParts(const Module& module, const jit::CompileOptions& options) {
   return static_cast<size_t>(std::clamp(kernels / kKernelsPerPart, 1, threadCount(options)));
 }
 
+// Whether `dus` is a dynamic-update-slice of get-tuple-element(parameter,
+// i) that may write that element of its computation's parameter in place:
+// the element's only reader is this one get-tuple-element, read only as the
+// operand being updated, no other instruction reads the parameter but
+// get-tuple-elements of other indices, and the root is a tuple holding the
+// update at index i (so the element's new value is where it already is).
+bool updatesParameterElement(const Instruction& dus) {
+  if (dus.opcode() != Opcode::kDynamicUpdateSlice || dus.operandCount() < 2) return false;
+  const Instruction* element = dus.operand(0);
+  if (element->opcode() != Opcode::kGetTupleElement || element->users().size() != 1) return false;
+  for (int k = 1; k < dus.operandCount(); ++k)
+    if (dus.operand(k) == element) return false;
+  const Instruction* parameter = element->operand(0);
+  if (parameter->opcode() != Opcode::kParameter) return false;
+  const int64_t index = element->attrs().getInt(AttrKey::kIndex);
+  for (const Instruction* user : parameter->users())
+    if (user != element &&
+        (user->opcode() != Opcode::kGetTupleElement || user->attrs().getInt(AttrKey::kIndex) == index))
+      return false;
+  const Instruction* root = dus.parent()->root();
+  return root->opcode() == Opcode::kTuple && index >= 0 && index < root->operandCount() &&
+         root->operand(static_cast<int>(index)) == &dus;
+}
+
 class Builder {
  public:
   // Kernels go into `parts` in turn (OrcJit compiles the parts side by side).
@@ -155,6 +179,7 @@ class Builder {
       program->steps.push_back(std::move(step));
     }
     program->root = slot.at(computation.root());
+    for (Step& step : program->steps) step.updatesParameterElement = updatesParameterElement(*step.instr);
     // 4. Last readers; the root is returned, never freed.
     std::vector<int> last(program->steps.size(), -1);
     for (size_t s = 0; s < program->steps.size(); ++s)

@@ -45,6 +45,11 @@ struct Step {
   std::vector<const Program*> callees;  // while: {condition, body}; conditional: branches;
                                         // call, async-start/-update, scan: {callee}
   std::vector<int> freeAfter;           // slots whose last reader is this step
+  // A dynamic-update-slice of an element of the computation's parameter
+  // that nothing else reads and the root returns at the same place: run as
+  // a loop body (whose parameter is the loop's own state), it may update
+  // that element where it is (updatesLoopStateInPlace, cpu_compiler.cc).
+  bool updatesParameterElement = false;
   Status refusal = okStatus();          // kIllTyped: why it cannot run
 };
 
@@ -85,8 +90,10 @@ class CpuExecutable : public jit::Executable {
                                                                    const jit::CompileOptions&);
   struct Frame;
   struct RunState;
+  // `ownArgs`: the program may write its arguments' arrays (a while body's
+  // argument is the loop state, which the loop owns).
   StatusOr<std::shared_ptr<const Literal>> runProgram(const Program& program, std::span<const Literal* const> args,
-                                                      const Frame* frame, RunState& run);
+                                                      const Frame* frame, RunState& run, bool ownArgs = false);
   Status runKernel(const Step& step, std::span<const Literal* const> operands, Literal& result);
 
   std::unique_ptr<Module> module_;  // after the pipeline; steps point into it
