@@ -42,6 +42,8 @@
 //      exponentials leave it idle otherwise. Issued all at once at the start
 //      of a row, the same prefetches fill the load queue and stall the
 //      computation; spread over the loads they cost a slot each.
+//   7. Inputs and outputs are apart (separateInputsFromOutputs), but for a
+//      dynamic-update-slice, which buffer assignment may update in place.
 #include "backends/cpu/kernel_emitter.h"
 
 #include <algorithm>
@@ -51,6 +53,7 @@
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
@@ -81,6 +84,40 @@ bool flatLoopFits(const Instruction& instr, const std::vector<int64_t>& dims) {
   for (const auto& i : instr.calledComputations()[0]->instructions())
     if (!fits(*i)) return false;
   return true;
+}
+
+// Step 7: tells LLVM that the kernel's loads from its inputs and stores to
+// its outputs touch different memory (alias scopes: one for the inputs, one
+// for the outputs), and that its inputs do not change while it runs
+// (invariant loads). Without it, a store may change any input, so a value
+// read from an input at every element (a dynamic slice's start index) is
+// read again after every store and the loop stays scalar: 64 dynamic
+// slices of [32, 768] bf16 concatenated (XLA's dynamic_slice_loop
+// benchmark) 0.69 -> 0.58 ms; layer norm's rows 3% faster.
+void separateInputsFromOutputs(llvm::Function& fn, const std::vector<llvm::Value*>& inputs,
+                               const std::vector<llvm::Value*>& outputs) {
+  llvm::LLVMContext& ctx = fn.getContext();
+  llvm::MDBuilder md(ctx);
+  llvm::MDNode* domain = md.createAnonymousAliasScopeDomain("hlo.kernel");
+  llvm::MDNode* in = llvm::MDNode::get(ctx, {md.createAnonymousAliasScope(domain, "inputs")});
+  llvm::MDNode* out = llvm::MDNode::get(ctx, {md.createAnonymousAliasScope(domain, "outputs")});
+  std::unordered_set<const llvm::Value*> inputSet(inputs.begin(), inputs.end()), outputSet(outputs.begin(), outputs.end());
+  for (llvm::BasicBlock& block : fn)
+    for (llvm::Instruction& i : block) {
+      auto mark = [&](const llvm::Value* pointer, bool isStore) {
+        const llvm::Value* object = llvm::getUnderlyingObject(pointer, 0);
+        if (!isStore && inputSet.count(object)) {
+          i.setMetadata(llvm::LLVMContext::MD_alias_scope, in);
+          i.setMetadata(llvm::LLVMContext::MD_noalias, out);
+          i.setMetadata(llvm::LLVMContext::MD_invariant_load, llvm::MDNode::get(ctx, {}));
+        } else if (isStore && outputSet.count(object)) {
+          i.setMetadata(llvm::LLVMContext::MD_alias_scope, out);
+          i.setMetadata(llvm::LLVMContext::MD_noalias, in);
+        }
+      };
+      if (auto* load = llvm::dyn_cast<llvm::LoadInst>(&i)) mark(load->getPointerOperand(), false);
+      else if (auto* store = llvm::dyn_cast<llvm::StoreInst>(&i)) mark(store->getPointerOperand(), true);
+    }
 }
 
 // Step 5: outputs of at least kStreamingBytes (kernel_emitter.h) are
@@ -152,6 +189,7 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
     llvm::Value* slot = b.CreateInBoundsGEP(ptr, array, b.getInt64(i));
     return b.CreateLoad(ptr, slot);
   };
+  std::vector<llvm::Value*> inPtrs;
   if (instr.opcode() == Opcode::kFusion) {
     const Computation* fused = instr.calledComputations().empty() ? nullptr : instr.calledComputations()[0];
     if (!fused || fused->parameterCount() != instr.operandCount())
@@ -159,11 +197,15 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
     for (int i = 0; i < fused->parameterCount(); ++i) {
       if (!fused->parameter(i)->shape().isArray())
         return fail(jit::cannotCompile(instr, "a fusion parameter is not an array"));
-      emitter.bindArray(fused->parameter(i), loadPointer(fn->getArg(0), i));
+      inPtrs.push_back(loadPointer(fn->getArg(0), i));
+      emitter.bindArray(fused->parameter(i), inPtrs.back());
     }
     root = fused->root();
   } else {
-    for (int i = 0; i < instr.operandCount(); ++i) emitter.bindArray(instr.operand(i), loadPointer(fn->getArg(0), i));
+    for (int i = 0; i < instr.operandCount(); ++i) {
+      inPtrs.push_back(loadPointer(fn->getArg(0), i));
+      emitter.bindArray(instr.operand(i), inPtrs.back());
+    }
   }
   // Outputs: one array, or the elements of a tuple root of equal dimensions.
   std::vector<const Instruction*> outputs = {root};
@@ -363,6 +405,10 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
     });
   }
   if (!body.ok()) return fail(body);
+  // 7. Only a dynamic-update-slice may write over its operand (buffer
+  // assignment updates it in place); any other kernel's outputs are apart
+  // from its inputs.
+  if (instr.opcode() != Opcode::kDynamicUpdateSlice) separateInputsFromOutputs(*fn, inPtrs, outPtrs);
   // Streaming stores are weakly ordered: fenced before the kernel returns
   // and another thread may read the output.
   if (streamed) b.CreateCall(llvm::Intrinsic::getDeclaration(&module, llvm::Intrinsic::x86_sse_sfence));
