@@ -67,11 +67,12 @@ uint32_t encodeSmallFloat(ElementType t, double value);
 // by bit arithmetic (for loops over whole arrays): the same bits.
 inline uint16_t encodeBf16FromF32(float v) {
   uint32_t x = std::bit_cast<uint32_t>(v);
-  uint32_t sign = (x >> 16) & 0x8000;
-  if ((x & 0x7fffffff) > 0x7f800000) return static_cast<uint16_t>(sign | 0x7fc0);  // NaN: the quiet NaN
+  uint32_t quietNan = ((x >> 16) & 0x8000) | 0x7fc0;
   // Ties to even on the 16 bits dropped; a carry out of the mantissa steps the
   // exponent, up to inf.
-  return static_cast<uint16_t>((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+  uint32_t rounded = (x + 0x7fff + ((x >> 16) & 1)) >> 16;
+  // A select, not a branch, so that loops of it vectorize.
+  return static_cast<uint16_t>((x & 0x7fffffff) > 0x7f800000 ? quietNan : rounded);
 }
 
 inline uint16_t encodeF16FromF32(float v) {

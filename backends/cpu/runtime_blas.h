@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "backends/cpu/blas.h"
+#include "backends/cpu/half_runs.h"
 #include "hlo/element_io.h"
 #include "hlo/float_formats.h"
 #include "hlo/indexing.h"
@@ -194,10 +195,7 @@ class ResultWriter {
   void writeAll(const T* values, int64_t n) {
     if constexpr (std::is_same_v<T, float>) {
       uint16_t* half = reinterpret_cast<uint16_t*>(out_.untypedData());
-      if (out_.type() == ElementType::kBF16) {
-        for (int64_t i = 0; i < n; ++i) half[i] = encodeBf16FromF32(values[i]);
-        return;
-      }
+      if (out_.type() == ElementType::kBF16) return f32RunToBf16(values, half, n);
       if (out_.type() == ElementType::kF16) {
         for (int64_t i = 0; i < n; ++i) half[i] = encodeF16FromF32(values[i]);
         return;

@@ -111,6 +111,11 @@ StatusOr<RuntimePlan> planTriangularSolve(llvm::Module& module, const Instructio
 StatusOr<RuntimePlan> planCholesky(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planSelectAndScatter(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planTranspose(llvm::Module& module, const Instruction& instr, const std::string& prefix);
+// out[j * outStride + i] = in[i * inStride + j] for j < rows, i < cols:
+// elements of `bytes` bytes (2, 4 or 8 in vector blocks, any other size one
+// by one), as the transpose op moves them.
+void transposeTile(const void* in, void* out, int64_t inStride, int64_t outStride, int64_t rows, int64_t cols,
+                   int bytes);
 // For tests: transposes use vectors of at most `bytes` bytes (64: AVX-512,
 // 32: AVX2, 0: element by element; never more than the CPU has) from now on.
 void limitTransposeVectorBytes(int bytes);

@@ -358,6 +358,13 @@ Status runTranspose(const RuntimeCall& call) {
 
 void limitTransposeVectorBytes(int bytes) { vectorLimit = bytes; }
 
+void transposeTile(const void* in, void* out, int64_t inStride, int64_t outStride, int64_t rows, int64_t cols,
+                   int bytes) {
+  int vector = bytes == 4 || bytes == 8 ? vectorBytes() : bytes == 2 ? std::min(vectorBytes(), 32) : 0;
+  tileCopy(bytes, vector, false)(static_cast<const char*>(in), static_cast<char*>(out), inStride, outStride, rows,
+                                 cols);
+}
+
 StatusOr<RuntimePlan> planTranspose(llvm::Module&, const Instruction& instr, const std::string&) {
   if (instr.operandCount() != 1) return jit::cannotCompile(instr, "expected one operand");
   const Shape& x = instr.operand(0)->shape();
