@@ -340,31 +340,39 @@ bool channelsFirst(const Placement& at, ElementType t) {
 // stays in the L2 cache.
 constexpr int64_t kChannelsFirstStrip = 256;
 
-// Packs `lit` (channels first) into `copy` ([batch][positions][row]).
-void packChannelsFirst(const Literal& lit, const Placement& at, float* copy, ThreadPool& pool) {
-  const int64_t batch = at.dims[0], features = at.dims[1], positions = at.packedRows() / std::max<int64_t>(batch, 1);
+// Calls f(batch, first position, positions, buffer) for each strip of
+// kChannelsFirstStrip positions of each batch of `at` (channels first),
+// across the pool; `buffer` is the calling thread's scratch for 2-byte
+// elements.
+template <typename F>
+void forEachStrip(const Placement& at, int64_t elements, ThreadPool& pool, F&& f) {
+  const int64_t batch = at.dims[0], positions = at.packedRows() / std::max<int64_t>(batch, 1);
   const int64_t strips = (positions + kChannelsFirstStrip - 1) / kChannelsFirstStrip;
-  const int bytes = storageBytes(lit.type());
-  splitAcrossPool(pool, batch * strips, lit.elementCount(), [&](int64_t begin, int64_t end) {
+  splitAcrossPool(pool, batch * strips, elements, [&](int64_t begin, int64_t end) {
     std::vector<uint16_t> half;
     for (int64_t w = begin; w < end; ++w) {
       const int64_t n = w / strips, p0 = w % strips * kChannelsFirstStrip;
-      const int64_t count = std::min(kChannelsFirstStrip, positions - p0);
-      const uint8_t* from = lit.untypedData() + (n * features * positions + p0) * bytes;
-      float* to = copy + (n * positions + p0) * at.rowLength;
-      if (lit.type() == ElementType::kF32) {
-        transposeTile(from, to, positions, at.rowLength, count, features, 4);
+      f(n, p0, std::min(kChannelsFirstStrip, positions - p0), half);
+    }
+  });
+}
+
+// Packs `lit` (channels first) into `copy` ([batch][positions][row]).
+void packChannelsFirst(const Literal& lit, const Placement& at, float* copy, ThreadPool& pool) {
+  const int64_t features = at.dims[1], positions = at.packedRows() / std::max<int64_t>(at.dims[0], 1);
+  const int bytes = storageBytes(lit.type());
+  forEachStrip(at, lit.elementCount(), pool, [&](int64_t n, int64_t p0, int64_t count, std::vector<uint16_t>& half) {
+    const uint8_t* from = lit.untypedData() + (n * features * positions + p0) * bytes;
+    float* to = copy + (n * positions + p0) * at.rowLength;
+    if (lit.type() == ElementType::kF32) return transposeTile(from, to, positions, at.rowLength, count, features, 4);
+    half.resize(static_cast<size_t>(count * features));
+    transposeTile(from, half.data(), positions, features, count, features, 2);
+    for (int64_t p = 0; p < count; ++p) {
+      if (lit.type() == ElementType::kBF16) {
+        bf16RunToF32(&half[p * features], to + p * at.rowLength, features);
         continue;
       }
-      half.resize(static_cast<size_t>(count * features));
-      transposeTile(from, half.data(), positions, features, count, features, 2);
-      // One loop per type, so that each vectorizes.
-      if (lit.type() == ElementType::kBF16) {
-        for (int64_t p = 0; p < count; ++p) bf16RunToF32(&half[p * features], to + p * at.rowLength, features);
-      } else {
-        for (int64_t p = 0; p < count; ++p)
-          for (int64_t c = 0; c < features; ++c) to[p * at.rowLength + c] = decodeF16ToF32(half[p * features + c]);
-      }
+      for (int64_t c = 0; c < features; ++c) to[p * at.rowLength + c] = decodeF16ToF32(half[p * features + c]);
     }
   });
 }
@@ -372,29 +380,21 @@ void packChannelsFirst(const Literal& lit, const Placement& at, float* copy, Thr
 // Writes `copy` ([batch][positions][row] f32) into `lit` (channels first),
 // rounding to its type.
 void unpackChannelsFirst(const float* copy, const Placement& at, Literal& lit, ThreadPool& pool) {
-  const int64_t batch = at.dims[0], features = at.dims[1], positions = at.packedRows() / std::max<int64_t>(batch, 1);
-  const int64_t strips = (positions + kChannelsFirstStrip - 1) / kChannelsFirstStrip;
+  const int64_t features = at.dims[1], positions = at.packedRows() / std::max<int64_t>(at.dims[0], 1);
   const int bytes = storageBytes(lit.type());
-  splitAcrossPool(pool, batch * strips, lit.elementCount(), [&](int64_t begin, int64_t end) {
-    std::vector<uint16_t> half;
-    for (int64_t w = begin; w < end; ++w) {
-      const int64_t n = w / strips, p0 = w % strips * kChannelsFirstStrip;
-      const int64_t count = std::min(kChannelsFirstStrip, positions - p0);
-      const float* from = copy + (n * positions + p0) * at.rowLength;
-      uint8_t* to = lit.untypedData() + (n * features * positions + p0) * bytes;
-      if (lit.type() == ElementType::kF32) {
-        transposeTile(from, to, at.rowLength, positions, features, count, 4);
+  forEachStrip(at, lit.elementCount(), pool, [&](int64_t n, int64_t p0, int64_t count, std::vector<uint16_t>& half) {
+    const float* from = copy + (n * positions + p0) * at.rowLength;
+    uint8_t* to = lit.untypedData() + (n * features * positions + p0) * bytes;
+    if (lit.type() == ElementType::kF32) return transposeTile(from, to, at.rowLength, positions, features, count, 4);
+    half.resize(static_cast<size_t>(count * features));
+    for (int64_t p = 0; p < count; ++p) {
+      if (lit.type() == ElementType::kBF16) {
+        f32RunToBf16(from + p * at.rowLength, &half[p * features], features);
         continue;
       }
-      half.resize(static_cast<size_t>(count * features));
-      if (lit.type() == ElementType::kBF16) {
-        for (int64_t p = 0; p < count; ++p) f32RunToBf16(from + p * at.rowLength, &half[p * features], features);
-      } else {
-        for (int64_t p = 0; p < count; ++p)
-          for (int64_t c = 0; c < features; ++c) half[p * features + c] = encodeF16FromF32(from[p * at.rowLength + c]);
-      }
-      transposeTile(half.data(), to, features, positions, features, count, 2);
+      for (int64_t c = 0; c < features; ++c) half[p * features + c] = encodeF16FromF32(from[p * at.rowLength + c]);
     }
+    transposeTile(half.data(), to, features, positions, features, count, 2);
   });
 }
 
