@@ -118,12 +118,17 @@ void arraysOf(const Literal& lit, std::vector<const Literal*>& out) {
 // with `to`: a loop body returns parts of its parameter, the loop state,
 // possibly in another order; such arrays are copied aside first.
 Status assignArrays(Literal& to, const Literal& from) {
-  std::vector<Literal*> dst;
-  std::vector<const Literal*> src;
+  // Scratch lists kept from call to call: a loop assigns its state every
+  // iteration, and this is not reentrant.
+  thread_local std::vector<Literal*> dst;
+  thread_local std::vector<const Literal*> src;
+  thread_local std::vector<std::pair<const uint8_t*, size_t>> ranges;  // dst's memory, by address
+  dst.clear();
+  src.clear();
+  ranges.clear();
   arraysOf(to, dst);
   arraysOf(from, src);
   if (dst.size() != src.size()) return errorStatus("cpu: internal error: a result does not fit its buffers");
-  std::vector<std::pair<const uint8_t*, size_t>> ranges;  // dst's memory, by address
   for (Literal* d : dst) {
     if (d->byteSize() > 0) ranges.emplace_back(d->untypedData(), d->byteSize());
   }
@@ -133,16 +138,18 @@ Status assignArrays(Literal& to, const Literal& from) {
     if (next != ranges.end() && next->first < p + n) return true;
     return next != ranges.begin() && std::prev(next)->first + std::prev(next)->second > p;
   };
-  std::vector<std::optional<Literal>> aside(src.size());
+  std::vector<std::optional<Literal>> aside;  // only when a source lies in the destination
   for (size_t i = 0; i < src.size(); ++i) {
     if (src[i]->byteSize() != dst[i]->byteSize())
       return errorStatus("cpu: internal error: a result does not fit its buffers");
     if (src[i]->untypedData() != dst[i]->untypedData() && src[i]->byteSize() > 0 &&
-        insideDst(src[i]->untypedData(), src[i]->byteSize()))
+        insideDst(src[i]->untypedData(), src[i]->byteSize())) {
+      aside.resize(src.size());
       aside[i] = Literal(*src[i]);
+    }
   }
   for (size_t i = 0; i < src.size(); ++i) {
-    const Literal& s = aside[i] ? *aside[i] : *src[i];
+    const Literal& s = !aside.empty() && aside[i] ? *aside[i] : *src[i];
     if (s.untypedData() != dst[i]->untypedData() && s.byteSize() > 0)
       std::memcpy(dst[i]->untypedData(), s.untypedData(), s.byteSize());
   }
