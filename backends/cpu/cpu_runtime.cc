@@ -117,17 +117,33 @@ void arraysOf(const Literal& lit, std::vector<const Literal*>& out) {
 // Copies the arrays of `from` over those of `to`. `from` may share memory
 // with `to`: a loop body returns parts of its parameter, the loop state,
 // possibly in another order; such arrays are copied aside first.
+Status assignLeaves(Literal& to, const std::vector<const Literal*>& src);
+
 Status assignArrays(Literal& to, const Literal& from) {
+  thread_local std::vector<const Literal*> src;
+  src.clear();
+  arraysOf(from, src);
+  return assignLeaves(to, src);
+}
+
+// The same for a tuple given as its elements' values (a loop body's root,
+// not built: runProgram's rootParts).
+Status assignArrays(Literal& to, const std::vector<ValuePtr>& parts) {
+  thread_local std::vector<const Literal*> src;
+  src.clear();
+  for (const ValuePtr& part : parts) arraysOf(*part, src);
+  return assignLeaves(to, src);
+}
+
+// Copies the arrays `src` (in leaf order) over those of `to`.
+Status assignLeaves(Literal& to, const std::vector<const Literal*>& src) {
   // Scratch lists kept from call to call: a loop assigns its state every
   // iteration, and this is not reentrant.
   thread_local std::vector<Literal*> dst;
-  thread_local std::vector<const Literal*> src;
   thread_local std::vector<std::pair<const uint8_t*, size_t>> ranges;  // dst's memory, by address
   dst.clear();
-  src.clear();
   ranges.clear();
   arraysOf(to, dst);
-  arraysOf(from, src);
   if (dst.size() != src.size()) return errorStatus("cpu: internal error: a result does not fit its buffers");
   for (Literal* d : dst) {
     if (d->byteSize() > 0) ranges.emplace_back(d->untypedData(), d->byteSize());
@@ -300,7 +316,8 @@ Status CpuExecutable::runKernel(const Step& step, std::span<const Literal* const
 }
 
 StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<const Literal* const> args,
-                                             const Frame* frame, RunState& run, bool ownArgs) {
+                                             const Frame* frame, RunState& run, bool ownArgs,
+                                             std::vector<ValuePtr>* rootParts) {
   // The arena only for a program with a plan, where its caller's plan put it.
   const ProgramMemory* memory = frame ? program.memory.get() : nullptr;
   std::vector<ValuePtr> values(program.steps.size());
@@ -367,6 +384,11 @@ StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<c
         values[s] = unowned(&instr.literal());
         break;
       case Step::Kind::kTuple: {
+        if (rootParts && static_cast<int>(s) == program.root && s + 1 == program.steps.size()) {
+          // The caller takes the elements' values as they are.
+          for (int op : step.operands) rootParts->push_back(values[op]);
+          break;
+        }
         Literal tuple;
         tuple.mutableShape() = instr.shape();
         std::vector<ValuePtr> keep;
@@ -441,6 +463,7 @@ StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<c
         Frame conditionStorage, bodyStorage;
         const Frame* conditionFrame = calleeFrame(s, condition, conditionStorage);
         const Frame* bodyFrame = calleeFrame(s, body, bodyStorage);
+        std::vector<ValuePtr> parts;
         for (int64_t iteration = 0;; ++iteration) {
           HLO_ASSIGN_OR_RETURN(ValuePtr cond, runProgram(condition, std::span(&arg, 1), conditionFrame, run));
           if (!cond->shape().isArray() || cond->type() != ElementType::kPred || cond->elementCount() != 1)
@@ -450,8 +473,14 @@ StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<c
             return errorStatus("cpu: %" + instr.name() + " ran more than " +
                                    std::to_string(options_.maxWhileIterations) + " iterations (--max-while-iterations)",
                                instr.loc());
-          HLO_ASSIGN_OR_RETURN(ValuePtr next, runProgram(body, std::span(&arg, 1), bodyFrame, run, /*ownArgs=*/true));
-          if (memory) {
+          // With a plan the new state is copied in from the body's root,
+          // whose elements come back unbuilt (parts).
+          parts.clear();
+          HLO_ASSIGN_OR_RETURN(ValuePtr next, runProgram(body, std::span(&arg, 1), bodyFrame, run, /*ownArgs=*/true,
+                                                         memory ? &parts : nullptr));
+          if (!next) {
+            HLO_RETURN_IF_ERROR(assignArrays(state, parts));
+          } else if (memory) {
             HLO_RETURN_IF_ERROR(assignArrays(state, *next));
           } else {
             state = materialize(std::move(next));

@@ -91,9 +91,12 @@ class CpuExecutable : public jit::Executable {
   struct Frame;
   struct RunState;
   // `ownArgs`: the program may write its arguments' arrays (a while body's
-  // argument is the loop state, which the loop owns).
+  // argument is the loop state, which the loop owns). With `rootParts`, a
+  // root that is a tuple (the last step) is not built: its elements' values
+  // go to rootParts and the result is null.
   StatusOr<std::shared_ptr<const Literal>> runProgram(const Program& program, std::span<const Literal* const> args,
-                                                      const Frame* frame, RunState& run, bool ownArgs = false);
+                                                      const Frame* frame, RunState& run, bool ownArgs = false,
+                                                      std::vector<std::shared_ptr<const Literal>>* rootParts = nullptr);
   Status runKernel(const Step& step, std::span<const Literal* const> operands, Literal& result);
 
   std::unique_ptr<Module> module_;  // after the pipeline; steps point into it
