@@ -151,3 +151,62 @@ TEST(StreamedKernel, RowsOfPartialLines) {
 
 }  // namespace
 }  // namespace hlo::cpu
+
+namespace hlo::cpu {
+namespace {
+
+// The work units the kernel of the entry root of `text` (a fusion) splits
+// across threads.
+int64_t unitsOf(const char* text) {
+  auto module = parseOrFail(text);
+  llvm::LLVMContext context;
+  llvm::Module llvmModule("kernels", context);
+  auto info = emitKernel(llvmModule, *module->entry()->root(), "kernel");
+  EXPECT_TRUE(info.ok()) << info.status().message();
+  return info.ok() ? info->units : -1;
+}
+
+// One output row: a reduction along it splits its elements across threads
+// (a row loop would be one unit); a softmax of one row computes its row's
+// maximum and sum once, before the row's elements, as one unit.
+TEST(KernelUnits, OneRowSplitsUnlessItHasRowWork) {
+  EXPECT_EQ(unitsOf(R"(
+HloModule row_sums
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+%sums (p: f32[1,64,32]) -> f32[1,64] {
+  %p = f32[1,64,32] parameter(0)
+  %z = f32[] constant(0)
+  ROOT %r = f32[1,64] reduce(%p, %z), dimensions={2}, to_apply=%add
+}
+ENTRY %main (x: f32[1,64,32]) -> f32[1,64] {
+  %x = f32[1,64,32] parameter(0)
+  ROOT %f = f32[1,64] fusion(%x), kind=kInput, calls=%sums
+})"),
+            64);
+  EXPECT_EQ(unitsOf(R"(
+HloModule one_row_softmax
+%max (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %m = f32[] maximum(%a, %b)
+}
+%softmax (p: f32[1,64]) -> f32[1,64] {
+  %p = f32[1,64] parameter(0)
+  %ninf = f32[] constant(-inf)
+  %m = f32[1] reduce(%p, %ninf), dimensions={1}, to_apply=%max
+  %mb = f32[1,64] broadcast(%m), dimensions={0}
+  ROOT %y = f32[1,64] subtract(%p, %mb)
+}
+ENTRY %main (x: f32[1,64]) -> f32[1,64] {
+  %x = f32[1,64] parameter(0)
+  ROOT %f = f32[1,64] fusion(%x), kind=kLoop, calls=%softmax
+})"),
+            1);
+}
+
+}  // namespace
+}  // namespace hlo::cpu
