@@ -47,7 +47,10 @@
 //
 // Left alone: reordering the schedule to shorten live ranges; in-place
 // updates inside loop bodies through the loop state (a body's parameter is
-// the caller's memory, so its dynamic-update-slice writes a copy); sharing
+// the caller's memory, so assignment gives its dynamic-update-slice a buffer
+// of its own; the CPU runtime, which runs the body on the loop's own state,
+// updates the state in place instead: backends/cpu/cpu_compiler.cc,
+// updatesParameterElement); sharing
 // between async start/done pairs, send/recv and collectives (ordinary
 // instructions here); tokens and zero-sized arrays (no memory); sub-byte
 // packing (an s4 takes a byte, as storageBytes says).
