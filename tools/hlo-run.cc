@@ -84,6 +84,10 @@ constexpr const char* kUsage =
     "  --max-memory=BYTES        refuse runs whose live values need more (suffixes K, M, G;\n"
     "                            default 8G)\n"
     "  --max-while-iterations=N  stop any while loop after N iterations (default: no limit)\n"
+    "  --fill-elided-constants   give constants whose values the text left out ({...}, as\n"
+    "                            XLA's dumps print large ones) values drawn as parameters'\n"
+    "                            are (from --random-seed), with a note on stderr, so such a\n"
+    "                            dump runs; its results are then not the original module's\n"
     "  --help                    show this help\n";
 
 int usageError(const std::string& message) {
@@ -135,6 +139,7 @@ struct Flags {
   bool stats = false;
   bool noCache = false;
   bool compileOnly = false;
+  bool fillElided = false;  // --fill-elided-constants
   int64_t llvmParts = 0;  // 0: the JIT decides
   std::string dumpLlvm, dumpTo, profile;
 };
@@ -155,6 +160,10 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
     }
     if (arg == "--verbose") {
       flags.verbose = true;
+      continue;
+    }
+    if (arg == "--fill-elided-constants") {
+      flags.fillElided = true;
       continue;
     }
     if (arg == "--stats") {
@@ -518,6 +527,22 @@ int compileOnly(const Flags& flags, const hlo::Module& module, const std::string
   return writeProfile(flags, *executable).value_or(0);
 }
 
+// --fill-elided-constants: each constant whose values the text left out
+// gets a random value of its shape, constant k (in module order) from the
+// stream 2^32 + k of the seed, apart from the parameters' streams.
+void fillElidedConstants(hlo::Module& module, uint64_t seed) {
+  int64_t filled = 0;
+  for (const auto& computation : module.computations())
+    for (const auto& instr : computation->instructions())
+      if (instr->opcode() == hlo::Opcode::kConstant && instr->hasLiteral() && instr->literal().elided())
+        instr->setLiteral(hlo::interp::randomLiteral(instr->shape(), seed, (uint64_t{1} << 32) + filled++));
+  if (filled > 0)
+    std::fprintf(stderr,
+                 "hlo-run: note: %lld constant%s whose values the text left out given random values "
+                 "(--fill-elided-constants); the results are not the original module's\n",
+                 static_cast<long long>(filled), filled == 1 ? "" : "s");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -536,6 +561,7 @@ int main(int argc, char** argv) {
     std::fputs(hlo::formatError(verified, shownName, *text).c_str(), stderr);
     return 1;
   }
+  if (flags.fillElided) fillElidedConstants(**module, flags.seed);
   if (flags.compileOnly) return compileOnly(flags, **module, shownName, *text);
   const hlo::Computation* entry = (*module)->entry();
   Arguments args{entry, shownName, std::vector<std::optional<Literal>>(entry->parameterCount())};
