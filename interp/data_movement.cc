@@ -13,6 +13,7 @@
 
 #include "hlo/float_formats.h"
 #include "interp/data_checks.h"
+#include "interp/data_movement.h"
 #include "hlo/indexing.h"
 #include "interp/ops.h"
 
@@ -89,27 +90,6 @@ void stridedCopy(const Literal& src, int64_t offset, const std::vector<int64_t>&
   copyStrided(src, offset, srcStrides, dst, 0, rowMajorStrides(dims), dims);
 }
 
-// Writes every element of `src` into `dst` at dst index = src index + origin.
-void copyInto(const Literal& src, const std::vector<int64_t>& origin, Literal& dst) {
-  std::vector<int64_t> dstStrides = rowMajorStrides(dst.shape().dims());
-  const std::vector<int64_t>& dims = src.shape().dims();
-  copyStrided(src, 0, rowMajorStrides(dims), dst, linearIndex(dstStrides, origin), dstStrides, dims);
-}
-
-// The start indices of dynamic-slice and dynamic-update-slice: operands from
-// `first` on, one integer scalar per dimension (or, in the old form, a single
-// index vector). Each is clamped into [0, dims[d] - sizes[d]] so the window
-// lies inside the operand, as XLA does.
-std::vector<int64_t> clampedStarts(Operands ops, size_t first, const std::vector<int64_t>& dims,
-                                   const std::vector<int64_t>& sizes) {
-  std::vector<int64_t> starts(dims.size(), 0);
-  bool vectorForm = ops.size() == first + 1 && ops[first]->shape().rank() == 1;
-  for (size_t d = 0; d < dims.size(); ++d) {
-    int64_t value = vectorForm ? integerAt(*ops[first], d) : integerAt(*ops[first + d], 0);
-    starts[d] = clampIndex(value, 0, dims[d] - sizes[d]);
-  }
-  return starts;
-}
 
 // Writes the number `value` into element i of a numeric array, as a
 // conversion to its element type would: integers wrap to their width, floats
@@ -177,6 +157,23 @@ void reinterpretElements(const Literal& src, Literal& dst) {
 }
 
 }  // namespace
+
+void copyInto(const Literal& src, const std::vector<int64_t>& origin, Literal& dst) {
+  std::vector<int64_t> dstStrides = rowMajorStrides(dst.shape().dims());
+  const std::vector<int64_t>& dims = src.shape().dims();
+  copyStrided(src, 0, rowMajorStrides(dims), dst, linearIndex(dstStrides, origin), dstStrides, dims);
+}
+
+std::vector<int64_t> clampedStarts(Operands ops, size_t first, const std::vector<int64_t>& dims,
+                                   const std::vector<int64_t>& sizes) {
+  std::vector<int64_t> starts(dims.size(), 0);
+  bool vectorForm = ops.size() == first + 1 && ops[first]->shape().rank() == 1;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    int64_t value = vectorForm ? integerAt(*ops[first], d) : integerAt(*ops[first + d], 0);
+    starts[d] = clampIndex(value, 0, dims[d] - sizes[d]);
+  }
+  return starts;
+}
 
 // bitcast reinterprets memory: the operand's elements in its physical order
 // become the result's elements in the result's physical order. Physical order

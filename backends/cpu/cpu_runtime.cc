@@ -25,8 +25,7 @@
 
 #include "backends/cpu/program.h"
 #include "hlo/computation.h"
-#include "hlo/element_io.h"
-#include "hlo/indexing.h"
+#include "interp/data_movement.h"
 #include "interp/evaluator.h"
 
 namespace hlo::cpu {
@@ -114,28 +113,9 @@ void arraysOf(const Literal& lit, std::vector<const Literal*>& out) {
   }
 }
 
-// Copies the arrays of `from` over those of `to`. `from` may share memory
-// with `to`: a loop body returns parts of its parameter, the loop state,
-// possibly in another order; such arrays are copied aside first.
-Status assignLeaves(Literal& to, const std::vector<const Literal*>& src);
-
-Status assignArrays(Literal& to, const Literal& from) {
-  thread_local std::vector<const Literal*> src;
-  src.clear();
-  arraysOf(from, src);
-  return assignLeaves(to, src);
-}
-
-// The same for a tuple given as its elements' values (a loop body's root,
-// not built: runProgram's rootParts).
-Status assignArrays(Literal& to, const std::vector<ValuePtr>& parts) {
-  thread_local std::vector<const Literal*> src;
-  src.clear();
-  for (const ValuePtr& part : parts) arraysOf(*part, src);
-  return assignLeaves(to, src);
-}
-
-// Copies the arrays `src` (in leaf order) over those of `to`.
+// Copies the arrays `src` (in leaf order) over those of `to`. A source may
+// share memory with `to`: a loop body returns parts of its parameter, the
+// loop state, possibly in another order; such arrays are copied aside first.
 Status assignLeaves(Literal& to, const std::vector<const Literal*>& src) {
   // Scratch lists kept from call to call: a loop assigns its state every
   // iteration, and this is not reentrant.
@@ -170,6 +150,23 @@ Status assignLeaves(Literal& to, const std::vector<const Literal*>& src) {
       std::memcpy(dst[i]->untypedData(), s.untypedData(), s.byteSize());
   }
   return okStatus();
+}
+
+// Copies the arrays of `from` over those of `to` (assignLeaves).
+Status assignArrays(Literal& to, const Literal& from) {
+  thread_local std::vector<const Literal*> src;
+  src.clear();
+  arraysOf(from, src);
+  return assignLeaves(to, src);
+}
+
+// The same for a tuple given as its elements' values (a loop body's root,
+// not built: runProgram's rootParts).
+Status assignArrays(Literal& to, const std::vector<ValuePtr>& parts) {
+  thread_local std::vector<const Literal*> src;
+  src.clear();
+  for (const ValuePtr& part : parts) arraysOf(*part, src);
+  return assignLeaves(to, src);
 }
 
 // The ENTRY's result, owning its memory: each result buffer is handed over
@@ -249,35 +246,16 @@ const char* categoryOf(Step::Kind kind) {
 // A dynamic-update-slice whose result is its operand's buffer (the memory
 // plan updates it in place: a loop writing one row of its state per
 // iteration) has every element outside the update in place already: only
-// the update is copied in, at the start indices clamped as the semantics
-// clamp them. The kernel would read and write the whole array, which makes
-// a scan over N rows take time in N^2 (XLA's scan benchmark, [2000, 3]:
-// 2.2 us an iteration). False when not in place.
+// the update is copied in, where the interpreter's clamped starts put it.
+// The kernel would read and write the whole array, which makes a scan over
+// N rows take time in N^2 (XLA's scan benchmark, [2000, 3]: 2.2 us an
+// iteration). False when not in place.
 bool updateInPlace(const Instruction& instr, std::span<const Literal* const> operands, Literal& result) {
-  if (instr.opcode() != Opcode::kDynamicUpdateSlice || operands.size() < 2 || !result.shape().isArray() ||
+  if (instr.opcode() != Opcode::kDynamicUpdateSlice || operands.size() < 2 ||
       operands[0]->untypedData() != result.untypedData())
     return false;
   const Literal& update = *operands[1];
-  const std::vector<int64_t>& dims = result.shape().dims();
-  const std::vector<int64_t>& sizes = update.shape().dims();
-  const size_t rank = dims.size();
-  if (sizes.size() != rank || operands.size() != rank + 2) return false;
-  if (update.elementCount() == 0) return true;
-  std::vector<int64_t> start(rank);
-  for (size_t d = 0; d < rank; ++d)
-    start[d] = std::clamp<int64_t>(readInt(*operands[d + 2], 0), 0, dims[d] - sizes[d]);
-  const int64_t bytes = storageBytes(result.type());
-  if (bytes * 8 != bitWidth(result.type())) return false;  // sub-byte types are packed
-  const std::vector<int64_t> strides = rowMajorStrides(dims);
-  const int64_t run = sizes.empty() ? 1 : sizes.back();
-  uint8_t* out = result.untypedData();
-  const uint8_t* in = update.untypedData();
-  forEachIndex(std::vector<int64_t>(sizes.begin(), sizes.empty() ? sizes.end() : sizes.end() - 1),
-               [&](const std::vector<int64_t>& row, int64_t k) {
-                 int64_t offset = 0;
-                 for (size_t d = 0; d < rank; ++d) offset += (start[d] + (d < row.size() ? row[d] : 0)) * strides[d];
-                 std::memcpy(out + offset * bytes, in + k * run * bytes, static_cast<size_t>(run * bytes));
-               });
+  interp::copyInto(update, interp::clampedStarts(operands, 2, result.shape().dims(), update.shape().dims()), result);
   return true;
 }
 
@@ -287,31 +265,28 @@ constexpr int64_t kMinWorkPerThread = int64_t{1} << 15;
 }  // namespace
 
 Status CpuExecutable::runKernel(const Step& step, std::span<const Literal* const> operands, Literal& result) {
-  // The kernel's pointer arrays, on the stack unless there are many: a
-  // loop of small kernels pays for every allocation.
-  constexpr size_t kOnStack = 16;
-  const char* inStack[kOnStack];
-  char* outStack[kOnStack];
-  std::vector<const char*> inHeap;
-  std::vector<char*> outHeap;
-  const char** in = inStack;
-  if (operands.size() > kOnStack) in = (inHeap.resize(operands.size()), inHeap.data());
-  for (size_t i = 0; i < operands.size(); ++i) in[i] = reinterpret_cast<const char*>(operands[i]->untypedData());
-  char** out = outStack;
+  // The kernel's pointer arrays, kept from call to call: a loop of small
+  // kernels pays for every allocation (runKernel does not nest).
+  thread_local std::vector<const char*> in;
+  thread_local std::vector<char*> out;
+  in.clear();
+  out.clear();
+  for (const Literal* op : operands) in.push_back(reinterpret_cast<const char*>(op->untypedData()));
   if (result.shape().isTuple()) {
-    std::vector<Literal>& elements = result.tupleElements();
-    if (elements.size() > kOnStack) out = (outHeap.resize(elements.size()), outHeap.data());
-    for (size_t i = 0; i < elements.size(); ++i) out[i] = reinterpret_cast<char*>(elements[i].untypedData());
+    for (Literal& e : result.tupleElements()) out.push_back(reinterpret_cast<char*>(e.untypedData()));
   } else {
-    out[0] = reinterpret_cast<char*>(result.untypedData());
+    out.push_back(reinterpret_cast<char*>(result.untypedData()));
   }
   int64_t units = step.info.units;
   if (units <= 0) return okStatus();
   int64_t work = units * step.info.workPerUnit;
   int chunks = static_cast<int>(std::min<int64_t>({units, work / kMinWorkPerThread, 4 * (pool_->workers() + 1)}));
   KernelFn kernel = step.kernel;
+  // (Taken here: in a worker, `in` and `out` would name the worker's own.)
+  const char* const* inputs = in.data();
+  char* const* outputs = out.data();
   pool_->parallelFor(units, std::max(chunks, 1),
-                     [&](int64_t begin, int64_t end) { kernel(in, out, begin, end); });
+                     [&](int64_t begin, int64_t end) { kernel(inputs, outputs, begin, end); });
   return okStatus();
 }
 
@@ -441,11 +416,9 @@ StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<c
         HLO_RETURN_IF_ERROR(room(instr, instr.shape()));
         // Kernels and library ops write every element of their result.
         Literal result = newResult(s, instr.shape());
-        if (updateInPlace(instr, ops, result)) {
-        } else if (step.kind == Step::Kind::kKernel) {
-          HLO_RETURN_IF_ERROR(runKernel(step, ops, result));
-        } else {
-          HLO_RETURN_IF_ERROR(step.runtime(RuntimeCall{instr, ops, result, *pool_, step.helpers}));
+        if (!updateInPlace(instr, ops, result)) {
+          if (step.kind == Step::Kind::kKernel) HLO_RETURN_IF_ERROR(runKernel(step, ops, result));
+          else HLO_RETURN_IF_ERROR(step.runtime(RuntimeCall{instr, ops, result, *pool_, step.helpers}));
         }
         count(s, instr.shape());
         values[s] = owning(std::move(result));

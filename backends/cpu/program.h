@@ -48,7 +48,7 @@ struct Step {
   // A dynamic-update-slice of an element of the computation's parameter
   // that nothing else reads and the root returns at the same place: run as
   // a loop body (whose parameter is the loop's own state), it may update
-  // that element where it is (updatesLoopStateInPlace, cpu_compiler.cc).
+  // that element where it is (cpu_compiler.cc, updatesParameterElement).
   bool updatesParameterElement = false;
   Status refusal = okStatus();          // kIllTyped: why it cannot run
 };
