@@ -156,9 +156,8 @@ std::string planProgram(const Module& module, const ComputationBuffers& cb, Prog
       place.bytes = slot->bytes;
       BufferKey key = keyOf(*slot);
       bool own = key == BufferKey{&instr, index};
-      bool inPlace = instr.opcode() == Opcode::kDynamicUpdateSlice && index.empty() && step.kind == Step::Kind::kKernel &&
-                     instr.operandCount() > 0 && cb.find(*instr.operand(0)) &&
-                     keyOf(*cb.find(*instr.operand(0))) == key;
+      bool inPlace = updatesOperandInPlace(instr) && index.empty() && step.kind == Step::Kind::kKernel &&
+                     cb.find(*instr.operand(0)) && keyOf(*cb.find(*instr.operand(0))) == key;
       if (writesResult(step) && (own || inPlace) && slot->bytes > 0) {
         if (slot->kind == BufferKind::kOutput) {
           place.where = LeafPlace::Where::kOutput;

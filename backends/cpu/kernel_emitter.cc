@@ -42,8 +42,9 @@
 //      exponentials leave it idle otherwise. Issued all at once at the start
 //      of a row, the same prefetches fill the load queue and stall the
 //      computation; spread over the loads they cost a slot each.
-//   7. Inputs and outputs are apart (separateInputsFromOutputs), but for a
-//      dynamic-update-slice, which buffer assignment may update in place.
+//   7. Inputs and outputs are apart (separateInputsFromOutputs), but for an
+//      instruction buffer assignment may update in place
+//      (updatesOperandInPlace: a dynamic-update-slice).
 #include "backends/cpu/kernel_emitter.h"
 
 #include <algorithm>
@@ -61,6 +62,7 @@
 #include <llvm/TargetParser/Triple.h>
 
 #include "hlo/computation.h"
+#include "hlo/passes/buffer_assignment.h"
 #include "hlo/passes/fusion_rules.h"
 #include "jit/elemental_emitter.h"
 
@@ -185,7 +187,6 @@ RowWork rowWorkOf(const Instruction& instr, const std::vector<const Instruction*
   }
   return work;
 }
-
 
 }  // namespace
 
@@ -426,10 +427,9 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
     });
   }
   if (!body.ok()) return fail(body);
-  // 7. Only a dynamic-update-slice may write over its operand (buffer
-  // assignment updates it in place); any other kernel's outputs are apart
-  // from its inputs.
-  if (instr.opcode() != Opcode::kDynamicUpdateSlice) separateInputsFromOutputs(*fn, inPtrs, outPtrs);
+  // 7. Outputs apart from inputs, unless buffer assignment may update the
+  // operand in place.
+  if (!updatesOperandInPlace(instr)) separateInputsFromOutputs(*fn, inPtrs, outPtrs);
   // Streaming stores are weakly ordered: fenced before the kernel returns
   // and another thread may read the output.
   if (streamed) b.CreateCall(llvm::Intrinsic::getDeclaration(&module, llvm::Intrinsic::x86_sse_sfence));

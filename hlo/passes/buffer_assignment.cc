@@ -404,7 +404,7 @@ class BufferAssigner {
   void updateInPlace(const ComputationBuffers& cb) {
     for (size_t step = 0; step < cb.schedule.size(); ++step) {
       const Instruction& i = *cb.schedule[step];
-      if (i.opcode() != Opcode::kDynamicUpdateSlice || i.operandCount() < 2) continue;
+      if (!updatesOperandInPlace(i)) continue;
       int target = lookup(i.operand(0), {}), result = lookup(&i, {});
       if (target < 0 || result < 0 || target == result) continue;
       Buffer& t = buffers_[target];
@@ -431,8 +431,7 @@ class BufferAssigner {
       Buffer& o = buffers_[out];
       const Buffer& p = buffers_[param];
       if (o.kind != BufferKind::kArena || o.bytes != p.bytes) return false;
-      bool inPlace = o.owner->opcode() == Opcode::kDynamicUpdateSlice && o.owner->operandCount() > 0 &&
-                     lookup(o.owner->operand(0), {}) == param;
+      bool inPlace = updatesOperandInPlace(*o.owner) && lookup(o.owner->operand(0), {}) == param;
       if (!(p.last < o.first || (p.last == o.first && inPlace))) return false;
       o.kind = BufferKind::kParameter;
       o.parameter = a.parameter;

@@ -105,6 +105,14 @@ struct BufferAssignmentOptions {
   std::function<bool(const Instruction&)> bitcastCopies;
 };
 
+// Whether `instr` may write its result into its operand 0's buffer, updated
+// in place (step 4 of buffer_assignment.cc): a dynamic-update-slice. Every
+// other instruction writes buffers apart from all its operands', which a
+// backend may rely on (the CPU kernels tell LLVM so).
+inline bool updatesOperandInPlace(const Instruction& instr) {
+  return instr.opcode() == Opcode::kDynamicUpdateSlice && instr.operandCount() >= 2;
+}
+
 // Assigns buffers for the module's entry and what it runs. Fails on a module
 // without an entry, or whose instructions are not in def-before-use order.
 StatusOr<BufferAssignment> assignBuffers(const Module& module, const BufferAssignmentOptions& options = {});
