@@ -33,6 +33,8 @@
 #include "backends/cpu/thread_pool.h"
 #include "hlo/computation.h"
 #include "hlo/element_io.h"
+#include "hlo/float_formats.h"
+#include "interp/scalar_ops.h"
 #include "jit/elemental_emitter.h"
 
 namespace hlo::cpu {
@@ -137,45 +139,52 @@ std::optional<KeyOrder> keyOrder(const Instruction& instr) {
   ElementType t = lhs->shape().type();
   if (!keyType(t)) return std::nullopt;
   std::string_view typeText = root->attrs().getString(AttrKey::kType);
-  std::optional<ComparisonType> type =
-      typeText.empty() ? (isFloat(t) ? ComparisonType::kFloat : isSigned(t) ? ComparisonType::kSigned
-                                                                              : ComparisonType::kUnsigned)
-                       : parseComparisonType(typeText);
+  const ComparisonType byDefault = interp::scalar::defaultComparisonType(t);
+  std::optional<ComparisonType> type = typeText.empty() ? byDefault : parseComparisonType(typeText);
   // Floats only in TOTALORDER: under FLOAT, NaN is neither before nor after
-  // anything, which is no strict weak order.
-  bool fits = isFloat(t) ? type == ComparisonType::kTotalOrder
-                         : type == (isSigned(t) ? ComparisonType::kSigned : ComparisonType::kUnsigned);
+  // anything, which is no strict weak order. Integers as their type is
+  // signed or not.
+  bool fits = type == (isFloat(t) ? ComparisonType::kTotalOrder : byDefault);
   if (!fits || (order.canonical && !isFloat(t))) return std::nullopt;
   return order;
 }
 
-// Element bits as an unsigned key whose order is `order`'s.
+// Element bits as an unsigned key whose order is `order`'s: floats in
+// TOTALORDER (scalar::totalOrderKey, moved up to start at 0), integers by
+// value. In JAX's form a NaN (a magnitude above infinity's), or a value
+// equal to the zero constant's (both zeros when it is one), first becomes
+// that constant.
 struct KeyOf {
-  int width;
   bool isFloat, isSigned;
+  int width;
+  uint64_t signBit, all, infinity = 0;
   KeyOrder order;
-  uint64_t signBit, exponentMask, mantissaMask, all;
+  bool zeroIsZero;
 
-  KeyOf(ElementType t, const KeyOrder& o) : width(bitWidth(t)), isFloat(hlo::isFloat(t)), isSigned(hlo::isSigned(t)),
-                                            order(o) {
-    all = width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
-    signBit = uint64_t{1} << (width - 1);
-    int mantissa = t == ElementType::kBF16 ? 7 : t == ElementType::kF16 ? 10 : t == ElementType::kF32 ? 23 : 52;
-    mantissaMask = (uint64_t{1} << mantissa) - 1;
-    exponentMask = all & ~signBit & ~mantissaMask;
+  KeyOf(ElementType t, const KeyOrder& o)
+      : isFloat(hlo::isFloat(t)), isSigned(hlo::isSigned(t)), width(bitWidth(t)),
+        signBit(uint64_t{1} << (width - 1)), all(width == 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1), order(o),
+        zeroIsZero((o.zeroBits & ~signBit) == 0) {
+    if (isFloat) infinity = parseFloatBits(t, "inf").value_or(all);
   }
+
   uint64_t operator()(uint64_t bits) const {
     if (order.canonical) {
-      if ((bits & exponentMask) == exponentMask && (bits & mantissaMask) != 0) bits = order.nanBits;
-      else if ((order.zeroBits & ~signBit) == 0 ? (bits & ~signBit) == 0 : bits == order.zeroBits) bits = order.zeroBits;
+      const uint64_t magnitude = bits & ~signBit;
+      if (magnitude > infinity) bits = order.nanBits;
+      else if (zeroIsZero ? magnitude == 0 : bits == order.zeroBits) bits = order.zeroBits;
     }
-    uint64_t key;
-    if (isFloat) key = bits & signBit ? ~bits & all : bits | signBit;  // sign-magnitude onto 0..all
-    else key = isSigned ? bits ^ signBit : bits;
-    return order.descending ? ~key & all : key;
+    uint64_t key = isFloat ? static_cast<uint64_t>(interp::scalar::totalOrderKey(bits, width)) + signBit
+                   : isSigned ? bits ^ signBit
+                              : bits;
+    return (order.descending ? ~key : key) & all;
   }
 };
 
+// Element i's bits, as Literal::bitsAt reads them but inlined (a switch on
+// the element size that goes the same way every time): through bitsAt, an
+// out-of-line call per element, the bf16 sort benchmark takes 29 ms
+// instead of 13.5 and a top-10 of 50,000 370 us instead of 60.
 template <typename T>
 uint64_t bitsOf(const char* data, int64_t i) {
   T v;
