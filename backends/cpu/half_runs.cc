@@ -1,6 +1,6 @@
 // GCC at -O2 leaves the scalar loops scalar, and without AVX-512's unsigned
 // compares and narrowing moves a vector form is no faster: so one AVX-512
-// form, chosen at run time, and the scalar one.
+// form for bf16, chosen at run time, and the scalar loops.
 #include "backends/cpu/half_runs.h"
 
 #include <cstring>
@@ -44,22 +44,22 @@ bool hasAvx512bw() {
 
 }  // namespace
 
-void bf16RunToF32Scalar(const uint16_t* in, float* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = decodeBf16ToF32(in[i]);
+void halfRunToF32(ElementType type, const uint16_t* in, float* out, int64_t n) {
+  if (type == ElementType::kBF16) {
+    if (hasAvx512bw()) return bf16ToF32Avx512(in, out, n);
+    for (int64_t i = 0; i < n; ++i) out[i] = decodeBf16ToF32(in[i]);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) out[i] = decodeF16ToF32(in[i]);
 }
 
-void f32RunToBf16Scalar(const float* in, uint16_t* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = encodeBf16FromF32(in[i]);
-}
-
-void bf16RunToF32(const uint16_t* in, float* out, int64_t n) {
-  if (hasAvx512bw()) return bf16ToF32Avx512(in, out, n);
-  bf16RunToF32Scalar(in, out, n);
-}
-
-void f32RunToBf16(const float* in, uint16_t* out, int64_t n) {
-  if (hasAvx512bw()) return f32ToBf16Avx512(in, out, n);
-  f32RunToBf16Scalar(in, out, n);
+void f32RunToHalf(ElementType type, const float* in, uint16_t* out, int64_t n) {
+  if (type == ElementType::kBF16) {
+    if (hasAvx512bw()) return f32ToBf16Avx512(in, out, n);
+    for (int64_t i = 0; i < n; ++i) out[i] = encodeBf16FromF32(in[i]);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) out[i] = encodeF16FromF32(in[i]);
 }
 
 }  // namespace hlo::cpu

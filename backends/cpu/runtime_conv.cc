@@ -58,7 +58,6 @@
 // never needs its whole patch matrix at once.
 #include <bit>
 #include <complex>
-#include <cstring>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -69,7 +68,6 @@
 #include "backends/cpu/runtime_blas.h"
 #include "backends/cpu/runtime_ops.h"
 #include "backends/cpu/thread_pool.h"
-#include "backends/cpu/vector_of.h"
 #include "hlo/attributes.h"
 #include "hlo/contraction.h"
 #include "hlo/float_formats.h"
@@ -367,13 +365,7 @@ void packChannelsFirst(const Literal& lit, const Placement& at, float* copy, Thr
     if (lit.type() == ElementType::kF32) return transposeTile(from, to, positions, at.rowLength, count, features, 4);
     half.resize(static_cast<size_t>(count * features));
     transposeTile(from, half.data(), positions, features, count, features, 2);
-    for (int64_t p = 0; p < count; ++p) {
-      if (lit.type() == ElementType::kBF16) {
-        bf16RunToF32(&half[p * features], to + p * at.rowLength, features);
-        continue;
-      }
-      for (int64_t c = 0; c < features; ++c) to[p * at.rowLength + c] = decodeF16ToF32(half[p * features + c]);
-    }
+    for (int64_t p = 0; p < count; ++p) halfRunToF32(lit.type(), &half[p * features], to + p * at.rowLength, features);
   });
 }
 
@@ -387,13 +379,7 @@ void unpackChannelsFirst(const float* copy, const Placement& at, Literal& lit, T
     uint8_t* to = lit.untypedData() + (n * features * positions + p0) * bytes;
     if (lit.type() == ElementType::kF32) return transposeTile(from, to, at.rowLength, positions, features, count, 4);
     half.resize(static_cast<size_t>(count * features));
-    for (int64_t p = 0; p < count; ++p) {
-      if (lit.type() == ElementType::kBF16) {
-        f32RunToBf16(from + p * at.rowLength, &half[p * features], features);
-        continue;
-      }
-      for (int64_t c = 0; c < features; ++c) half[p * features + c] = encodeF16FromF32(from[p * at.rowLength + c]);
-    }
+    for (int64_t p = 0; p < count; ++p) f32RunToHalf(lit.type(), from + p * at.rowLength, &half[p * features], features);
     transposeTile(half.data(), to, features, positions, features, count, 2);
   });
 }
