@@ -223,6 +223,13 @@ int vectorBytes() {
   return std::min(bytes, vectorLimit);
 }
 
+// The vector blocks elements of `bytes` bytes move in (0: none): 4- and
+// 8-byte ones in the widest vectors, 2-byte ones in 32-byte (AVX2) blocks
+// on any vector CPU.
+int blockVectorBytes(int bytes) {
+  return bytes == 4 || bytes == 8 ? vectorBytes() : bytes == 2 ? std::min(vectorBytes(), 32) : 0;
+}
+
 // A tile (as copyTile) as blocks of Lanes x Lanes elements of Bytes each
 // (Lanes = VectorBytes / Bytes), the ragged edges element by element.
 template <int Bytes, int VectorBytes, bool Stream>
@@ -320,8 +327,7 @@ Status runTranspose(const RuntimeCall& call) {
     return okStatus();
   }
   int64_t sizeA = inDims[a], sizeB = inDims[b];
-  // 2-byte elements move in 32-byte (AVX2) blocks on any vector CPU.
-  int vector = bytes == 4 || bytes == 8 ? vectorBytes() : bytes == 2 ? std::min(vectorBytes(), 32) : 0;
+  int vector = blockVectorBytes(bytes);
   // Streaming stores need every row of every block aligned to the vector:
   // the output, its row stride along a, and every plane's base (blocks
   // start at multiples of the lanes along b, strips at multiples of 16
@@ -360,9 +366,8 @@ void limitTransposeVectorBytes(int bytes) { vectorLimit = bytes; }
 
 void transposeTile(const void* in, void* out, int64_t inStride, int64_t outStride, int64_t rows, int64_t cols,
                    int bytes) {
-  int vector = bytes == 4 || bytes == 8 ? vectorBytes() : bytes == 2 ? std::min(vectorBytes(), 32) : 0;
-  tileCopy(bytes, vector, false)(static_cast<const char*>(in), static_cast<char*>(out), inStride, outStride, rows,
-                                 cols);
+  tileCopy(bytes, blockVectorBytes(bytes), false)(static_cast<const char*>(in), static_cast<char*>(out), inStride,
+                                                   outStride, rows, cols);
 }
 
 StatusOr<RuntimePlan> planTranspose(llvm::Module&, const Instruction& instr, const std::string&) {
