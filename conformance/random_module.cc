@@ -318,7 +318,6 @@ class Generator {
            x.exact);
   }
 
-
   // x padded along the last dimension (2 before, 1 after, 1 between
   // elements), then every other element from the first of x's: x again, by
   // pad's interior padding and a strided slice.

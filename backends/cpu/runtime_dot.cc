@@ -367,12 +367,6 @@ bool tiledProduct(const RuntimeCall& call, const DotDims& d, Status& status) {
   return true;
 }
 
-}  // namespace
-
-void forceDotTiles(std::optional<bool> use) { tilesOverride = use; }
-
-namespace {
-
 template <typename T>
 Status runAs(const RuntimeCall& call, const DotShape& s, ElementType native) {
   const DotDims& d = s.dims;
@@ -416,6 +410,8 @@ Status runDot(const RuntimeCall& call) {
 }
 
 }  // namespace
+
+void forceDotTiles(std::optional<bool> use) { tilesOverride = use; }
 
 StatusOr<RuntimePlan> planDot(llvm::Module&, const Instruction& instr, const std::string&) {
   HLO_RETURN_IF_ERROR(classify(instr).status());
