@@ -47,6 +47,8 @@ class ElementalEmitter {
   void bindArray(const Instruction* instr, llvm::Value* base, llvm::Value* first = nullptr) {
     arrays_[instr] = {base, first};
   }
+  // Reads of `instr` compute it again (it was bound by bindArray).
+  void unbindArray(const Instruction* instr) { arrays_.erase(instr); }
   // Whether reads of `instr` load a whole array bound from outside (the
   // kernel's input), not one the kernel computes (a row buffer's window).
   bool isInput(const Instruction& instr) const {
@@ -86,6 +88,15 @@ class ElementalEmitter {
   template <typename Body>
   Status emitLoop(llvm::Value* begin, llvm::Value* end, const std::string& name, Body&& body, bool unroll = true);
 
+  // body() with a cache of its own: the values it makes are not reused after
+  // it (by code on the other side of a branch).
+  template <typename Body>
+  Status inScope(Body&& body) {
+    cache_.emplace_back();
+    Status s = body();
+    cache_.pop_back();
+    return s;
+  }
   // An i64 constant.
   llvm::Value* i64(int64_t v) { return b_.getInt64(v); }
   // A variable in the function's entry block (promoted to a register by LLVM).
@@ -101,6 +112,12 @@ class ElementalEmitter {
   StatusOr<llvm::Value*> reducePrecision(const Instruction& instr, ElementType t, llvm::Value* x);
   StatusOr<llvm::Value*> stochasticConvert(const Instruction& instr, llvm::Value* x, llvm::Value* random);
   llvm::Value* clamp(ElementType t, llvm::Value* lo, llvm::Value* x, llvm::Value* hi);
+  // One step of the fold of `reduce` (emitsReduce): acc op x in the type
+  // `as`. `inBlock`: the order of the steps is free (the reducer's float
+  // adds may be reassociated; maximum and minimum may return either zero
+  // and any NaN).
+  StatusOr<llvm::Value*> reduceStep(const Instruction& reduce, llvm::Value* acc, llvm::Value* x, ElementType as,
+                                    bool inBlock);
   // The identity of a reducer's opcode (0 for add, 1 for multiply, ...), or null.
   llvm::Value* identity(Opcode op, ElementType t);
 

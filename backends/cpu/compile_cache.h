@@ -25,7 +25,7 @@ namespace hlo::cpu {
 using CacheKey = std::array<uint8_t, 32>;
 
 // Bumped whenever the entry format or anything the key does not cover changes.
-inline constexpr uint32_t kCacheVersion = 5;
+inline constexpr uint32_t kCacheVersion = 6;
 
 std::string toHex(const CacheKey& key);
 

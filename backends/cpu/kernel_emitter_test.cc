@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -147,6 +148,148 @@ TEST(StreamedKernel, RowsOfPartialLines) {
       EXPECT_EQ(wrong, 0) << "output shifted by " << shift << " floats, rows [" << begin << ", " << end
                           << "): first wrong element " << first;
     }
+}
+
+// Rows in a pipeline (kernel_emitter.cc, step 8): 8200 rows of 1024 floats
+// (33.6 MB), a row buffer (the exponentials, read by the row sum and the
+// output) and a leading maximum or minimum folded a row ahead. Any range of
+// rows gives each row's values: ranges that start on odd and even rows, one
+// row, the last row (whose lookahead is itself); an output that is not
+// aligned runs row by row. Expected values are computed here in double from
+// the definitions.
+constexpr int64_t kPipeRows = 8200, kPipeCols = 1024;
+// y = exp(x - max) / sum + (x - max) / 2: the output reads the maximum too.
+const char* kSoftmaxPlusText = R"(
+HloModule softmax_plus
+%max (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %m = f32[] maximum(%a, %b)
+}
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+%fused (p: f32[8200,1024]) -> f32[8200,1024] {
+  %p = f32[8200,1024] parameter(0)
+  %ninf = f32[] constant(-inf)
+  %m = f32[8200] reduce(%p, %ninf), dimensions={1}, to_apply=%max
+  %mb = f32[8200,1024] broadcast(%m), dimensions={0}
+  %d = f32[8200,1024] subtract(%p, %mb)
+  %e = f32[8200,1024] exponential(%d)
+  %zero = f32[] constant(0)
+  %s = f32[8200] reduce(%e, %zero), dimensions={1}, to_apply=%add
+  %sb = f32[8200,1024] broadcast(%s), dimensions={0}
+  %q = f32[8200,1024] divide(%e, %sb)
+  %half = f32[] constant(0.5)
+  %halves = f32[8200,1024] broadcast(%half), dimensions={}
+  %h = f32[8200,1024] multiply(%d, %halves)
+  ROOT %y = f32[8200,1024] add(%q, %h)
+}
+ENTRY %main (x: f32[8200,1024]) -> f32[8200,1024] {
+  %x = f32[8200,1024] parameter(0)
+  ROOT %f = f32[8200,1024] fusion(%x), kind=kLoop, calls=%fused
+})";
+// y = exp(min - x) / sum * total: a minimum ahead, and a row sum of x (not
+// folded ahead) before the buffer.
+const char* kMinTotalText = R"(
+HloModule min_total
+%min (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %m = f32[] minimum(%a, %b)
+}
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+%fused (p: f32[8200,1024]) -> f32[8200,1024] {
+  %p = f32[8200,1024] parameter(0)
+  %inf = f32[] constant(inf)
+  %lo = f32[8200] reduce(%p, %inf), dimensions={1}, to_apply=%min
+  %lob = f32[8200,1024] broadcast(%lo), dimensions={0}
+  %zero = f32[] constant(0)
+  %t = f32[8200] reduce(%p, %zero), dimensions={1}, to_apply=%add
+  %tb = f32[8200,1024] broadcast(%t), dimensions={0}
+  %d = f32[8200,1024] subtract(%lob, %p)
+  %e = f32[8200,1024] exponential(%d)
+  %s = f32[8200] reduce(%e, %zero), dimensions={1}, to_apply=%add
+  %sb = f32[8200,1024] broadcast(%s), dimensions={0}
+  %q = f32[8200,1024] divide(%e, %sb)
+  ROOT %y = f32[8200,1024] multiply(%q, %tb)
+}
+ENTRY %main (x: f32[8200,1024]) -> f32[8200,1024] {
+  %x = f32[8200,1024] parameter(0)
+  ROOT %f = f32[8200,1024] fusion(%x), kind=kLoop, calls=%fused
+})";
+
+// Each row of `x` through `row` (double), then rows [begin, end) checked
+// against what the kernel wrote into out + shift (the rest keeps the
+// sentinel); NaN must be NaN, an infinity the same infinity.
+void expectRows(const StreamedKernel& kernel, const float* x,
+                const std::function<void(const float*, double*)>& row) {
+  AlignedFloats out(kPipeRows * kPipeCols + 16);
+  std::vector<double> want(kPipeCols);
+  for (int64_t shift : {0, 3})
+    for (auto [begin, end] : {std::pair<int64_t, int64_t>{0, kPipeRows}, {7, 23}, {8, 9}, {kPipeRows - 1, kPipeRows},
+                              {1024, 1029}}) {
+      if (shift != 0 && end - begin > 100) continue;
+      float* y = out.data + shift;
+      for (int64_t i = 0; i < kPipeRows * kPipeCols; ++i) y[i] = kSentinel;
+      kernel.run({x}, y, begin, end);
+      int64_t wrong = 0, first = -1;
+      for (int64_t r = 0; r < kPipeRows; ++r) {
+        bool inside = r >= begin && r < end;
+        if (inside) row(x + r * kPipeCols, want.data());
+        for (int64_t c = 0; c < kPipeCols; ++c) {
+          float got = y[r * kPipeCols + c];
+          bool ok = !inside ? got == kSentinel
+                    : std::isnan(want[c]) ? std::isnan(got)
+                                          : got == want[c] || std::abs(got - want[c]) <= 1e-6 + 2e-6 * std::abs(want[c]);
+          if (!ok && wrong++ == 0) first = r * kPipeCols + c;
+        }
+      }
+      EXPECT_EQ(wrong, 0) << "output shifted by " << shift << " floats, rows [" << begin << ", " << end
+                          << "): first wrong element " << first;
+    }
+}
+
+// Rows of values in [-5, 5), with a NaN in row 11 and +inf in row 12 (its
+// x - max is NaN there and -inf elsewhere).
+void fillPipeRows(float* x) {
+  for (int64_t r = 0; r < kPipeRows; ++r)
+    for (int64_t c = 0; c < kPipeCols; ++c) x[r * kPipeCols + c] = static_cast<float>((r * 31 + c * 17) % 1000) * 0.01f - 5;
+  x[11 * kPipeCols + 500] = std::nanf("");
+  x[12 * kPipeCols + 3] = INFINITY;
+}
+
+TEST(PipelinedRows, SoftmaxReadingTheMaximumAgain) {
+  StreamedKernel kernel(kSoftmaxPlusText);
+  AlignedFloats x(kPipeRows * kPipeCols);
+  fillPipeRows(x.data);
+  expectRows(kernel, x.data, [](const float* in, double* out) {
+    double m = -INFINITY, s = 0;
+    for (int64_t c = 0; c < kPipeCols; ++c) m = std::isnan(in[c]) || std::isnan(m) ? NAN : std::max<double>(m, in[c]);
+    for (int64_t c = 0; c < kPipeCols; ++c) s += std::exp(double(in[c]) - m);
+    for (int64_t c = 0; c < kPipeCols; ++c) out[c] = std::exp(double(in[c]) - m) / s + (double(in[c]) - m) / 2;
+  });
+}
+
+TEST(PipelinedRows, MinimumAheadAndASumBeforeTheBuffer) {
+  StreamedKernel kernel(kMinTotalText);
+  AlignedFloats x(kPipeRows * kPipeCols);
+  fillPipeRows(x.data);
+  expectRows(kernel, x.data, [](const float* in, double* out) {
+    double lo = INFINITY, t = 0, s = 0;
+    for (int64_t c = 0; c < kPipeCols; ++c) {
+      lo = std::isnan(in[c]) || std::isnan(lo) ? NAN : std::min<double>(lo, in[c]);
+      t += in[c];
+    }
+    for (int64_t c = 0; c < kPipeCols; ++c) s += std::exp(lo - in[c]);
+    for (int64_t c = 0; c < kPipeCols; ++c) out[c] = std::exp(lo - in[c]) / s * t;
+  });
 }
 
 }  // namespace
