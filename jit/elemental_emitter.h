@@ -118,6 +118,15 @@ class ElementalEmitter {
   // and any NaN).
   StatusOr<llvm::Value*> reduceStep(const Instruction& reduce, llvm::Value* acc, llvm::Value* x, ElementType as,
                                     bool inBlock);
+  // How emitReduce folds `reduce` (emitsReduce): the innermost reduced
+  // dimension in blocks of `block` elements, each folded into a partial of
+  // type `partial` (starting at the identity, in any order), which joins a
+  // total of type `total` (starting at the init value, in order).
+  struct Folding {
+    ElementType partial, total;
+    int64_t block;
+  };
+  Folding folding(const Instruction& reduce);
   // The identity of a reducer's opcode (0 for add, 1 for multiply, ...), or null.
   llvm::Value* identity(Opcode op, ElementType t);
 

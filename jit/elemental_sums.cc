@@ -122,26 +122,29 @@ StatusOr<llvm::Value*> ElementalEmitter::reduceStep(const Instruction& reduce, l
 // additions). The f64 total's rounding errors are compensated once per
 // block. f16, bf16, f8 and f4 round after every step, in the interpreter's
 // row-major order.
+// Block lengths of emitReduce (see there).
+constexpr int64_t kBlock = 4096, kNonNegativeBlock = 1024;
+
+ElementalEmitter::Folding ElementalEmitter::folding(const Instruction& reduce) {
+  Opcode op = *binaryOfParameters(reduce.attrs().getComputation(AttrKey::kToApply));
+  // f32 sums total in f64 and round to f32 once at the end; their block
+  // partials are f64 unless no term is negative.
+  ElementType t = reduce.shape().type();
+  if (op != Opcode::kAdd || t != ElementType::kF32) return {t, t, kBlock};
+  if (nonNegative(*reduce.operand(0), [&](const Instruction& x) { return isInput(x); }))
+    return {ElementType::kF32, ElementType::kF64, kNonNegativeBlock};
+  return {ElementType::kF64, ElementType::kF64, kBlock};
+}
+
 StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, const IrIndex& index) {
-  constexpr int64_t kBlock = 4096, kNonNegativeBlock = 1024;
   if (!emitsReduce(instr))
     return cannotCompile(instr, "a reduce folded in a kernel has one input, one element type, and a reducer "
                                 "that is one add, multiply, maximum, minimum, and or or of its parameters");
   const Computation* reducer = instr.attrs().getComputation(AttrKey::kToApply);
   Opcode op = *binaryOfParameters(reducer);
   const Instruction& input = *instr.operand(0);
-  // f32 sums total in f64 (`t` below) and round to f32 once at the end;
-  // their block partials are f64 (`partialType`) unless no term is negative.
   ElementType resultType = instr.shape().type();
-  ElementType t = resultType, partialType = resultType;
-  int64_t block = kBlock;
-  if (op == Opcode::kAdd && resultType == ElementType::kF32) {
-    t = ElementType::kF64;
-    if (nonNegative(input, [&](const Instruction& x) { return isInput(x); }))
-      block = kNonNegativeBlock;
-    else
-      partialType = ElementType::kF64;
-  }
+  auto [partialType, t, block] = folding(instr);
   llvm::Value* id = identity(op, partialType);
   if (!id) return cannotCompile(instr, "no identity value for " + std::string(elementTypeName(partialType)));
   // An element of `from` in the type `as`.
@@ -195,7 +198,7 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
     int64_t blocks = (n + block - 1) / block;
     // The loop over the short blocks of a non-negative sum is not unrolled:
     // LLVM would copy out every block's (unrolled) loop.
-    bool unroll = block == kBlock;
+    bool unroll = block != kNonNegativeBlock;
     return emitLoop(i64(0), i64(blocks), "block", [&](llvm::Value* blk) -> Status {
       llvm::Value* lo = b_.CreateMul(blk, i64(block));
       llvm::Value* hi = b_.CreateAdd(lo, i64(block));

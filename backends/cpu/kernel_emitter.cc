@@ -45,12 +45,13 @@
 //   7. Inputs and outputs are apart (separateInputsFromOutputs), but for an
 //      instruction buffer assignment may update in place
 //      (updatesOperandInPlace: a dynamic-update-slice).
-//   8. Streamed rows with a row buffer run in a pipeline (PipelinedRows):
-//      one loop reads the next row, computes this row's buffer and writes
-//      the previous row's output, so memory and the core work side by side.
+//   8. Streamed rows run in a pipeline (PipelinedRows): one loop reads the
+//      next row, computes this row's buffer and writes an output row, so
+//      memory and the core work side by side.
 #include "backends/cpu/kernel_emitter.h"
 
 #include <algorithm>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -195,22 +196,27 @@ RowWork rowWorkOf(const Instruction& instr, const std::vector<const Instruction*
 // between memory and computation: softmax's row maximum reads the row, its
 // exponentials only compute, and its output pass writes with streaming
 // stores that wait on memory. So each pass leaves idle what the others use.
-// In the pipeline, one loop over the row's positions does the work of three
-// rows at once:
-//   - the maximum or minimum of row q + 1 (a leading row value that is such a
-//     fold of the inputs: its order is free, so it is folded alongside);
-//   - row q's first row buffer (softmax's exponentials);
-//   - the output of row q - 1, from its row values and buffers.
+// In the pipeline, one loop over the row's positions does the work of
+// several rows at once:
+//   - the folds of row q + 1 that the row's first values need (softmax's
+//     maximum, layer norm's sum): reductions of the inputs alone, done a row
+//     ahead, in the same order as row by row (any order for maximum and
+//     minimum; one block of a sum, so its rows are no longer than a block);
+//   - row q's first row buffer (softmax's exponentials), if there is one;
+//   - the output of row q - 1 from its row values and buffers, or with no
+//     buffer the output of row q, whose values are then all known.
 // Memory reads, computation and memory writes then run side by side:
 // softmax [4096, 4096] 2.05 -> 1.65 ms with memory fast, 3.1 -> 2.7 ms with
 // it slow (0.65-0.73 -> 0.81-0.87 of the bandwidth floor). The prefetches
-// of step 6 stay: without them the lookahead's loads wait on memory (3.0 ->
-// 3.8 ms). The other row values and buffers of row q
-// follow in their own loops. Each row value is kept in one of two slots and
+// of step 6 stay: without them the folds' loads wait on memory (3.0 -> 3.8
+// ms). Layer norm (no buffer; its sum ahead) 2.6 -> 2.45 ms with memory
+// slow. The other row values and buffers of row q have their own loops.
+// Each row value (and each fold done ahead) is kept in one of two slots and
 // each buffer in one of two buffers, by the row's parity, so row q's are
-// written while row q - 1's are read. The first row of a thread's rows
-// writes no output and the last row's output is a loop of its own; a row
-// past the last is never read (its lookahead is the last row again).
+// written while row q - 1's are read. With a buffer, the first row of a
+// thread's rows writes no output and the last row's output is a loop of its
+// own. A row past the last is never read: the last row's folds ahead are
+// its own again.
 class PipelinedRows {
  public:
   using StoreAll = std::function<Status(const jit::IrIndex&, const std::vector<llvm::Value*>&, llvm::Value*)>;
@@ -224,33 +230,46 @@ class PipelinedRows {
         inner_(dims.back()),
         storeAll_(std::move(storeAll)),
         linesFrom_(std::move(linesFrom)) {
+    // The folds ahead: those the row values read (not through another).
+    std::unordered_set<const Instruction*> rowValues;
+    for (auto [value, buffered] : work) rowValues.insert(value);
+    for (auto [value, buffered] : work)
+      if (!buffered) collectFolds(*value, *value, rowValues);
+    lookahead_ = stored_.size();
     for (auto [value, buffered] : work) {
-      Stored s{value, buffered, nullptr, nullptr};
-      ElementType t = value->shape().type();
-      if (buffered) {
-        for (llvm::AllocaInst** half : {&s.even, &s.odd}) {
-          *half = emitter.entryAlloca(llvm::ArrayType::get(b.getInt8Ty(), inner_ * storageBytes(t)),
-                                      "row." + value->name());
-          (*half)->setAlignment(llvm::Align(64));
-        }
-      } else {
-        s.even = emitter.entryAlloca(llvm::ArrayType::get(emitter.storageType(t), 2), "slots." + value->name());
+      if (std::any_of(stored_.begin(), stored_.end(), [&](const Stored& s) { return s.value == value; })) continue;
+      if (!buffered) {
+        stored_.push_back(slots(value));
+        continue;
       }
-      bool ahead = !buffered && stored_.size() == lookahead_ && foldsAhead(*value);
-      if (ahead) ++lookahead_;
+      hasBuffer_ = true;
+      Stored s{value, true, nullptr, nullptr};
+      for (llvm::AllocaInst** half : {&s.even, &s.odd}) {
+        *half = emitter.entryAlloca(
+            llvm::ArrayType::get(b.getInt8Ty(), inner_ * storageBytes(value->shape().type())), "row." + value->name());
+        (*half)->setAlignment(llvm::Align(64));
+      }
       stored_.push_back(s);
     }
   }
+
+  // Whether the pipeline has anything to overlap: a buffer or a fold ahead.
+  bool worthIt() const { return hasBuffer_ || lookahead_ > 0; }
 
   // Rows [first, end) of the kernel, first < end.
   Status emit(llvm::Value* first, llvm::Value* end) {
     llvm::Value* last = b_.CreateSub(end, emitter_.i64(1));
     Row firstRow = rowAt(first);
-    // The lookahead values of the first row, as row by row.
+    // The folds ahead of the first row, as row by row.
     unbindAll();
     for (size_t k = 0; k < lookahead_; ++k) {
       HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter_.emit(*stored_[k].value, firstRow.outer));
       keep(k, firstRow, v);
+    }
+    if (!hasBuffer_) {
+      HLO_RETURN_IF_ERROR(emitter_.emitLoop(first, end, "rows", [&](llvm::Value* q) { return step(rowAt(q), nullptr, last); }));
+      unbindAll();
+      return okStatus();
     }
     HLO_RETURN_IF_ERROR(step(firstRow, nullptr, last));
     HLO_RETURN_IF_ERROR(emitter_.emitLoop(b_.CreateAdd(first, emitter_.i64(1)), end, "rows", [&](llvm::Value* q) {
@@ -281,16 +300,49 @@ class PipelinedRows {
     llvm::Value* odd;    // i1: q is odd
   };
 
-  // A maximum or minimum along the rows of an array of the output's
-  // dimensions, of a type whose fold the order does not change.
-  bool foldsAhead(const Instruction& value) const {
-    if (!jit::emitsReduce(value)) return false;
-    std::optional<Opcode> op = binaryOfParameters(value.attrs().getComputation(AttrKey::kToApply));
-    ElementType t = value.shape().type();
-    const Shape& in = value.operand(0)->shape();
-    return op && (*op == Opcode::kMaximum || *op == Opcode::kMinimum) &&
-           (t == ElementType::kF32 || t == ElementType::kF64 || isInteger(t)) && in.dims() == dims_ &&
-           value.attrs().getInts(AttrKey::kDimensions) == std::vector<int64_t>{in.rank() - 1};
+  Stored slots(const Instruction* value) {
+    ElementType t = value->shape().type();
+    return {value, false,
+            emitter_.entryAlloca(llvm::ArrayType::get(emitter_.storageType(t), 2), "slots." + value->name()),
+            nullptr};
+  }
+
+  // Adds the folds ahead that row value `value` reads at `x`.
+  void collectFolds(const Instruction& x, const Instruction& value,
+                    const std::unordered_set<const Instruction*>& rowValues) {
+    if (&x != &value && rowValues.count(&x)) return;
+    if (x.opcode() == Opcode::kReduce) {
+      bool known = std::any_of(stored_.begin(), stored_.end(), [&](const Stored& s) { return s.value == &x; });
+      if (!known && foldsAhead(x, rowValues)) stored_.push_back(slots(&x));
+      return;
+    }
+    for (const Instruction* operand : x.operands()) collectFolds(*operand, value, rowValues);
+  }
+  // A reduction along the rows of an array of the output's dimensions,
+  // computed from the inputs alone, that one loop over a row folds exactly
+  // as row by row: a maximum or minimum (or an integer fold), in any order,
+  // or a row no longer than one of its blocks.
+  bool foldsAhead(const Instruction& fold, const std::unordered_set<const Instruction*>& rowValues) {
+    if (!jit::emitsReduce(fold)) return false;
+    const Shape& in = fold.operand(0)->shape();
+    if (in.dims() != dims_ || fold.attrs().getInts(AttrKey::kDimensions) != std::vector<int64_t>{in.rank() - 1})
+      return false;
+    ElementType t = fold.shape().type();
+    Opcode op = *binaryOfParameters(fold.attrs().getComputation(AttrKey::kToApply));
+    bool anyOrder = isInteger(t) || ((op == Opcode::kMaximum || op == Opcode::kMinimum) &&
+                                     (t == ElementType::kF32 || t == ElementType::kF64));
+    if (!anyOrder && (jit::smallFloat(t) || !isFloat(t) || inner_ > emitter_.folding(fold).block)) return false;
+    // Nothing of the row but the inputs.
+    std::vector<const Instruction*> stack{fold.operand(0), fold.operand(1)};
+    std::unordered_set<const Instruction*> seen;
+    while (!stack.empty()) {
+      const Instruction* x = stack.back();
+      stack.pop_back();
+      if (!seen.insert(x).second) continue;
+      if (rowValues.count(x) || x->opcode() == Opcode::kReduce || !x->calledComputations().empty()) return false;
+      stack.insert(stack.end(), x->operands().begin(), x->operands().end());
+    }
+    return true;
   }
 
   Row rowAt(llvm::Value* q) {
@@ -326,13 +378,12 @@ class PipelinedRows {
     emitter_.store(v, place(k, row), emitter_.i64(0), stored_[k].value->shape().type());
   }
 
-  // Row `row`'s work; with `before`, the merged loop also writes its output.
-  // The lookahead folds row min(q + 1, last).
+  // Row `row`'s work. Its first buffer's loop (or with no buffer, a loop
+  // after the row's values) is merged with the folds ahead and an output:
+  // that of `before` (when given) with a buffer, else of `row`.
   Status step(const Row& row, const Row* before, llvm::Value* last) {
     llvm::Value* nextQ = b_.CreateAdd(row.q, emitter_.i64(1));
     Row next = rowAt(b_.CreateSelect(b_.CreateICmpSLT(nextQ, last), nextQ, last));
-    std::vector<llvm::Value*> lines;
-    if (before) lines = linesFrom_(before->start);
     bool merged = false;
     for (size_t k = lookahead_; k < stored_.size(); ++k) {
       const Stored& s = stored_[k];
@@ -340,58 +391,76 @@ class PipelinedRows {
       if (!s.buffered) {
         HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter_.emit(*s.value, row.outer));
         keep(k, row, v);
-        continue;
-      }
-      ElementType t = s.value->shape().type();
-      llvm::Value* buffer = place(k, row);
-      if (merged) {
+      } else if (!merged) {
+        merged = true;
+        HLO_RETURN_IF_ERROR(mergedLoop(next, &row, k, before));
+      } else {
+        ElementType t = s.value->shape().type();
+        llvm::Value* buffer = place(k, row);
         HLO_RETURN_IF_ERROR(
             emitter_.emitLoop(emitter_.i64(0), emitter_.i64(inner_), "buffer", [&](llvm::Value* j) -> Status {
               HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter_.emit(*s.value, at(row, j)));
               emitter_.store(v, buffer, j, t);
               return okStatus();
             }));
-        continue;
-      }
-      merged = true;
-      // The merged loop: its folds' partials start at the identity.
-      std::vector<llvm::AllocaInst*> partials;
-      for (size_t a = 0; a < lookahead_; ++a) {
-        const Instruction& fold = *stored_[a].value;
-        ElementType foldType = fold.shape().type();
-        partials.push_back(emitter_.entryAlloca(emitter_.valueType(foldType), "ahead"));
-        Opcode op = *binaryOfParameters(fold.attrs().getComputation(AttrKey::kToApply));
-        b_.CreateStore(emitter_.identity(op, foldType), partials.back());
-      }
-      HLO_RETURN_IF_ERROR(
-          emitter_.emitLoop(emitter_.i64(0), emitter_.i64(inner_), "pipeline", [&](llvm::Value* j) -> Status {
-            bindAll(next, 0);
-            for (size_t a = 0; a < lookahead_; ++a) {
-              const Instruction& fold = *stored_[a].value;
-              ElementType foldType = fold.shape().type();
-              llvm::Value* partial = b_.CreateLoad(emitter_.valueType(foldType), partials[a]);
-              HLO_ASSIGN_OR_RETURN(llvm::Value * x, emitter_.emit(*fold.operand(0), at(next, j)));
-              HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter_.reduceStep(fold, partial, x, foldType, true));
-              b_.CreateStore(v, partials[a]);
-            }
-            bindAll(row, k);
-            HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter_.emit(*s.value, at(row, j)));
-            emitter_.store(v, buffer, j, t);
-            if (!before) return okStatus();
-            bindAll(*before, stored_.size());
-            return storeAll_(at(*before, j), lines, j);
-          }));
-      // The lookahead row's folds, each its init and then the partial.
-      for (size_t a = 0; a < lookahead_; ++a) {
-        const Instruction& fold = *stored_[a].value;
-        ElementType foldType = fold.shape().type();
-        llvm::Value* partial = b_.CreateLoad(emitter_.valueType(foldType), partials[a]);
-        HLO_ASSIGN_OR_RETURN(llvm::Value * init, emitter_.emit(*fold.operand(1), emitter_.scalarIndex()));
-        HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter_.reduceStep(fold, init, partial, foldType, false));
-        keep(a, next, v);
       }
     }
+    if (!hasBuffer_) return mergedLoop(next, nullptr, 0, &row);
     return okStatus();
+  }
+
+  // One loop over the row's positions: the folds ahead of `next`, buffer
+  // `k` of `row` (when given), and the output of `output` (when given).
+  Status mergedLoop(const Row& next, const Row* row, size_t k, const Row* output) {
+    std::vector<llvm::Value*> lines;
+    if (output) lines = linesFrom_(output->start);
+    llvm::Value* buffer = row ? place(k, *row) : nullptr;
+    // Partials start at the identity.
+    std::vector<llvm::AllocaInst*> partials;
+    for (size_t a = 0; a < lookahead_; ++a) {
+      const Instruction& fold = *stored_[a].value;
+      ElementType partialType = emitter_.folding(fold).partial;
+      partials.push_back(emitter_.entryAlloca(emitter_.valueType(partialType), "ahead"));
+      Opcode op = *binaryOfParameters(fold.attrs().getComputation(AttrKey::kToApply));
+      b_.CreateStore(emitter_.identity(op, partialType), partials.back());
+    }
+    HLO_RETURN_IF_ERROR(emitter_.emitLoop(emitter_.i64(0), emitter_.i64(inner_), "pipeline", [&](llvm::Value* j) -> Status {
+      bindAll(next, 0);
+      for (size_t a = 0; a < lookahead_; ++a) {
+        const Instruction& fold = *stored_[a].value;
+        ElementType partialType = emitter_.folding(fold).partial;
+        llvm::Value* partial = b_.CreateLoad(emitter_.valueType(partialType), partials[a]);
+        HLO_ASSIGN_OR_RETURN(llvm::Value * x, widened(*fold.operand(0), at(next, j), partialType));
+        HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter_.reduceStep(fold, partial, x, partialType, true));
+        b_.CreateStore(v, partials[a]);
+      }
+      if (row) {
+        bindAll(*row, k);
+        const Instruction& value = *stored_[k].value;
+        HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter_.emit(value, at(*row, j)));
+        emitter_.store(v, buffer, j, value.shape().type());
+      }
+      if (!output) return okStatus();
+      bindAll(*output, stored_.size());
+      return storeAll_(at(*output, j), lines, j);
+    }));
+    // Each fold ahead: its init, then the partial, in the total's type.
+    for (size_t a = 0; a < lookahead_; ++a) {
+      const Instruction& fold = *stored_[a].value;
+      jit::ElementalEmitter::Folding folding = emitter_.folding(fold);
+      llvm::Value* partial = b_.CreateLoad(emitter_.valueType(folding.partial), partials[a]);
+      if (folding.partial != folding.total) partial = b_.CreateFPExt(partial, emitter_.valueType(folding.total));
+      HLO_ASSIGN_OR_RETURN(llvm::Value * init, widened(*fold.operand(1), emitter_.scalarIndex(), folding.total));
+      HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter_.reduceStep(fold, init, partial, folding.total, false));
+      if (folding.total != fold.shape().type()) v = b_.CreateFPTrunc(v, emitter_.valueType(fold.shape().type()));
+      keep(a, next, v);
+    }
+    return okStatus();
+  }
+  // The element of `x` at `index`, in the (wider or equal) float type `as`.
+  StatusOr<llvm::Value*> widened(const Instruction& x, const jit::IrIndex& index, ElementType as) {
+    HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter_.emit(x, index));
+    return as == x.shape().type() ? v : b_.CreateFPExt(v, emitter_.valueType(as));
   }
 
   jit::ElementalEmitter& emitter_;
@@ -400,8 +469,9 @@ class PipelinedRows {
   int64_t inner_;
   StoreAll storeAll_;
   LinesFrom linesFrom_;
-  std::vector<Stored> stored_;
-  size_t lookahead_ = 0;  // stored_[0, lookahead_) are folded a row ahead
+  std::vector<Stored> stored_;  // the folds ahead, then the row's other values and buffers in order
+  size_t lookahead_ = 0;        // stored_[0, lookahead_) are folded a row ahead
+  bool hasBuffer_ = false;
 };
 
 }  // namespace
@@ -649,26 +719,22 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
         return rowOutputLoop(rowStart, at);
       });
     };
-    // 8. Streamed rows of whole lines with a row buffer run in a pipeline,
-    // on the first line-aligned row (else row by row).
+    // 8. Streamed rows of whole lines with a row buffer or a fold to do a
+    // row ahead run in a pipeline, from a line-aligned first row (else row
+    // by row).
     bool wholeLines = streamed;
     for (const Instruction* out : outputs)
       wholeLines = wholeLines && inner * storageBytes(out->shape().type()) % 64 == 0;
-    bool buffers = std::any_of(rowWork.begin(), rowWork.end(), [](const auto& w) { return w.second; });
-    if (!wholeLines || !buffers) {
+    std::optional<PipelinedRows> pipeline;
+    if (wholeLines && !rowWork.empty()) pipeline.emplace(emitter, b, rowWork, dims, storeAll, linesFrom);
+    if (!pipeline || !pipeline->worthIt()) {
       body = rowByRow();
     } else {
-      for (auto [value, buffered] : rowWork) emitter.unbindArray(value);
       llvm::Value* first = fn->getArg(2);
       llvm::Value* inPipeline =
           b.CreateAnd(b.CreateICmpSLT(first, fn->getArg(3)), linesStartAt(b.CreateMul(first, emitter.i64(inner))));
       body = branch(
-          inPipeline,
-          [&] {
-            PipelinedRows pipeline{emitter, b, rowWork, dims, storeAll, linesFrom};
-            return emitter.inScope([&] { return pipeline.emit(first, fn->getArg(3)); });
-          },
-          rowByRow);
+          inPipeline, [&] { return emitter.inScope([&] { return pipeline->emit(first, fn->getArg(3)); }); }, rowByRow);
     }
   }
   if (!body.ok()) return fail(body);

@@ -151,8 +151,9 @@ TEST(StreamedKernel, RowsOfPartialLines) {
 }
 
 // Rows in a pipeline (kernel_emitter.cc, step 8): 8200 rows of 1024 floats
-// (33.6 MB), a row buffer (the exponentials, read by the row sum and the
-// output) and a leading maximum or minimum folded a row ahead. Any range of
+// (33.6 MB), with a row buffer (the exponentials, read by the row sum and
+// the output) and a maximum or minimum folded a row ahead, or with a sum
+// folded ahead and no buffer. Any range of
 // rows gives each row's values: ranges that start on odd and even rows, one
 // row, the last row (whose lookahead is itself); an output that is not
 // aligned runs row by row. Expected values are computed here in double from
@@ -191,8 +192,8 @@ ENTRY %main (x: f32[8200,1024]) -> f32[8200,1024] {
   %x = f32[8200,1024] parameter(0)
   ROOT %f = f32[8200,1024] fusion(%x), kind=kLoop, calls=%fused
 })";
-// y = exp(min - x) / sum * total: a minimum ahead, and a row sum of x (not
-// folded ahead) before the buffer.
+// y = exp(min - x) / sum * total: a minimum and a sum of x from 1.5, both
+// folded ahead.
 const char* kMinTotalText = R"(
 HloModule min_total
 %min (a: f32[], b: f32[]) -> f32[] {
@@ -211,7 +212,8 @@ HloModule min_total
   %lo = f32[8200] reduce(%p, %inf), dimensions={1}, to_apply=%min
   %lob = f32[8200,1024] broadcast(%lo), dimensions={0}
   %zero = f32[] constant(0)
-  %t = f32[8200] reduce(%p, %zero), dimensions={1}, to_apply=%add
+  %start = f32[] constant(1.5)
+  %t = f32[8200] reduce(%p, %start), dimensions={1}, to_apply=%add
   %tb = f32[8200,1024] broadcast(%t), dimensions={0}
   %d = f32[8200,1024] subtract(%lob, %p)
   %e = f32[8200,1024] exponential(%d)
@@ -219,6 +221,40 @@ HloModule min_total
   %sb = f32[8200,1024] broadcast(%s), dimensions={0}
   %q = f32[8200,1024] divide(%e, %sb)
   ROOT %y = f32[8200,1024] multiply(%q, %tb)
+}
+ENTRY %main (x: f32[8200,1024]) -> f32[8200,1024] {
+  %x = f32[8200,1024] parameter(0)
+  ROOT %f = f32[8200,1024] fusion(%x), kind=kLoop, calls=%fused
+})";
+
+// Layer norm, (x - mean) * rsqrt(variance + 1e-5): no row buffer; the sum
+// of x is folded a row ahead and each row's output is written in the same
+// loop.
+const char* kLayerNormText = R"(
+HloModule layer_norm
+%add (a: f32[], b: f32[]) -> f32[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %s = f32[] add(%a, %b)
+}
+%fused (p: f32[8200,1024]) -> f32[8200,1024] {
+  %p = f32[8200,1024] parameter(0)
+  %zero = f32[] constant(0)
+  %n = f32[] constant(1024)
+  %nb = f32[8200] broadcast(%n), dimensions={}
+  %sum = f32[8200] reduce(%p, %zero), dimensions={1}, to_apply=%add
+  %mean = f32[8200] divide(%sum, %nb)
+  %meanb = f32[8200,1024] broadcast(%mean), dimensions={0}
+  %c = f32[8200,1024] subtract(%p, %meanb)
+  %sq = f32[8200,1024] multiply(%c, %c)
+  %sumsq = f32[8200] reduce(%sq, %zero), dimensions={1}, to_apply=%add
+  %var = f32[8200] divide(%sumsq, %nb)
+  %eps = f32[] constant(1e-5)
+  %epsb = f32[8200] broadcast(%eps), dimensions={}
+  %ve = f32[8200] add(%var, %epsb)
+  %inv = f32[8200] rsqrt(%ve)
+  %invb = f32[8200,1024] broadcast(%inv), dimensions={0}
+  ROOT %y = f32[8200,1024] multiply(%c, %invb)
 }
 ENTRY %main (x: f32[8200,1024]) -> f32[8200,1024] {
   %x = f32[8200,1024] parameter(0)
@@ -277,18 +313,32 @@ TEST(PipelinedRows, SoftmaxReadingTheMaximumAgain) {
   });
 }
 
-TEST(PipelinedRows, MinimumAheadAndASumBeforeTheBuffer) {
+TEST(PipelinedRows, MinimumAndSumAhead) {
   StreamedKernel kernel(kMinTotalText);
   AlignedFloats x(kPipeRows * kPipeCols);
   fillPipeRows(x.data);
   expectRows(kernel, x.data, [](const float* in, double* out) {
-    double lo = INFINITY, t = 0, s = 0;
+    double lo = INFINITY, t = 1.5, s = 0;
     for (int64_t c = 0; c < kPipeCols; ++c) {
       lo = std::isnan(in[c]) || std::isnan(lo) ? NAN : std::min<double>(lo, in[c]);
       t += in[c];
     }
     for (int64_t c = 0; c < kPipeCols; ++c) s += std::exp(lo - in[c]);
     for (int64_t c = 0; c < kPipeCols; ++c) out[c] = std::exp(lo - in[c]) / s * t;
+  });
+}
+
+TEST(PipelinedRows, LayerNormWithASumAhead) {
+  StreamedKernel kernel(kLayerNormText);
+  AlignedFloats x(kPipeRows * kPipeCols);
+  fillPipeRows(x.data);
+  expectRows(kernel, x.data, [](const float* in, double* out) {
+    double sum = 0, sumsq = 0;
+    for (int64_t c = 0; c < kPipeCols; ++c) sum += in[c];
+    double mean = static_cast<float>(sum / kPipeCols);  // the kernel's mean is an f32
+    for (int64_t c = 0; c < kPipeCols; ++c) sumsq += (in[c] - mean) * (in[c] - mean);
+    double inv = 1 / std::sqrt(sumsq / kPipeCols + 1e-5);
+    for (int64_t c = 0; c < kPipeCols; ++c) out[c] = (in[c] - mean) * inv;
   });
 }
 
