@@ -233,8 +233,9 @@ class PipelinedRows {
     // The folds ahead: those the row values read (not through another).
     std::unordered_set<const Instruction*> rowValues;
     for (auto [value, buffered] : work) rowValues.insert(value);
+    std::unordered_set<const Instruction*> seen;
     for (auto [value, buffered] : work)
-      if (!buffered) collectFolds(*value, *value, rowValues);
+      if (!buffered) collectFolds(*value, *value, rowValues, seen);
     lookahead_ = stored_.size();
     for (auto [value, buffered] : work) {
       if (std::any_of(stored_.begin(), stored_.end(), [&](const Stored& s) { return s.value == value; })) continue;
@@ -309,14 +310,14 @@ class PipelinedRows {
 
   // Adds the folds ahead that row value `value` reads at `x`.
   void collectFolds(const Instruction& x, const Instruction& value,
-                    const std::unordered_set<const Instruction*>& rowValues) {
-    if (&x != &value && rowValues.count(&x)) return;
+                    const std::unordered_set<const Instruction*>& rowValues,
+                    std::unordered_set<const Instruction*>& seen) {
+    if ((&x != &value && rowValues.count(&x)) || !seen.insert(&x).second) return;
     if (x.opcode() == Opcode::kReduce) {
-      bool known = std::any_of(stored_.begin(), stored_.end(), [&](const Stored& s) { return s.value == &x; });
-      if (!known && foldsAhead(x, rowValues)) stored_.push_back(slots(&x));
+      if (foldsAhead(x, rowValues)) stored_.push_back(slots(&x));
       return;
     }
-    for (const Instruction* operand : x.operands()) collectFolds(*operand, value, rowValues);
+    for (const Instruction* operand : x.operands()) collectFolds(*operand, value, rowValues, seen);
   }
   // A reduction along the rows of an array of the output's dimensions,
   // computed from the inputs alone, that one loop over a row folds exactly
