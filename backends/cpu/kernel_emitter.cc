@@ -198,10 +198,10 @@ RowWork rowWorkOf(const Instruction& instr, const std::vector<const Instruction*
 // stores that wait on memory. So each pass leaves idle what the others use.
 // In the pipeline, one loop over the row's positions does the work of
 // several rows at once:
-//   - the folds of row q + 1 that the row's first values need (softmax's
-//     maximum, layer norm's sum): reductions of the inputs alone, done a row
-//     ahead, in the same order as row by row (any order for maximum and
-//     minimum; one block of a sum, so its rows are no longer than a block);
+//   - the reductions of row q + 1 that the row values read and that read
+//     the inputs alone (softmax's maximum, layer norm's sum), folded a row
+//     ahead exactly as row by row (maximum and minimum in any order; a sum
+//     in one of emitReduce's blocks, so only rows no longer than a block);
 //   - row q's first row buffer (softmax's exponentials), if there is one;
 //   - the output of row q - 1 from its row values and buffers, or with no
 //     buffer the output of row q, whose values are then all known.
@@ -246,8 +246,8 @@ class PipelinedRows {
       hasBuffer_ = true;
       Stored s{value, true, nullptr, nullptr};
       for (llvm::AllocaInst** half : {&s.even, &s.odd}) {
-        *half = emitter.entryAlloca(
-            llvm::ArrayType::get(b.getInt8Ty(), inner_ * storageBytes(value->shape().type())), "row." + value->name());
+        *half = emitter.entryAlloca(llvm::ArrayType::get(b.getInt8Ty(), inner_ * storageBytes(value->shape().type())),
+                                    "row." + value->name());
         (*half)->setAlignment(llvm::Align(64));
       }
       stored_.push_back(s);
@@ -268,7 +268,8 @@ class PipelinedRows {
       keep(k, firstRow, v);
     }
     if (!hasBuffer_) {
-      HLO_RETURN_IF_ERROR(emitter_.emitLoop(first, end, "rows", [&](llvm::Value* q) { return step(rowAt(q), nullptr, last); }));
+      HLO_RETURN_IF_ERROR(
+          emitter_.emitLoop(first, end, "rows", [&](llvm::Value* q) { return step(rowAt(q), nullptr, last); }));
       unbindAll();
       return okStatus();
     }
@@ -304,8 +305,7 @@ class PipelinedRows {
   Stored slots(const Instruction* value) {
     ElementType t = value->shape().type();
     return {value, false,
-            emitter_.entryAlloca(llvm::ArrayType::get(emitter_.storageType(t), 2), "slots." + value->name()),
-            nullptr};
+            emitter_.entryAlloca(llvm::ArrayType::get(emitter_.storageType(t), 2), "slots." + value->name()), nullptr};
   }
 
   // Adds the folds ahead that row value `value` reads at `x`.
@@ -425,26 +425,27 @@ class PipelinedRows {
       Opcode op = *binaryOfParameters(fold.attrs().getComputation(AttrKey::kToApply));
       b_.CreateStore(emitter_.identity(op, partialType), partials.back());
     }
-    HLO_RETURN_IF_ERROR(emitter_.emitLoop(emitter_.i64(0), emitter_.i64(inner_), "pipeline", [&](llvm::Value* j) -> Status {
-      bindAll(next, 0);
-      for (size_t a = 0; a < lookahead_; ++a) {
-        const Instruction& fold = *stored_[a].value;
-        ElementType partialType = emitter_.folding(fold).partial;
-        llvm::Value* partial = b_.CreateLoad(emitter_.valueType(partialType), partials[a]);
-        HLO_ASSIGN_OR_RETURN(llvm::Value * x, widened(*fold.operand(0), at(next, j), partialType));
-        HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter_.reduceStep(fold, partial, x, partialType, true));
-        b_.CreateStore(v, partials[a]);
-      }
-      if (row) {
-        bindAll(*row, k);
-        const Instruction& value = *stored_[k].value;
-        HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter_.emit(value, at(*row, j)));
-        emitter_.store(v, buffer, j, value.shape().type());
-      }
-      if (!output) return okStatus();
-      bindAll(*output, stored_.size());
-      return storeAll_(at(*output, j), lines, j);
-    }));
+    HLO_RETURN_IF_ERROR(
+        emitter_.emitLoop(emitter_.i64(0), emitter_.i64(inner_), "pipeline", [&](llvm::Value* j) -> Status {
+          bindAll(next, 0);
+          for (size_t a = 0; a < lookahead_; ++a) {
+            const Instruction& fold = *stored_[a].value;
+            ElementType partialType = emitter_.folding(fold).partial;
+            llvm::Value* partial = b_.CreateLoad(emitter_.valueType(partialType), partials[a]);
+            HLO_ASSIGN_OR_RETURN(llvm::Value * x, widened(*fold.operand(0), at(next, j), partialType));
+            HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter_.reduceStep(fold, partial, x, partialType, true));
+            b_.CreateStore(v, partials[a]);
+          }
+          if (row) {
+            bindAll(*row, k);
+            const Instruction& value = *stored_[k].value;
+            HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter_.emit(value, at(*row, j)));
+            emitter_.store(v, buffer, j, value.shape().type());
+          }
+          if (!output) return okStatus();
+          bindAll(*output, stored_.size());
+          return storeAll_(at(*output, j), lines, j);
+        }));
     // Each fold ahead: its init, then the partial, in the total's type.
     for (size_t a = 0; a < lookahead_; ++a) {
       const Instruction& fold = *stored_[a].value;

@@ -264,13 +264,12 @@ ENTRY %main (x: f32[8200,1024]) -> f32[8200,1024] {
 // Each row of `x` through `row` (double), then rows [begin, end) checked
 // against what the kernel wrote into out + shift (the rest keeps the
 // sentinel); NaN must be NaN, an infinity the same infinity.
-void expectRows(const StreamedKernel& kernel, const float* x,
-                const std::function<void(const float*, double*)>& row) {
+void expectRows(const StreamedKernel& kernel, const float* x, const std::function<void(const float*, double*)>& row) {
   AlignedFloats out(kPipeRows * kPipeCols + 16);
   std::vector<double> want(kPipeCols);
   for (int64_t shift : {0, 3})
-    for (auto [begin, end] : {std::pair<int64_t, int64_t>{0, kPipeRows}, {7, 23}, {8, 9}, {kPipeRows - 1, kPipeRows},
-                              {1024, 1029}}) {
+    for (auto [begin, end] :
+         {std::pair<int64_t, int64_t>{0, kPipeRows}, {7, 23}, {8, 9}, {kPipeRows - 1, kPipeRows}, {1024, 1029}}) {
       if (shift != 0 && end - begin > 100) continue;
       float* y = out.data + shift;
       for (int64_t i = 0; i < kPipeRows * kPipeCols; ++i) y[i] = kSentinel;
@@ -282,8 +281,9 @@ void expectRows(const StreamedKernel& kernel, const float* x,
         for (int64_t c = 0; c < kPipeCols; ++c) {
           float got = y[r * kPipeCols + c];
           bool ok = !inside ? got == kSentinel
-                    : std::isnan(want[c]) ? std::isnan(got)
-                                          : got == want[c] || std::abs(got - want[c]) <= 1e-6 + 2e-6 * std::abs(want[c]);
+                    : std::isnan(want[c])
+                        ? std::isnan(got)
+                        : got == want[c] || std::abs(got - want[c]) <= 1e-6 + 2e-6 * std::abs(want[c]);
           if (!ok && wrong++ == 0) first = r * kPipeCols + c;
         }
       }
@@ -296,7 +296,8 @@ void expectRows(const StreamedKernel& kernel, const float* x,
 // x - max is NaN there and -inf elsewhere).
 void fillPipeRows(float* x) {
   for (int64_t r = 0; r < kPipeRows; ++r)
-    for (int64_t c = 0; c < kPipeCols; ++c) x[r * kPipeCols + c] = static_cast<float>((r * 31 + c * 17) % 1000) * 0.01f - 5;
+    for (int64_t c = 0; c < kPipeCols; ++c)
+      x[r * kPipeCols + c] = static_cast<float>((r * 31 + c * 17) % 1000) * 0.01f - 5;
   x[11 * kPipeCols + 500] = std::nanf("");
   x[12 * kPipeCols + 3] = INFINITY;
 }
