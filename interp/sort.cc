@@ -1,4 +1,4 @@
-// Interpreter ops sort and topk.
+// Interpreter ops sort and topk, and the TopK custom call.
 //
 // sort orders every 1-D slice along dimensions={d} of its operands together:
 // the comparator computation is called on (lhs_0, rhs_0, lhs_1, rhs_1, ...),
@@ -9,6 +9,7 @@
 
 #include "interp/data_checks.h"
 #include "hlo/indexing.h"
+#include "hlo/topk_call.h"
 #include "interp/ops.h"
 
 namespace hlo::interp {
@@ -142,6 +143,50 @@ StatusOr<Literal> evalTopK(EvalContext& ctx, const Instruction& instr, Operands 
     for (int64_t i = 0; i < k; ++i) {
       copyElement(x, base + order[i], values, row * k + i);
       indices.setBitsAt(row * k + i, static_cast<uint32_t>(order[i]));
+    }
+  }
+  return result;
+}
+
+// The TopK custom call (hlo/topk_call.h): each slice along the last
+// dimension merge-sorted stably by the comparator, called on (x, x, index,
+// index) or (x, x), or in total order, larger first, without one; then its
+// first k elements and their indices.
+StatusOr<Literal> evalTopKCall(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  StatusOr<TopKCall> call = topKCallOf(instr);
+  if (!call.ok()) return EvalContext::unsupported(instr, call.status().message());
+  const Literal& x = *ops[0];
+  if (!call->comparator && isComplex(x.type())) return EvalContext::unsupported(instr, "complex values have no order");
+  int64_t n = x.shape().dims().back(), k = call->k;
+  int64_t rows = n == 0 ? 0 : x.elementCount() / n;
+  // Scalar arguments of the comparator, reused for every call.
+  std::vector<Literal> args;
+  std::vector<const Literal*> argPointers;
+  int arity = call->comparator ? call->comparator->parameterCount() : 0;
+  for (int p = 0; p < arity; ++p) args.emplace_back(Shape::scalar(p < 2 ? x.type() : ElementType::kS32));
+  for (const Literal& arg : args) argPointers.push_back(&arg);
+  int64_t base = 0;
+  auto before = [&](int64_t lhs, int64_t rhs) -> StatusOr<bool> {
+    if (!call->comparator) return valueLess(x, base + rhs, base + lhs);
+    copyElement(x, base + lhs, args[0], 0);
+    copyElement(x, base + rhs, args[1], 0);
+    if (arity == 4) {
+      args[2].setBitsAt(0, static_cast<uint32_t>(lhs));
+      args[3].setBitsAt(0, static_cast<uint32_t>(rhs));
+    }
+    HLO_ASSIGN_OR_RETURN(Literal answer, ctx.call(*call->comparator, argPointers));
+    return answer.bitsAt(0) != 0;
+  };
+  HLO_ASSIGN_OR_RETURN(Literal result, ctx.allocate(instr.shape(), instr));
+  Literal& values = call->withIndices ? result.tupleElements()[0] : result;
+  std::vector<int64_t> order(n);
+  for (int64_t row = 0; row < rows; ++row) {
+    base = row * n;
+    for (int64_t i = 0; i < n; ++i) order[i] = i;
+    HLO_RETURN_IF_ERROR(mergeSort(order, before));
+    for (int64_t i = 0; i < k; ++i) {
+      copyElement(x, base + order[i], values, row * k + i);
+      if (call->withIndices) result.tupleElements()[1].setBitsAt(row * k + i, static_cast<uint32_t>(order[i]));
     }
   }
   return result;

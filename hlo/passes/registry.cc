@@ -16,6 +16,7 @@ const PassInfo kPasses[] = {
     {"inline", runInline, "inline every call instruction, then drop unreachable computations"},
     {"reduction-split", runReductionSplit, "a reduction of 1M+ elements to a scalar becomes rows reduced in parallel, then their partials"},
     {"simplify", runSimplify, "algebraic simplification: a table of small rewrite rules (x+0, --x, ...)"},
+    {"topk-decomposer", runTopKDecomposer, "TopK custom calls as the stable sort of the operand and an iota they stand for, then slices"},
     {"tuple-simplify", runTupleSimplify, "get-tuple-element of tuple, and tuple of get-tuple-elements"},
     {"while-simplify", runWhileSimplify, "replace a while loop that runs zero times by its init value"},
 };
@@ -34,9 +35,9 @@ std::span<const PipelineInfo> registeredPipelines() {
   // Target-independent clean-up first, then fusion and the dce that drops
   // what fusion absorbed; layout and buffer assignment are to come.
   static const PipelineInfo kPipelines[] = {
-      {"cpu", {"inline", "batchnorm-expander", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce",
+      {"cpu", {"topk-decomposer", "inline", "batchnorm-expander", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce",
                "reduction-split", "fusion", "dce"}},
-      {"gpu", {"inline", "batchnorm-expander", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce", "fusion", "dce"}},
+      {"gpu", {"topk-decomposer", "inline", "batchnorm-expander", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce", "fusion", "dce"}},
   };
   return kPipelines;
 }
