@@ -16,10 +16,15 @@
 namespace hlo::single_device {
 namespace {
 
+// Custom calls that only annotate their operand for a compiler pass: the
+// sharding ones (and the barriers sharding propagation may not cross), host
+// offloading's moves, and a layout constraint (layouts do not change
+// values). Each returns its operand.
 bool isAnnotation(const Instruction& instr) {
   std::string_view target = instr.attrs().getString(AttrKey::kCustomCallTarget);
   return target == "Sharding" || target == "SPMDFullToShardShape" || target == "SPMDShardToFullShape" ||
-         target == "MoveToHost" || target == "MoveToDevice" || target == "annotate_device_placement";
+         target == "ShardBarrierFrom" || target == "ShardBarrierTo" || target == "MoveToHost" ||
+         target == "MoveToDevice" || target == "annotate_device_placement" || target == "LayoutConstraint";
 }
 
 // Largest replica group, or 1 when the groups are absent or empty.

@@ -11,6 +11,7 @@
 #include "hlo/indexing.h"
 #include "hlo/topk_call.h"
 #include "interp/ops.h"
+#include "interp/scalar_ops.h"
 
 namespace hlo::interp {
 namespace {
@@ -148,10 +149,32 @@ StatusOr<Literal> evalTopK(EvalContext& ctx, const Instruction& instr, Operands 
   return result;
 }
 
+// Whether `comparator` (of two or four parameters, the first two of type t)
+// is GT (1) or LT (-1) of its first two parameters in a strict total order:
+// total order for floats, the type's own for integers. Then stably sorting
+// by it and taking the first k is a partial sort by value, then index.
+int valueOrderOf(const Computation& comparator, ElementType t) {
+  const Instruction* root = comparator.root();
+  if (root->opcode() != Opcode::kCompare || isComplex(t)) return 0;
+  const Instruction* a = root->operand(0);
+  const Instruction* b = root->operand(1);
+  if (a->opcode() != Opcode::kParameter || b->opcode() != Opcode::kParameter) return 0;
+  std::optional<ComparisonType> type = parseComparisonType(root->attrs().getString(AttrKey::kType));
+  ComparisonType wanted = isFloat(t) ? ComparisonType::kTotalOrder : scalar::defaultComparisonType(t);
+  if ((type ? *type : scalar::defaultComparisonType(t)) != wanted) return 0;
+  std::optional<ComparisonDirection> dir = parseComparisonDirection(root->attrs().getString(AttrKey::kDirection));
+  int sign = dir == ComparisonDirection::kGt ? 1 : dir == ComparisonDirection::kLt ? -1 : 0;
+  if (a->parameterNumber() == 0 && b->parameterNumber() == 1) return sign;
+  if (a->parameterNumber() == 1 && b->parameterNumber() == 0) return -sign;
+  return 0;
+}
+
 // The TopK custom call (hlo/topk_call.h): each slice along the last
 // dimension merge-sorted stably by the comparator, called on (x, x, index,
 // index) or (x, x), or in total order, larger first, without one; then its
-// first k elements and their indices.
+// first k elements and their indices. A comparator that is GT or LT of the
+// values in a strict total order (valueOrderOf), or none, takes a partial
+// sort instead: bf16 [64, 256000] with k = 40 took 20 s by the merge sort.
 StatusOr<Literal> evalTopKCall(EvalContext& ctx, const Instruction& instr, Operands ops) {
   StatusOr<TopKCall> call = topKCallOf(instr);
   if (!call.ok()) return EvalContext::unsupported(instr, call.status().message());
@@ -159,15 +182,38 @@ StatusOr<Literal> evalTopKCall(EvalContext& ctx, const Instruction& instr, Opera
   if (!call->comparator && isComplex(x.type())) return EvalContext::unsupported(instr, "complex values have no order");
   int64_t n = x.shape().dims().back(), k = call->k;
   int64_t rows = n == 0 ? 0 : x.elementCount() / n;
+  // Larger first (1) or smaller first (-1) in a strict total order: a
+  // partial sort gives the same first k as the stable merge sort.
+  int order = call->comparator ? valueOrderOf(*call->comparator, x.type()) : 1;
   // Scalar arguments of the comparator, reused for every call.
   std::vector<Literal> args;
   std::vector<const Literal*> argPointers;
+  std::vector<ElementType> argTypes;
   int arity = call->comparator ? call->comparator->parameterCount() : 0;
-  for (int p = 0; p < arity; ++p) args.emplace_back(Shape::scalar(p < 2 ? x.type() : ElementType::kS32));
+  for (int p = 0; p < arity; ++p) {
+    argTypes.push_back(p < 2 ? x.type() : ElementType::kS32);
+    args.emplace_back(Shape::scalar(argTypes.back()));
+  }
   for (const Literal& arg : args) argPointers.push_back(&arg);
+  // A comparator compiled to a scalar program runs on the elements in place
+  // (the indices read from an iota of the slice).
+  const ElementType predType[] = {ElementType::kPred};
+  const ScalarProgram* program = call->comparator ? ctx.scalarProgram(*call->comparator) : nullptr;
+  if (program && !program->takes(argTypes, predType)) program = nullptr;
+  Literal iota(Shape(ElementType::kS32, {program && arity == 4 ? n : 0}));
+  for (int64_t i = 0; i < iota.elementCount(); ++i) iota.setBitsAt(i, static_cast<uint32_t>(i));
   int64_t base = 0;
   auto before = [&](int64_t lhs, int64_t rhs) -> StatusOr<bool> {
-    if (!call->comparator) return valueLess(x, base + rhs, base + lhs);
+    if (program) {
+      program->setArgument(0, x, base + lhs);
+      program->setArgument(1, x, base + rhs);
+      if (arity == 4) {
+        program->setArgument(2, iota, lhs);
+        program->setArgument(3, iota, rhs);
+      }
+      program->runInPlace();
+      return program->resultIsTrue();
+    }
     copyElement(x, base + lhs, args[0], 0);
     copyElement(x, base + rhs, args[1], 0);
     if (arity == 4) {
@@ -179,14 +225,22 @@ StatusOr<Literal> evalTopKCall(EvalContext& ctx, const Instruction& instr, Opera
   };
   HLO_ASSIGN_OR_RETURN(Literal result, ctx.allocate(instr.shape(), instr));
   Literal& values = call->withIndices ? result.tupleElements()[0] : result;
-  std::vector<int64_t> order(n);
+  std::vector<int64_t> slice(n);
   for (int64_t row = 0; row < rows; ++row) {
     base = row * n;
-    for (int64_t i = 0; i < n; ++i) order[i] = i;
-    HLO_RETURN_IF_ERROR(mergeSort(order, before));
+    for (int64_t i = 0; i < n; ++i) slice[i] = i;
+    if (order != 0) {
+      std::partial_sort(slice.begin(), slice.begin() + k, slice.end(), [&](int64_t a, int64_t b) {
+        if (valueLess(x, base + a, base + b)) return order < 0;
+        if (valueLess(x, base + b, base + a)) return order > 0;
+        return a < b;
+      });
+    } else {
+      HLO_RETURN_IF_ERROR(mergeSort(slice, before));
+    }
     for (int64_t i = 0; i < k; ++i) {
-      copyElement(x, base + order[i], values, row * k + i);
-      if (call->withIndices) result.tupleElements()[1].setBitsAt(row * k + i, static_cast<uint32_t>(order[i]));
+      copyElement(x, base + slice[i], values, row * k + i);
+      if (call->withIndices) result.tupleElements()[1].setBitsAt(row * k + i, static_cast<uint32_t>(slice[i]));
     }
   }
   return result;
