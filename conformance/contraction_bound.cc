@@ -5,6 +5,7 @@
 #include <set>
 
 #include "hlo/contraction.h"
+#include "hlo/cudnn_conv_call.h"
 
 namespace hlo::conformance {
 namespace {
@@ -14,6 +15,18 @@ bool isRealFloat(const Shape& shape) { return shape.isArray() && isFloat(shape.t
 // K for a dot or convolution with real float operands and result; 0 for
 // anything else.
 int64_t productsPerSum(const Instruction& instr) {
+  if (isCudnnConvForward(instr)) {
+    // Its result's element 0 is a convolution's (hlo/cudnn_conv_call.h).
+    StatusOr<CudnnConv> call = cudnnConvOf(instr);
+    if (!call.ok() || !isRealFloat(call->convolution)) return 0;
+    Instruction conv(Opcode::kConvolution, instr.name(), call->convolution);
+    copyConvolutionAttributes(instr, conv);
+    auto plan = convolutionPlan(conv.attrs(), instr.operand(0)->shape(), instr.operand(1)->shape(), conv.shape());
+    if (!plan.ok()) return 0;
+    int64_t k = plan->inFeaturesPerGroup;
+    for (const WindowDim& w : plan->window) k *= w.size;
+    return k;
+  }
   if (!isRealFloat(instr.shape())) return 0;
   if (instr.operandCount() != 2) return 0;
   const Shape& lhs = instr.operand(0)->shape();
@@ -44,6 +57,10 @@ bool movesValues(const Instruction& instr) {
 
 ContractionSource sourceOf(const Instruction* instr) {
   while (movesValues(*instr)) instr = instr->operand(0);
+  // Element 0 of a cuDNN convolution call is its convolution's values.
+  if (instr->opcode() == Opcode::kGetTupleElement && instr->attrs().getInt(AttrKey::kIndex) == 0 &&
+      isCudnnConvForward(*instr->operand(0)))
+    instr = instr->operand(0);
   int64_t k = productsPerSum(*instr);
   return k > 0 ? ContractionSource{instr, k} : ContractionSource{};
 }
@@ -59,6 +76,9 @@ std::vector<ContractionSource> contractionSources(const Module& module) {
   std::vector<ContractionSource> out;
   if (root->opcode() == Opcode::kTuple) {
     for (const Instruction* element : root->operands()) out.push_back(sourceOf(element));
+  } else if (isCudnnConvForward(*root)) {
+    out.push_back(sourceOf(root));  // the convolution's values
+    out.push_back({});              // the workspace
   } else {
     out.push_back(sourceOf(root));
   }
@@ -92,7 +112,7 @@ StatusOr<std::optional<ElementAllowance>> contractionAllowance(const Module& mod
   ElementAllowance allowance(sources.size());
   for (size_t i = 0; i < sources.size(); ++i) {
     if (!sources[i].contraction) continue;
-    const Literal& array = module.entry()->root()->opcode() == Opcode::kTuple ? sums.tupleElements()[i] : sums;
+    const Literal& array = module.entry()->root()->shape().isTuple() ? sums.tupleElements()[i] : sums;
     if (array.hasPadding()) continue;  // runtime sizes: compared compacted, left out here
     const double scale =
         static_cast<double>(sources[i].terms + 8) * unitRoundoff(sources[i].contraction->shape().type());

@@ -11,6 +11,7 @@
 
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
+#include "hlo/cudnn_conv_call.h"
 #include "hlo/topk_call.h"
 
 namespace hlo::single_device {
@@ -273,9 +274,15 @@ Status check(const Instruction& instr, const EngineHooks& hooks) {
         if (p.size() == 2 && (p[0] > 0 || p[1] > 0))
           return hooks.refuse(instr, "sends between devices; only one device is simulated");
   }
+  if (isCudnnConvForward(instr)) {
+    StatusOr<CudnnConv> call = cudnnConvOf(instr);
+    return hooks.refuse(instr, call.ok() ? "a cuDNN convolution call runs as a convolution (the "
+                                           "custom-call-decomposer pass)"
+                                         : call.status().message());
+  }
   if (isTopKCall(instr)) {
     StatusOr<TopKCall> call = topKCallOf(instr);
-    return hooks.refuse(instr, call.ok() ? "a TopK call runs as a sort (the topk-decomposer pass)" : call.status().message());
+    return hooks.refuse(instr, call.ok() ? "a TopK call runs as a sort (the custom-call-decomposer pass)" : call.status().message());
   }
   if (op == Opcode::kCustomCall && !isAnnotation(instr))
     return hooks.refuse(instr, "custom-call target \"" +

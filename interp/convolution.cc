@@ -19,6 +19,8 @@
 #include <complex>
 
 #include "hlo/contraction.h"
+#include "hlo/cudnn_conv_call.h"
+#include "hlo/element_io.h"
 #include "interp/dense.h"
 #include "interp/ops.h"
 
@@ -97,6 +99,24 @@ StatusOr<Literal> evalConvolution(EvalContext& ctx, const Instruction& instr, Op
     case AccKind::kComplex: return convAs<std::complex<double>>(ctx, instr, *ops[0], *ops[1], p);
   }
   return EvalContext::unsupported(instr);
+}
+
+// cuDNN's forward convolution call (hlo/cudnn_conv_call.h): the
+// convolution its attributes describe, times conv_result_scale (a second
+// rounding, as the CPU JIT's multiply after its convolution), and a
+// workspace of zeros.
+StatusOr<Literal> evalCudnnConvForward(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  StatusOr<CudnnConv> call = cudnnConvOf(instr);
+  if (!call.ok()) return EvalContext::unsupported(instr, call.status().message());
+  Instruction conv(Opcode::kConvolution, instr.name(), call->convolution);
+  conv.setLoc(instr.loc());
+  copyConvolutionAttributes(instr, conv);
+  HLO_ASSIGN_OR_RETURN(Literal y, evalConvolution(ctx, conv, ops));
+  if (call->scale != 1)
+    for (int64_t i = 0; i < y.elementCount(); ++i) writeFloat(y, i, y.toDouble(i) * call->scale);
+  HLO_ASSIGN_OR_RETURN(Literal result, ctx.allocate(instr.shape(), instr));
+  result.tupleElements()[0] = std::move(y);
+  return result;
 }
 
 }  // namespace hlo::interp

@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "hlo/cudnn_conv_call.h"
 #include "hlo/topk_call.h"
 #include "interp/context.h"
 #include "interp/ops.h"
@@ -124,7 +125,10 @@ StatusOr<Literal> dispatchStatic(EvalContext& ctx, const Instruction& instr, Ope
     case Opcode::kAsyncDone: return evalShared(ctx, instr, ops);
     case Opcode::kCopyStart: return evalShared(ctx, instr, ops);
     case Opcode::kCopyDone: return evalShared(ctx, instr, ops);
-    case Opcode::kCustomCall: return isTopKCall(instr) ? evalTopKCall(ctx, instr, ops) : evalShared(ctx, instr, ops);
+    case Opcode::kCustomCall:
+      if (isTopKCall(instr)) return evalTopKCall(ctx, instr, ops);
+      if (isCudnnConvForward(instr)) return evalCudnnConvForward(ctx, instr, ops);
+      return evalShared(ctx, instr, ops);
     case Opcode::kOptimizationBarrier: return *ops[0];
     case Opcode::kAddDependency: return *ops[0];
     case Opcode::kDomain: return *ops[0];

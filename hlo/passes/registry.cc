@@ -10,13 +10,13 @@ const PassInfo kPasses[] = {
     {"batchnorm-expander", runBatchNormExpander, "batch-norm-training/-inference/-grad as broadcasts, elementwise ops, add-reductions and rsqrt"},
     {"buffer-assignment", runBufferAssignment, "analysis: arena offsets by liveness with reuse; changes nothing (hlo-opt prints it)"},
     {"cse", runCse, "merge identical pure instructions (same opcode, shape, operands, attributes)"},
+    {"custom-call-decomposer", runCustomCallDecomposer, "custom calls that stand for HLO (TopK, cuDNN's forward convolution) as that HLO"},
     {"dce", runDce, "remove unused pure instructions and computations not reachable from ENTRY"},
     {"fold", runFold, "constant folding: evaluate pure instructions of constants (results up to 1024 elements)"},
     {"fusion", runFusion, "producer-consumer loop and input fusion, then sibling multi-output fusion"},
     {"inline", runInline, "inline every call instruction, then drop unreachable computations"},
     {"reduction-split", runReductionSplit, "a reduction of 1M+ elements to a scalar becomes rows reduced in parallel, then their partials"},
     {"simplify", runSimplify, "algebraic simplification: a table of small rewrite rules (x+0, --x, ...)"},
-    {"topk-decomposer", runTopKDecomposer, "TopK custom calls as the stable sort of the operand and an iota they stand for, then slices"},
     {"tuple-simplify", runTupleSimplify, "get-tuple-element of tuple, and tuple of get-tuple-elements"},
     {"while-simplify", runWhileSimplify, "replace a while loop that runs zero times by its init value"},
 };
@@ -35,9 +35,9 @@ std::span<const PipelineInfo> registeredPipelines() {
   // Target-independent clean-up first, then fusion and the dce that drops
   // what fusion absorbed; layout and buffer assignment are to come.
   static const PipelineInfo kPipelines[] = {
-      {"cpu", {"topk-decomposer", "inline", "batchnorm-expander", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce",
+      {"cpu", {"custom-call-decomposer", "inline", "batchnorm-expander", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce",
                "reduction-split", "fusion", "dce"}},
-      {"gpu", {"topk-decomposer", "inline", "batchnorm-expander", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce", "fusion", "dce"}},
+      {"gpu", {"custom-call-decomposer", "inline", "batchnorm-expander", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce", "fusion", "dce"}},
   };
   return kPipelines;
 }
