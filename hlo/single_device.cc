@@ -11,6 +11,7 @@
 
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
+#include "hlo/builder_math_call.h"
 #include "hlo/cudnn_conv_call.h"
 #include "hlo/topk_call.h"
 
@@ -274,6 +275,9 @@ Status check(const Instruction& instr, const EngineHooks& hooks) {
         if (p.size() == 2 && (p[0] > 0 || p[1] > 0))
           return hooks.refuse(instr, "sends between devices; only one device is simulated");
   }
+  if (std::optional<Opcode> function = builderMathOpcode(instr))
+    return hooks.refuse(instr, "a builder math call runs as " + std::string(opcodeName(*function)) +
+                                   " (the custom-call-decomposer pass)");
   if (isCudnnConvForward(instr)) {
     StatusOr<CudnnConv> call = cudnnConvOf(instr);
     return hooks.refuse(instr, call.ok() ? "a cuDNN convolution call runs as a convolution (the "

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "hlo/builder_math_call.h"
 #include "interp/elementwise_kernels.h"
 #include "interp/elementwise_ops.h"
 #include "interp/ops.h"
@@ -297,6 +298,16 @@ StatusOr<Literal> evalElementwise(EvalContext& ctx, const Instruction& instr, Op
   if (instr.opcode() == Opcode::kClamp) return clamp(ctx, instr, ops);
   if (instr.opcode() == Opcode::kComplex) return makeComplex(ctx, instr, ops);
   return EvalContext::unsupported(instr, "not an elementwise operation");
+}
+
+// A builder math custom call (hlo/builder_math_call.h): the elementwise
+// op it stands for.
+StatusOr<Literal> evalBuilderMathCall(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  std::optional<Opcode> op = builderMathOpcode(instr);
+  if (!op) return EvalContext::unsupported(instr, "not a builder math call of one operand of the result's shape");
+  Instruction function(*op, instr.name(), instr.shape());
+  function.setLoc(instr.loc());
+  return evalElementwise(ctx, function, ops);
 }
 
 }  // namespace hlo::interp

@@ -19,6 +19,9 @@
 // conv_result_scale when that is not 1, in a tuple with a workspace of
 // zeros.
 //
+// The builder math library's calls (hlo/builder_math_call.h): the
+// elementwise op each stands for.
+//
 // Left alone: calls whose form topKCallOf or cudnnConvOf rejects, TopK of
 // complex values without a comparator, dynamic shapes and instructions with
 // control edges.
@@ -27,6 +30,7 @@
 
 #include "hlo/passes/pass.h"
 #include "hlo/passes/pass_util.h"
+#include "hlo/builder_math_call.h"
 #include "hlo/cudnn_conv_call.h"
 #include "hlo/element_io.h"
 #include "hlo/topk_call.h"
@@ -75,6 +79,7 @@ bool decomposable(const Instruction& i) {
   if (i.opcode() != Opcode::kCustomCall || i.hasControlEdges() || i.shape().isDynamic()) return false;
   for (const Instruction* o : i.operands())
     if (o->shape().isDynamic()) return false;
+  if (builderMathOpcode(i)) return true;
   if (isCudnnConvForward(i)) return cudnnConvOf(i).ok();
   if (!isTopKCall(i)) return false;
   StatusOr<TopKCall> call = topKCallOf(i);
@@ -157,7 +162,13 @@ bool decomposeIn(Module& module, Computation& comp) {
   NameUniquer names(comp);
   for (Instruction* call : found) {
     Builder b(comp, names, *call);
-    Instruction* with = isTopKCall(*call) ? decomposeTopK(module, comp, b, call) : decomposeCudnnConv(b, call);
+    Instruction* with = nullptr;
+    if (std::optional<Opcode> function = builderMathOpcode(*call))
+      with = b.add(*function, call->shape(), {call->operand(0)}, std::string(opcodeName(*function)));
+    else if (isTopKCall(*call))
+      with = decomposeTopK(module, comp, b, call);
+    else
+      with = decomposeCudnnConv(b, call);
     comp.replaceAllUses(call, with);
     comp.remove(call);
   }
