@@ -11,6 +11,7 @@
 
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
+#include "hlo/block_scaled_dot_call.h"
 #include "hlo/builder_math_call.h"
 #include "hlo/cudnn_conv_call.h"
 #include "hlo/topk_call.h"
@@ -278,6 +279,12 @@ Status check(const Instruction& instr, const EngineHooks& hooks) {
   if (std::optional<Opcode> function = builderMathOpcode(instr))
     return hooks.refuse(instr, "a builder math call runs as " + std::string(opcodeName(*function)) +
                                    " (the custom-call-decomposer pass)");
+  if (isBlockScaledDotCall(instr)) {
+    Status form = checkBlockScaledDotCall(instr);
+    return hooks.refuse(instr, form.ok() ? "a block-scaled dot call runs as a scaled-dot (the "
+                                           "custom-call-decomposer pass)"
+                                         : form.message());
+  }
   if (isCudnnConvForward(instr)) {
     StatusOr<CudnnConv> call = cudnnConvOf(instr);
     return hooks.refuse(instr, call.ok() ? "a cuDNN convolution call runs as a convolution (the "

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <complex>
 
+#include "hlo/block_scaled_dot_call.h"
 #include "hlo/contraction.h"
 #include "interp/dense.h"
 #include "interp/ops.h"
@@ -124,6 +125,16 @@ StatusOr<Literal> evalScaledDot(EvalContext& ctx, const Instruction& instr, Oper
     case AccKind::kComplex: return scaledDotAs<std::complex<double>>(ctx, instr, ops, p);
   }
   return EvalContext::unsupported(instr);
+}
+
+// The block-scaled dot custom call (hlo/block_scaled_dot_call.h): the
+// scaled-dot it stands for.
+StatusOr<Literal> evalBlockScaledDotCall(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  if (Status form = checkBlockScaledDotCall(instr); !form.ok()) return EvalContext::unsupported(instr, form.message());
+  Instruction dot(Opcode::kScaledDot, instr.name(), instr.shape());
+  dot.setLoc(instr.loc());
+  setBlockScaledDotDims(instr, dot);
+  return evalScaledDot(ctx, dot, ops);
 }
 
 // ---- ragged-dot ------------------------------------------------------------

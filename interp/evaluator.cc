@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "hlo/block_scaled_dot_call.h"
 #include "hlo/builder_math_call.h"
 #include "hlo/cudnn_conv_call.h"
 #include "hlo/topk_call.h"
@@ -130,6 +131,7 @@ StatusOr<Literal> dispatchStatic(EvalContext& ctx, const Instruction& instr, Ope
       if (isTopKCall(instr)) return evalTopKCall(ctx, instr, ops);
       if (isCudnnConvForward(instr)) return evalCudnnConvForward(ctx, instr, ops);
       if (builderMathOpcode(instr)) return evalBuilderMathCall(ctx, instr, ops);
+      if (isBlockScaledDotCall(instr)) return evalBlockScaledDotCall(ctx, instr, ops);
       return evalShared(ctx, instr, ops);
     case Opcode::kOptimizationBarrier: return *ops[0];
     case Opcode::kAddDependency: return *ops[0];

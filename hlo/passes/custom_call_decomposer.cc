@@ -19,6 +19,9 @@
 // conv_result_scale when that is not 1, in a tuple with a workspace of
 // zeros.
 //
+// The block-scaled dot (hlo/block_scaled_dot_call.h): the scaled-dot it
+// stands for.
+//
 // The builder math library's calls (hlo/builder_math_call.h): the
 // elementwise op each stands for.
 //
@@ -30,6 +33,7 @@
 
 #include "hlo/passes/pass.h"
 #include "hlo/passes/pass_util.h"
+#include "hlo/block_scaled_dot_call.h"
 #include "hlo/builder_math_call.h"
 #include "hlo/cudnn_conv_call.h"
 #include "hlo/element_io.h"
@@ -80,6 +84,7 @@ bool decomposable(const Instruction& i) {
   for (const Instruction* o : i.operands())
     if (o->shape().isDynamic()) return false;
   if (builderMathOpcode(i)) return true;
+  if (isBlockScaledDotCall(i)) return checkBlockScaledDotCall(i).ok();
   if (isCudnnConvForward(i)) return cudnnConvOf(i).ok();
   if (!isTopKCall(i)) return false;
   StatusOr<TopKCall> call = topKCallOf(i);
@@ -163,12 +168,16 @@ bool decomposeIn(Module& module, Computation& comp) {
   for (Instruction* call : found) {
     Builder b(comp, names, *call);
     Instruction* with = nullptr;
-    if (std::optional<Opcode> function = builderMathOpcode(*call))
+    if (std::optional<Opcode> function = builderMathOpcode(*call)) {
       with = b.add(*function, call->shape(), {call->operand(0)}, std::string(opcodeName(*function)));
-    else if (isTopKCall(*call))
+    } else if (isBlockScaledDotCall(*call)) {
+      with = b.add(Opcode::kScaledDot, call->shape(), call->operands(), "dot");
+      setBlockScaledDotDims(*call, *with);
+    } else if (isTopKCall(*call)) {
       with = decomposeTopK(module, comp, b, call);
-    else
+    } else {
       with = decomposeCudnnConv(b, call);
+    }
     comp.replaceAllUses(call, with);
     comp.remove(call);
   }

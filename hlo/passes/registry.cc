@@ -10,7 +10,7 @@ const PassInfo kPasses[] = {
     {"batchnorm-expander", runBatchNormExpander, "batch-norm-training/-inference/-grad as broadcasts, elementwise ops, add-reductions and rsqrt"},
     {"buffer-assignment", runBufferAssignment, "analysis: arena offsets by liveness with reuse; changes nothing (hlo-opt prints it)"},
     {"cse", runCse, "merge identical pure instructions (same opcode, shape, operands, attributes)"},
-    {"custom-call-decomposer", runCustomCallDecomposer, "custom calls that stand for HLO (TopK, cuDNN's forward convolution, builder math) as that HLO"},
+    {"custom-call-decomposer", runCustomCallDecomposer, "custom calls that stand for HLO (TopK, cuDNN's forward convolution, block-scaled dot, builder math) as that HLO"},
     {"dce", runDce, "remove unused pure instructions and computations not reachable from ENTRY"},
     {"fold", runFold, "constant folding: evaluate pure instructions of constants (results up to 1024 elements)"},
     {"fusion", runFusion, "producer-consumer loop and input fusion, then sibling multi-output fusion"},
