@@ -25,9 +25,10 @@
 // The builder math library's calls (hlo/builder_math_call.h): the
 // elementwise op each stands for.
 //
-// Left alone: calls whose form topKCallOf or cudnnConvOf rejects, TopK of
-// complex values without a comparator, dynamic shapes and instructions with
-// control edges.
+// Left alone: calls whose form topKCallOf, cudnnConvOf or
+// checkBlockScaledDotCall rejects (both engines then refuse them with the
+// reason), TopK of complex values without a comparator, dynamic shapes and
+// instructions with control edges.
 #include <string>
 #include <vector>
 
@@ -100,7 +101,7 @@ class Builder {
     i->setLoc(call_.loc());
     return i;
   }
-  // A scalar constant of type t broadcast to `shape`.
+  // `value` in `shape`'s element type, broadcast to `shape`.
   Instruction* splat(double value, const Shape& shape, const std::string& what) {
     Literal lit(Shape::scalar(shape.type()));
     writeReal(lit, 0, value);
