@@ -4,7 +4,6 @@
 #include <string>
 #include <vector>
 
-#include "hlo/computation.h"
 #include "hlo/shape_inference.h"
 
 namespace hlo {
@@ -36,16 +35,12 @@ Status checkBlockScaledDotCall(const Instruction& instr) {
   for (const Instruction* o : instr.operands())
     if (!o->shape().isArray() || o->shape().rank() != rank) return bad("its operands have one rank");
   // The scaled-dot it stands for must be a valid one of the result's shape.
-  Computation scratch("block_scaled_dot");
-  std::vector<Instruction*> operands;
-  for (int k = 0; k < 4; ++k) {
-    auto p = std::make_unique<Instruction>(Opcode::kParameter, "p" + std::to_string(k), instr.operand(k)->shape());
-    p->setParameterNumber(k);
-    operands.push_back(scratch.add(std::move(p)));
-  }
-  Instruction* dot = scratch.add(Opcode::kScaledDot, "dot", instr.shape(), operands);
-  setBlockScaledDotDims(instr, *dot);
-  if (Status valid = checkDeclaredShape(*dot); !valid.ok()) return bad(valid.message());
+  Instruction dot(Opcode::kScaledDot, "dot", instr.shape());
+  setBlockScaledDotDims(instr, dot);
+  std::vector<Shape> operands;
+  for (const Instruction* o : instr.operands()) operands.push_back(o->shape());
+  if (Status valid = checkDeclaredShape(Opcode::kScaledDot, "dot", operands, dot.attrs(), instr.shape()); !valid.ok())
+    return bad(valid.message());
   return okStatus();
 }
 

@@ -11,7 +11,6 @@
 // block size in the backend config, one scaled side) are not given a
 // meaning here.
 #pragma once
-#include <memory>
 
 #include "hlo/instruction.h"
 #include "hlo/status.h"

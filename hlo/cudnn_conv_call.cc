@@ -2,12 +2,9 @@
 #include "hlo/cudnn_conv_call.h"
 
 #include <cstdlib>
-#include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
 
-#include "hlo/computation.h"
 #include "hlo/shape_inference.h"
 
 namespace hlo {
@@ -54,16 +51,12 @@ StatusOr<CudnnConv> cudnnConvOf(const Instruction& instr) {
   if (!scale.ok()) return bad(scale.status().message());
   if (*scale != 1 && !isFloat(s.tupleElement(0).type())) return bad("scales an integer result");
   // The convolution it stands for must be a valid one of the result's shape.
-  Computation scratch("cudnn_conv");
-  std::vector<Instruction*> operands;
-  for (int k = 0; k < 2; ++k) {
-    auto p = std::make_unique<Instruction>(Opcode::kParameter, "p" + std::to_string(k), instr.operand(k)->shape());
-    p->setParameterNumber(k);
-    operands.push_back(scratch.add(std::move(p)));
-  }
-  Instruction* conv = scratch.add(Opcode::kConvolution, "conv", s.tupleElement(0), operands);
-  copyConvolutionAttributes(instr, *conv);
-  if (Status valid = checkDeclaredShape(*conv); !valid.ok()) return bad(valid.message());
+  Instruction conv(Opcode::kConvolution, "conv", s.tupleElement(0));
+  copyConvolutionAttributes(instr, conv);
+  const Shape operands[] = {instr.operand(0)->shape(), instr.operand(1)->shape()};
+  if (Status valid = checkDeclaredShape(Opcode::kConvolution, "conv", operands, conv.attrs(), s.tupleElement(0));
+      !valid.ok())
+    return bad(valid.message());
   return CudnnConv{s.tupleElement(0), *scale};
 }
 

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <memory>
+#include <string>
 
 #include "hlo/shape_inference_internal.h"
 
@@ -374,6 +376,22 @@ Status checkDeclaredShape(const Instruction& instr) {
                            instr.shape().toString(false) + " but its operands give " + inferred->toString(false),
                        instr.loc());
   return okStatus();
+}
+
+Status checkDeclaredShape(Opcode op, const std::string& name, std::span<const Shape> operands,
+                          const Attributes& attrs, const Shape& declared) {
+  // Inference reads operands through instructions: parameters of a
+  // computation of its own stand for them.
+  Computation scratch(name);
+  std::vector<Instruction*> params;
+  for (size_t k = 0; k < operands.size(); ++k) {
+    auto p = std::make_unique<Instruction>(Opcode::kParameter, "p" + std::to_string(k), operands[k]);
+    p->setParameterNumber(static_cast<int64_t>(k));
+    params.push_back(scratch.add(std::move(p)));
+  }
+  Instruction* instr = scratch.add(op, name, declared, params);
+  instr->attrs() = attrs;
+  return checkDeclaredShape(*instr);
 }
 
 }  // namespace hlo

@@ -3,6 +3,8 @@
 // XLA's operation semantics. One function serves the parser (instructions
 // written without a shape), the verifier and whoever builds instructions.
 #pragma once
+#include <span>
+#include <string>
 
 #include "hlo/instruction.h"
 #include "hlo/shape.h"
@@ -31,5 +33,11 @@ StatusOr<Shape> inferShapeGiven(const Instruction& instr, const Shape& declared)
 // instruction that fails it: its attributes could index outside its
 // operands.
 Status checkDeclaredShape(const Instruction& instr);
+
+// The same for an instruction that is in no computation: opcode `op` named
+// `name`, with operands of the shapes `operands`, attributes `attrs` and
+// the declared shape `declared` (what a custom call stands for).
+Status checkDeclaredShape(Opcode op, const std::string& name, std::span<const Shape> operands,
+                          const Attributes& attrs, const Shape& declared);
 
 }  // namespace hlo
