@@ -10,11 +10,8 @@
 #include <vector>
 
 #include "hlo/computation.h"
+#include "hlo/custom_call_forms.h"
 #include "hlo/instruction.h"
-#include "hlo/block_scaled_dot_call.h"
-#include "hlo/builder_math_call.h"
-#include "hlo/cudnn_conv_call.h"
-#include "hlo/topk_call.h"
 
 namespace hlo::single_device {
 namespace {
@@ -276,24 +273,9 @@ Status check(const Instruction& instr, const EngineHooks& hooks) {
         if (p.size() == 2 && (p[0] > 0 || p[1] > 0))
           return hooks.refuse(instr, "sends between devices; only one device is simulated");
   }
-  if (std::optional<Opcode> function = builderMathOpcode(instr))
-    return hooks.refuse(instr, "a builder math call runs as " + std::string(opcodeName(*function)) +
-                                   " (the custom-call-decomposer pass)");
-  if (isBlockScaledDotCall(instr)) {
-    Status form = checkBlockScaledDotCall(instr);
-    return hooks.refuse(instr, form.ok() ? "a block-scaled dot call runs as a scaled-dot (the "
-                                           "custom-call-decomposer pass)"
-                                         : form.message());
-  }
-  if (isCudnnConvForward(instr)) {
-    StatusOr<CudnnConv> call = cudnnConvOf(instr);
-    return hooks.refuse(instr, call.ok() ? "a cuDNN convolution call runs as a convolution (the "
-                                           "custom-call-decomposer pass)"
-                                         : call.status().message());
-  }
-  if (isTopKCall(instr)) {
-    StatusOr<TopKCall> call = topKCallOf(instr);
-    return hooks.refuse(instr, call.ok() ? "a TopK call runs as a sort (the custom-call-decomposer pass)" : call.status().message());
+  if (std::optional<KnownCustomCall> known = knownCustomCall(instr)) {
+    if (!known->valid.ok()) return hooks.refuse(instr, known->valid.message());
+    return hooks.refuse(instr, "the call runs as " + std::string(known->standsFor) + " (the custom-call-decomposer pass)");
   }
   if (op == Opcode::kCustomCall && !isAnnotation(instr))
     return hooks.refuse(instr, "custom-call target \"" +

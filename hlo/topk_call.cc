@@ -34,6 +34,7 @@ StatusOr<TopKCall> topKCallOf(const Instruction& instr) {
   const AttrValue* called = instr.attrs().find(AttrKey::kCalledComputations);
   if (called && called->comps.size() > 1) return bad("takes one comparator");
   call.comparator = called && !called->comps.empty() ? called->comps[0] : instr.attrs().getComputation(AttrKey::kToApply);
+  if (!call.comparator && isComplex(x.type())) return bad("complex values have no order without a comparator");
   if (const Computation* c = call.comparator) {
     int n = c->parameterCount();
     if (n != 2 && n != 4) return bad("its comparator takes (x, x) or (x, x, s32, s32)");

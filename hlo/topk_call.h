@@ -10,7 +10,8 @@
 // and an iota along the last dimension would (XLA's TopK decomposer turns
 // the call into exactly that sort), or (x_lhs, x_rhs). Without one, larger
 // values go first in total order (NaN above +inf, 0 above -0), as for the
-// topk op with largest=true. The result may also be the values alone.
+// topk op with largest=true (complex values then have no order). The
+// result may also be the values alone.
 #pragma once
 #include <cstdint>
 

@@ -4,10 +4,7 @@
 
 #include <vector>
 
-#include "hlo/block_scaled_dot_call.h"
-#include "hlo/builder_math_call.h"
-#include "hlo/cudnn_conv_call.h"
-#include "hlo/topk_call.h"
+#include "hlo/custom_call_forms.h"
 #include "interp/context.h"
 #include "interp/ops.h"
 
@@ -127,12 +124,17 @@ StatusOr<Literal> dispatchStatic(EvalContext& ctx, const Instruction& instr, Ope
     case Opcode::kAsyncDone: return evalShared(ctx, instr, ops);
     case Opcode::kCopyStart: return evalShared(ctx, instr, ops);
     case Opcode::kCopyDone: return evalShared(ctx, instr, ops);
-    case Opcode::kCustomCall:
-      if (isTopKCall(instr)) return evalTopKCall(ctx, instr, ops);
-      if (isCudnnConvForward(instr)) return evalCudnnConvForward(ctx, instr, ops);
-      if (builderMathOpcode(instr)) return evalBuilderMathCall(ctx, instr, ops);
-      if (isBlockScaledDotCall(instr)) return evalBlockScaledDotCall(ctx, instr, ops);
+    case Opcode::kCustomCall: {
+      std::optional<KnownCustomCall> known = knownCustomCall(instr);
+      if (!known) return evalShared(ctx, instr, ops);
+      switch (known->form) {
+        case CustomCallForm::kTopK: return evalTopKCall(ctx, instr, ops);
+        case CustomCallForm::kCudnnConvForward: return evalCudnnConvForward(ctx, instr, ops);
+        case CustomCallForm::kBlockScaledDot: return evalBlockScaledDotCall(ctx, instr, ops);
+        case CustomCallForm::kBuilderMath: return evalBuilderMathCall(ctx, instr, ops);
+      }
       return evalShared(ctx, instr, ops);
+    }
     case Opcode::kOptimizationBarrier: return *ops[0];
     case Opcode::kAddDependency: return *ops[0];
     case Opcode::kDomain: return *ops[0];

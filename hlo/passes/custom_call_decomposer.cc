@@ -25,9 +25,8 @@
 // The builder math library's calls (hlo/builder_math_call.h): the
 // elementwise op each stands for.
 //
-// Left alone: calls whose form topKCallOf, cudnnConvOf or
-// checkBlockScaledDotCall rejects (both engines then refuse them with the
-// reason), TopK of complex values without a comparator, dynamic shapes and
+// Left alone: calls that do not fit their form (knownCustomCall's `valid`;
+// both engines then refuse them with the reason), dynamic shapes and
 // instructions with control edges.
 #include <string>
 #include <vector>
@@ -37,6 +36,7 @@
 #include "hlo/block_scaled_dot_call.h"
 #include "hlo/builder_math_call.h"
 #include "hlo/cudnn_conv_call.h"
+#include "hlo/custom_call_forms.h"
 #include "hlo/element_io.h"
 #include "hlo/topk_call.h"
 
@@ -84,12 +84,8 @@ bool decomposable(const Instruction& i) {
   if (i.opcode() != Opcode::kCustomCall || i.hasControlEdges() || i.shape().isDynamic()) return false;
   for (const Instruction* o : i.operands())
     if (o->shape().isDynamic()) return false;
-  if (builderMathOpcode(i)) return true;
-  if (isBlockScaledDotCall(i)) return checkBlockScaledDotCall(i).ok();
-  if (isCudnnConvForward(i)) return cudnnConvOf(i).ok();
-  if (!isTopKCall(i)) return false;
-  StatusOr<TopKCall> call = topKCallOf(i);
-  return call.ok() && (call->comparator || !isComplex(i.operand(0)->shape().type()));
+  std::optional<KnownCustomCall> known = knownCustomCall(i);
+  return known && known->valid.ok();
 }
 
 // Adds instructions named after the call being rewritten, at its location.
@@ -169,15 +165,18 @@ bool decomposeIn(Module& module, Computation& comp) {
   for (Instruction* call : found) {
     Builder b(comp, names, *call);
     Instruction* with = nullptr;
-    if (std::optional<Opcode> function = builderMathOpcode(*call)) {
-      with = b.add(*function, call->shape(), {call->operand(0)}, std::string(opcodeName(*function)));
-    } else if (isBlockScaledDotCall(*call)) {
-      with = b.add(Opcode::kScaledDot, call->shape(), call->operands(), "dot");
-      setBlockScaledDotDims(*call, *with);
-    } else if (isTopKCall(*call)) {
-      with = decomposeTopK(module, comp, b, call);
-    } else {
-      with = decomposeCudnnConv(b, call);
+    switch (knownCustomCall(*call)->form) {
+      case CustomCallForm::kTopK: with = decomposeTopK(module, comp, b, call); break;
+      case CustomCallForm::kCudnnConvForward: with = decomposeCudnnConv(b, call); break;
+      case CustomCallForm::kBlockScaledDot:
+        with = b.add(Opcode::kScaledDot, call->shape(), call->operands(), "dot");
+        setBlockScaledDotDims(*call, *with);
+        break;
+      case CustomCallForm::kBuilderMath: {
+        Opcode function = *builderMathOpcode(*call);
+        with = b.add(function, call->shape(), {call->operand(0)}, std::string(opcodeName(function)));
+        break;
+      }
     }
     comp.replaceAllUses(call, with);
     comp.remove(call);
