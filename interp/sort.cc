@@ -46,6 +46,65 @@ Status mergeSort(std::vector<int64_t>& items, Before&& before) {
 // x[a] < x[b] in total order (hlo/element_io.h's totalOrderKey).
 bool valueLess(const Literal& x, int64_t a, int64_t b) { return totalOrderKey(x, a) < totalOrderKey(x, b); }
 
+// Whether the comparator puts element `lhs` strictly before element `rhs`:
+// it is called on (lhs, rhs) of each operand in turn, as a scalar program
+// running on the elements in place when it compiles to one.
+class ComparatorCall {
+ public:
+  ComparatorCall(EvalContext& ctx, const Instruction& instr, const Computation& comparator, Operands ops)
+      : ctx_(ctx), instr_(instr), comparator_(comparator), ops_(ops) {
+    std::vector<ElementType> argTypes;
+    for (const Literal* op : ops) {
+      for (int side = 0; side < 2; ++side) args_.emplace_back(Shape::scalar(op->type()));
+      argTypes.insert(argTypes.end(), 2, op->type());
+    }
+    for (const Literal& arg : args_) argPointers_.push_back(&arg);
+    const ElementType predType[] = {ElementType::kPred};
+    program_ = ctx.scalarProgram(comparator);
+    if (program_ && !program_->takes(argTypes, predType)) program_ = nullptr;
+  }
+
+  StatusOr<bool> operator()(int64_t lhs, int64_t rhs) {
+    size_t n = ops_.size();
+    if (program_) {
+      for (size_t k = 0; k < n; ++k) {
+        program_->setArgument(static_cast<int>(2 * k), *ops_[k], lhs);
+        program_->setArgument(static_cast<int>(2 * k + 1), *ops_[k], rhs);
+      }
+      program_->runInPlace();
+      return program_->resultIsTrue();
+    }
+    for (size_t k = 0; k < n; ++k) {
+      copyElement(*ops_[k], lhs, args_[2 * k], 0);
+      copyElement(*ops_[k], rhs, args_[2 * k + 1], 0);
+    }
+    HLO_ASSIGN_OR_RETURN(Literal answer, ctx_.call(comparator_, argPointers_));
+    if (!answer.shape().isScalar() || answer.type() != ElementType::kPred)
+      return EvalContext::unsupported(instr_, "the comparator does not return pred[]");
+    return answer.bitsAt(0) != 0;
+  }
+
+ private:
+  EvalContext& ctx_;
+  const Instruction& instr_;
+  const Computation& comparator_;
+  Operands ops_;
+  std::vector<Literal> args_;  // scalar arguments, reused for every call
+  std::vector<const Literal*> argPointers_;
+  const ScalarProgram* program_ = nullptr;
+};
+
+// Orders positions `slice` of row x[base, base + n) so that its first k are
+// the k largest (smallest when !largest) in total order, equal values in
+// position order: a strict total order, so partial_sort is exact.
+void partialSortByValue(const Literal& x, int64_t base, std::vector<int64_t>& slice, int64_t k, bool largest) {
+  std::partial_sort(slice.begin(), slice.begin() + k, slice.end(), [&](int64_t a, int64_t b) {
+    if (valueLess(x, base + a, base + b)) return !largest;
+    if (valueLess(x, base + b, base + a)) return largest;
+    return a < b;
+  });
+}
+
 }  // namespace
 
 StatusOr<Literal> evalSort(EvalContext& ctx, const Instruction& instr, Operands ops) {
@@ -53,38 +112,7 @@ StatusOr<Literal> evalSort(EvalContext& ctx, const Instruction& instr, Operands 
   const Computation* comparator = instr.attrs().getComputation(AttrKey::kToApply);
   int64_t dim = instr.attrs().getInts(AttrKey::kDimensions)[0];
   size_t n = ops.size();
-  // Scalar arguments of the comparator, reused for every call.
-  std::vector<Literal> args;
-  for (const Literal* op : ops) {
-    args.emplace_back(Shape::scalar(op->type()));
-    args.emplace_back(Shape::scalar(op->type()));
-  }
-  std::vector<const Literal*> argPointers;
-  for (const Literal& arg : args) argPointers.push_back(&arg);
-  // A comparator compiled to a scalar program runs on the elements in place.
-  std::vector<ElementType> argTypes;
-  for (const Literal* op : ops) argTypes.insert(argTypes.end(), 2, op->type());
-  const ElementType predType[] = {ElementType::kPred};
-  const ScalarProgram* program = ctx.scalarProgram(*comparator);
-  if (program && !program->takes(argTypes, predType)) program = nullptr;
-  auto before = [&](int64_t lhs, int64_t rhs) -> StatusOr<bool> {
-    if (program) {
-      for (size_t k = 0; k < n; ++k) {
-        program->setArgument(static_cast<int>(2 * k), *ops[k], lhs);
-        program->setArgument(static_cast<int>(2 * k + 1), *ops[k], rhs);
-      }
-      program->runInPlace();
-      return program->resultIsTrue();
-    }
-    for (size_t k = 0; k < n; ++k) {
-      copyElement(*ops[k], lhs, args[2 * k], 0);
-      copyElement(*ops[k], rhs, args[2 * k + 1], 0);
-    }
-    HLO_ASSIGN_OR_RETURN(Literal answer, ctx.call(*comparator, argPointers));
-    if (!answer.shape().isScalar() || answer.type() != ElementType::kPred)
-      return EvalContext::unsupported(instr, "the comparator does not return pred[]");
-    return answer.bitsAt(0) != 0;
-  };
+  ComparatorCall before(ctx, instr, *comparator, ops);
 
   HLO_ASSIGN_OR_RETURN(Literal result, ctx.allocate(instr.shape(), instr));
   std::vector<Literal*> outs;
@@ -135,12 +163,7 @@ StatusOr<Literal> evalTopK(EvalContext& ctx, const Instruction& instr, Operands 
   for (int64_t row = 0; row < rows; ++row) {
     int64_t base = row * n;
     for (int64_t i = 0; i < n; ++i) order[i] = i;
-    // A strict total order (value, then index), so partial_sort is exact.
-    std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int64_t a, int64_t b) {
-      if (valueLess(x, base + a, base + b)) return !largest;
-      if (valueLess(x, base + b, base + a)) return largest;
-      return a < b;
-    });
+    partialSortByValue(x, base, order, k, largest);
     for (int64_t i = 0; i < k; ++i) {
       copyElement(x, base + order[i], values, row * k + i);
       indices.setBitsAt(row * k + i, static_cast<uint32_t>(order[i]));
@@ -179,64 +202,33 @@ StatusOr<Literal> evalTopKCall(EvalContext& ctx, const Instruction& instr, Opera
   StatusOr<TopKCall> call = topKCallOf(instr);
   if (!call.ok()) return EvalContext::unsupported(instr, call.status().message());
   const Literal& x = *ops[0];
-  if (!call->comparator && isComplex(x.type())) return EvalContext::unsupported(instr, "complex values have no order");
   int64_t n = x.shape().dims().back(), k = call->k;
   int64_t rows = n == 0 ? 0 : x.elementCount() / n;
   // Larger first (1) or smaller first (-1) in a strict total order: a
   // partial sort gives the same first k as the stable merge sort.
   int order = call->comparator ? valueOrderOf(*call->comparator, x.type()) : 1;
-  // Scalar arguments of the comparator, reused for every call.
-  std::vector<Literal> args;
-  std::vector<const Literal*> argPointers;
-  std::vector<ElementType> argTypes;
-  int arity = call->comparator ? call->comparator->parameterCount() : 0;
-  for (int p = 0; p < arity; ++p) {
-    argTypes.push_back(p < 2 ? x.type() : ElementType::kS32);
-    args.emplace_back(Shape::scalar(argTypes.back()));
-  }
-  for (const Literal& arg : args) argPointers.push_back(&arg);
-  // A comparator compiled to a scalar program runs on the elements in place
-  // (the indices read from an iota of the slice).
-  const ElementType predType[] = {ElementType::kPred};
-  const ScalarProgram* program = call->comparator ? ctx.scalarProgram(*call->comparator) : nullptr;
-  if (program && !program->takes(argTypes, predType)) program = nullptr;
-  Literal iota(Shape(ElementType::kS32, {program && arity == 4 ? n : 0}));
-  for (int64_t i = 0; i < iota.elementCount(); ++i) iota.setBitsAt(i, static_cast<uint32_t>(i));
-  int64_t base = 0;
-  auto before = [&](int64_t lhs, int64_t rhs) -> StatusOr<bool> {
-    if (program) {
-      program->setArgument(0, x, base + lhs);
-      program->setArgument(1, x, base + rhs);
-      if (arity == 4) {
-        program->setArgument(2, iota, lhs);
-        program->setArgument(3, iota, rhs);
-      }
-      program->runInPlace();
-      return program->resultIsTrue();
-    }
-    copyElement(x, base + lhs, args[0], 0);
-    copyElement(x, base + rhs, args[1], 0);
-    if (arity == 4) {
-      args[2].setBitsAt(0, static_cast<uint32_t>(lhs));
-      args[3].setBitsAt(0, static_cast<uint32_t>(rhs));
-    }
-    HLO_ASSIGN_OR_RETURN(Literal answer, ctx.call(*call->comparator, argPointers));
-    return answer.bitsAt(0) != 0;
-  };
+  // Otherwise the comparator, on x and (with four parameters) an iota of
+  // the positions along the last dimension; the merge sort orders
+  // positions in x.
+  Literal iota(Shape(ElementType::kS32, order == 0 && call->comparator->parameterCount() == 4 ? x.shape().dims()
+                                                                                               : std::vector<int64_t>{0}));
+  for (int64_t i = 0; i < iota.elementCount(); ++i) iota.setBitsAt(i, static_cast<uint32_t>(i % n));
+  std::vector<const Literal*> compared{&x};
+  if (iota.elementCount() > 0) compared.push_back(&iota);
+  std::optional<ComparatorCall> before;
+  if (order == 0) before.emplace(ctx, instr, *call->comparator, compared);
   HLO_ASSIGN_OR_RETURN(Literal result, ctx.allocate(instr.shape(), instr));
   Literal& values = call->withIndices ? result.tupleElements()[0] : result;
   std::vector<int64_t> slice(n);
   for (int64_t row = 0; row < rows; ++row) {
-    base = row * n;
-    for (int64_t i = 0; i < n; ++i) slice[i] = i;
+    int64_t base = row * n;
     if (order != 0) {
-      std::partial_sort(slice.begin(), slice.begin() + k, slice.end(), [&](int64_t a, int64_t b) {
-        if (valueLess(x, base + a, base + b)) return order < 0;
-        if (valueLess(x, base + b, base + a)) return order > 0;
-        return a < b;
-      });
+      for (int64_t i = 0; i < n; ++i) slice[i] = i;
+      partialSortByValue(x, base, slice, k, order > 0);
     } else {
-      HLO_RETURN_IF_ERROR(mergeSort(slice, before));
+      for (int64_t i = 0; i < n; ++i) slice[i] = base + i;
+      HLO_RETURN_IF_ERROR(mergeSort(slice, *before));
+      for (int64_t& position : slice) position -= base;
     }
     for (int64_t i = 0; i < k; ++i) {
       copyElement(x, base + slice[i], values, row * k + i);
