@@ -12,6 +12,16 @@ namespace {
 
 bool isRealFloat(const Shape& shape) { return shape.isArray() && isFloat(shape.type()); }
 
+// K of a convolution with these attributes, operands and result; 0 when
+// they do not plan.
+int64_t convolutionTerms(const Attributes& attrs, const Shape& lhs, const Shape& rhs, const Shape& out) {
+  auto plan = convolutionPlan(attrs, lhs, rhs, out);
+  if (!plan.ok()) return 0;
+  int64_t k = plan->inFeaturesPerGroup;
+  for (const WindowDim& w : plan->window) k *= w.size;
+  return k;
+}
+
 // K for a dot or convolution with real float operands and result; 0 for
 // anything else.
 int64_t productsPerSum(const Instruction& instr) {
@@ -21,11 +31,7 @@ int64_t productsPerSum(const Instruction& instr) {
     if (!call.ok() || !isRealFloat(call->convolution)) return 0;
     Instruction conv(Opcode::kConvolution, instr.name(), call->convolution);
     copyConvolutionAttributes(instr, conv);
-    auto plan = convolutionPlan(conv.attrs(), instr.operand(0)->shape(), instr.operand(1)->shape(), conv.shape());
-    if (!plan.ok()) return 0;
-    int64_t k = plan->inFeaturesPerGroup;
-    for (const WindowDim& w : plan->window) k *= w.size;
-    return k;
+    return convolutionTerms(conv.attrs(), instr.operand(0)->shape(), instr.operand(1)->shape(), conv.shape());
   }
   if (!isRealFloat(instr.shape())) return 0;
   if (instr.operandCount() != 2) return 0;
@@ -36,13 +42,7 @@ int64_t productsPerSum(const Instruction& instr) {
     auto dims = dotDims(instr.attrs(), lhs, rhs);
     return dims.ok() ? dims->k : 0;
   }
-  if (instr.opcode() == Opcode::kConvolution) {
-    auto plan = convolutionPlan(instr.attrs(), lhs, rhs, instr.shape());
-    if (!plan.ok()) return 0;
-    int64_t k = plan->inFeaturesPerGroup;
-    for (const WindowDim& w : plan->window) k *= w.size;
-    return k;
-  }
+  if (instr.opcode() == Opcode::kConvolution) return convolutionTerms(instr.attrs(), lhs, rhs, instr.shape());
   return 0;
 }
 

@@ -127,6 +127,9 @@ class ElementalEmitter {
     int64_t block;
   };
   Folding folding(const Instruction& reduce);
+  // The element of `x` at `index` in the float type `as`, as wide as x's or
+  // wider (a fold's partial or total).
+  StatusOr<llvm::Value*> emitWidened(const Instruction& x, const IrIndex& index, ElementType as);
   // The identity of a reducer's opcode (0 for add, 1 for multiply, ...), or null.
   llvm::Value* identity(Opcode op, ElementType t);
 

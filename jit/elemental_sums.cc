@@ -99,6 +99,25 @@ StatusOr<llvm::Value*> ElementalEmitter::reduceStep(const Instruction& reduce, l
   return v;
 }
 
+StatusOr<llvm::Value*> ElementalEmitter::emitWidened(const Instruction& x, const IrIndex& index, ElementType as) {
+  HLO_ASSIGN_OR_RETURN(llvm::Value * v, emit(x, index));
+  return as == x.shape().type() ? v : b_.CreateFPExt(v, valueType(as));
+}
+
+// Block lengths of emitReduce (see there).
+constexpr int64_t kBlock = 4096, kNonNegativeBlock = 1024;
+
+ElementalEmitter::Folding ElementalEmitter::folding(const Instruction& reduce) {
+  Opcode op = *binaryOfParameters(reduce.attrs().getComputation(AttrKey::kToApply));
+  // f32 sums total in f64 and round to f32 once at the end; their block
+  // partials are f64 unless no term is negative.
+  ElementType t = reduce.shape().type();
+  if (op != Opcode::kAdd || t != ElementType::kF32) return {t, t, kBlock};
+  if (nonNegative(*reduce.operand(0), [&](const Instruction& x) { return isInput(x); }))
+    return {ElementType::kF32, ElementType::kF64, kNonNegativeBlock};
+  return {ElementType::kF64, ElementType::kF64, kBlock};
+}
+
 // reduce(operand, init) with a reducer that is one elementwise binary op of
 // its two parameters. Algorithm, for one output element:
 //   1. total = init;
@@ -122,20 +141,6 @@ StatusOr<llvm::Value*> ElementalEmitter::reduceStep(const Instruction& reduce, l
 // additions). The f64 total's rounding errors are compensated once per
 // block. f16, bf16, f8 and f4 round after every step, in the interpreter's
 // row-major order.
-// Block lengths of emitReduce (see there).
-constexpr int64_t kBlock = 4096, kNonNegativeBlock = 1024;
-
-ElementalEmitter::Folding ElementalEmitter::folding(const Instruction& reduce) {
-  Opcode op = *binaryOfParameters(reduce.attrs().getComputation(AttrKey::kToApply));
-  // f32 sums total in f64 and round to f32 once at the end; their block
-  // partials are f64 unless no term is negative.
-  ElementType t = reduce.shape().type();
-  if (op != Opcode::kAdd || t != ElementType::kF32) return {t, t, kBlock};
-  if (nonNegative(*reduce.operand(0), [&](const Instruction& x) { return isInput(x); }))
-    return {ElementType::kF32, ElementType::kF64, kNonNegativeBlock};
-  return {ElementType::kF64, ElementType::kF64, kBlock};
-}
-
 StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, const IrIndex& index) {
   if (!emitsReduce(instr))
     return cannotCompile(instr, "a reduce folded in a kernel has one input, one element type, and a reducer "
@@ -147,16 +152,11 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
   auto [partialType, t, block] = folding(instr);
   llvm::Value* id = identity(op, partialType);
   if (!id) return cannotCompile(instr, "no identity value for " + std::string(elementTypeName(partialType)));
-  // An element of `from` in the type `as`.
-  auto element = [&](const Instruction& from, const IrIndex& at, ElementType as) -> StatusOr<llvm::Value*> {
-    HLO_ASSIGN_OR_RETURN(llvm::Value * x, emit(from, at));
-    return as == resultType ? x : b_.CreateFPExt(x, valueType(as));
-  };
   const std::vector<int64_t>& inDims = input.shape().dims();
   std::vector<int64_t> reduced = instr.attrs().getInts(AttrKey::kDimensions);
   std::sort(reduced.begin(), reduced.end());
 
-  HLO_ASSIGN_OR_RETURN(llvm::Value * init, element(*instr.operand(1), scalarIndex(), t));
+  HLO_ASSIGN_OR_RETURN(llvm::Value * init, emitWidened(*instr.operand(1), scalarIndex(), t));
   llvm::AllocaInst* total = entryAlloca(valueType(t), "total");
   llvm::AllocaInst* partial = entryAlloca(valueType(partialType), "partial");
   b_.CreateStore(init, total);
@@ -181,14 +181,14 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
       int64_t d = reduced.back();
       return emitLoop(i64(0), i64(inDims[d]), "r", [&](llvm::Value* j) -> Status {
         in.multi[d] = j;
-        HLO_ASSIGN_OR_RETURN(llvm::Value * x, element(input, in, t));
+        HLO_ASSIGN_OR_RETURN(llvm::Value * x, emitWidened(input, in, t));
         HLO_ASSIGN_OR_RETURN(llvm::Value * v, reduceStep(instr, b_.CreateLoad(valueType(t), total), x, t, false));
         b_.CreateStore(v, total);
         return okStatus();
       });
     }
     if (reduced.empty()) {
-      HLO_ASSIGN_OR_RETURN(llvm::Value * x, element(input, in, t));
+      HLO_ASSIGN_OR_RETURN(llvm::Value * x, emitWidened(input, in, t));
       HLO_ASSIGN_OR_RETURN(llvm::Value * v, reduceStep(instr, b_.CreateLoad(valueType(t), total), x, t, false));
       b_.CreateStore(v, total);
       return okStatus();
@@ -206,7 +206,7 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduce(const Instruction& instr, co
       b_.CreateStore(id, partial);
       HLO_RETURN_IF_ERROR(emitLoop(lo, hi, "r", [&](llvm::Value* j) -> Status {
         in.multi[d] = j;
-        HLO_ASSIGN_OR_RETURN(llvm::Value * x, element(input, in, partialType));
+        HLO_ASSIGN_OR_RETURN(llvm::Value * x, emitWidened(input, in, partialType));
         HLO_ASSIGN_OR_RETURN(llvm::Value * v,
                              reduceStep(instr, b_.CreateLoad(valueType(partialType), partial), x, partialType, true));
         b_.CreateStore(v, partial);

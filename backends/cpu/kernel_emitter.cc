@@ -432,7 +432,7 @@ class PipelinedRows {
             const Instruction& fold = *stored_[a].value;
             ElementType partialType = emitter_.folding(fold).partial;
             llvm::Value* partial = b_.CreateLoad(emitter_.valueType(partialType), partials[a]);
-            HLO_ASSIGN_OR_RETURN(llvm::Value * x, widened(*fold.operand(0), at(next, j), partialType));
+            HLO_ASSIGN_OR_RETURN(llvm::Value * x, emitter_.emitWidened(*fold.operand(0), at(next, j), partialType));
             HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter_.reduceStep(fold, partial, x, partialType, true));
             b_.CreateStore(v, partials[a]);
           }
@@ -452,17 +452,12 @@ class PipelinedRows {
       jit::ElementalEmitter::Folding folding = emitter_.folding(fold);
       llvm::Value* partial = b_.CreateLoad(emitter_.valueType(folding.partial), partials[a]);
       if (folding.partial != folding.total) partial = b_.CreateFPExt(partial, emitter_.valueType(folding.total));
-      HLO_ASSIGN_OR_RETURN(llvm::Value * init, widened(*fold.operand(1), emitter_.scalarIndex(), folding.total));
+      HLO_ASSIGN_OR_RETURN(llvm::Value * init, emitter_.emitWidened(*fold.operand(1), emitter_.scalarIndex(), folding.total));
       HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter_.reduceStep(fold, init, partial, folding.total, false));
       if (folding.total != fold.shape().type()) v = b_.CreateFPTrunc(v, emitter_.valueType(fold.shape().type()));
       keep(a, next, v);
     }
     return okStatus();
-  }
-  // The element of `x` at `index`, in the (wider or equal) float type `as`.
-  StatusOr<llvm::Value*> widened(const Instruction& x, const jit::IrIndex& index, ElementType as) {
-    HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter_.emit(x, index));
-    return as == x.shape().type() ? v : b_.CreateFPExt(v, emitter_.valueType(as));
   }
 
   jit::ElementalEmitter& emitter_;
