@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "hlo/custom_call_forms.h"
 #include "interp/fast_reducer.h"
 
 namespace hlo::conformance {
@@ -37,6 +38,43 @@ double appliedCost(const Instruction& instr) {
   return 1 + n;
 }
 
+// A convolution's result elements x kernel elements / output features.
+double convolutionWork(const Instruction& instr, double resultElements) {
+  const Shape& kernel = instr.operand(1)->shape();
+  const AttrValue* labels = instr.attrs().find(AttrKey::kDimLabels);
+  double outputFeatures = 1;
+  if (labels && labels->conv.kernelOutputFeature < kernel.rank())
+    outputFeatures = std::max<double>(1, kernel.dim(static_cast<int>(labels->conv.kernelOutputFeature)));
+  return resultElements * shapeElements(kernel) / outputFeatures;
+}
+
+// A custom call that stands for HLO (hlo/custom_call_forms.h) costs what
+// that HLO costs, so a cuDNN convolution is not priced as a copy of its
+// small result; any other custom call, its result's elements.
+double customCallWork(const Instruction& instr, double resultElements) {
+  std::optional<KnownCustomCall> known = knownCustomCall(instr);
+  if (!known) return resultElements;
+  const Shape& shape = instr.shape();
+  switch (known->form) {
+    case CustomCallForm::kCudnnConvForward:
+      if (instr.operandCount() < 2 || !shape.isTuple() || shape.tupleSize() == 0) return resultElements;
+      return convolutionWork(instr, shapeElements(shape.tupleElement(0)));
+    case CustomCallForm::kTopK: {
+      double n = operandElements(instr);
+      return n * std::log2(n + 2) * appliedCost(instr);
+    }
+    case CustomCallForm::kBlockScaledDot: {
+      // The scaled dot contracts the lhs's last dimension.
+      if (instr.operandCount() < 1 || instr.operand(0)->shape().rank() == 0) return resultElements;
+      const Shape& lhs = instr.operand(0)->shape();
+      return resultElements * static_cast<double>(std::max<int64_t>(1, lhs.dim(lhs.rank() - 1)));
+    }
+    case CustomCallForm::kBuilderMath:
+      return resultElements;
+  }
+  return resultElements;
+}
+
 double instructionWork(const Instruction& instr) {
   const Shape& shape = instr.shape();
   double result = shapeElements(shape);
@@ -48,14 +86,8 @@ double instructionWork(const Instruction& instr) {
       if (d >= 0 && d < lhs.rank()) contracted *= static_cast<double>(lhs.dim(static_cast<int>(d)));
     return result * contracted;
   }
-  if (op == Opcode::kConvolution && instr.operandCount() >= 2) {
-    const Shape& kernel = instr.operand(1)->shape();
-    const AttrValue* labels = instr.attrs().find(AttrKey::kDimLabels);
-    double outputFeatures = 1;
-    if (labels && labels->conv.kernelOutputFeature < kernel.rank())
-      outputFeatures = std::max<double>(1, kernel.dim(static_cast<int>(labels->conv.kernelOutputFeature)));
-    return result * shapeElements(kernel) / outputFeatures;
-  }
+  if (op == Opcode::kConvolution && instr.operandCount() >= 2) return convolutionWork(instr, result);
+  if (op == Opcode::kCustomCall) return customCallWork(instr, result);
   if (op == Opcode::kReduce || op == Opcode::kMap || op == Opcode::kScatter ||
       op == Opcode::kAllReduce || op == Opcode::kAllReduceStart ||
       op == Opcode::kReduceScatter)

@@ -14,6 +14,8 @@
 //                  result elements x window size x the same factor
 //   sort           n log2 n x (1 + comparator instructions)
 //   fft            n log2 n;  cholesky, triangular-solve  n^3 per matrix
+//   a custom call that stands for HLO (hlo/custom_call_forms.h): that HLO's
+//                  work (a cuDNN convolution is its convolution)
 // Every computation is counted once, so a while loop may do far more: see
 // corpusEvaluationOptions.
 #pragma once

@@ -378,6 +378,14 @@ Status checkDeclaredShape(const Instruction& instr) {
   return okStatus();
 }
 
+bool hasUnboundedDim(const Shape& shape) {
+  for (int64_t d : shape.dims())
+    if (d == Shape::kUnboundedDim) return true;
+  for (const Shape& e : shape.tupleElements())
+    if (hasUnboundedDim(e)) return true;
+  return false;
+}
+
 Status checkDeclaredShape(Opcode op, const std::string& name, std::span<const Shape> operands,
                           const Attributes& attrs, const Shape& declared) {
   // Inference reads operands through instructions: parameters of a

@@ -34,6 +34,12 @@ StatusOr<Shape> inferShapeGiven(const Instruction& instr, const Shape& declared)
 // operands.
 Status checkDeclaredShape(const Instruction& instr);
 
+// Whether `shape`, or any tuple element of it, has an unbounded (`?`)
+// dimension. The verifier lets `?` stand for any size; such a dimension has
+// no size to run at, so both engines also refuse an instruction whose shape
+// or operands have one.
+bool hasUnboundedDim(const Shape& shape);
+
 // The same for an instruction that is in no computation: opcode `op` named
 // `name`, with operands of the shapes `operands`, attributes `attrs` and
 // the declared shape `declared` (what a custom call stands for).

@@ -364,7 +364,24 @@ Status checkLayouts(const Instruction& instr, const Shape& shape) {
                                std::to_string(shape.rank()) + " dimensions once");
 }
 
+// An array's size in bytes, at its dimensions' bounds, fits in 64 bits (as
+// XLA's shape validation asks): every size computed from the shape later
+// (element counts, byte offsets, buffer plans) is then exact.
+Status checkSize(const Instruction& instr, const Shape& shape) {
+  if (shape.isTuple()) {
+    for (const Shape& e : shape.tupleElements()) HLO_RETURN_IF_ERROR(checkSize(instr, e));
+    return okStatus();
+  }
+  if (!shape.isArray()) return okStatus();
+  int64_t bytes = (bitWidth(shape.type()) + 7) / 8;
+  for (int64_t d : shape.dims())
+    if (d > 0 && __builtin_mul_overflow(bytes, d, &bytes))
+      return instrError(instr, "shape " + shape.toString(false) + " has more bytes than 64 bits can count");
+  return okStatus();
+}
+
 Status checkShape(const Instruction& instr) {
+  HLO_RETURN_IF_ERROR(checkSize(instr, instr.shape()));
   HLO_RETURN_IF_ERROR(checkLayouts(instr, instr.shape()));
   StatusOr<Shape> inferred = inferShapeGiven(instr, instr.shape());
   if (!inferred.ok()) return inferred.status().withLoc(instr.loc());

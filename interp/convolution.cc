@@ -21,6 +21,7 @@
 #include "hlo/contraction.h"
 #include "hlo/cudnn_conv_call.h"
 #include "hlo/element_io.h"
+#include "interp/data_checks.h"
 #include "interp/dense.h"
 #include "interp/ops.h"
 
@@ -86,9 +87,9 @@ StatusOr<Literal> convAs(EvalContext& ctx, const Instruction& instr, const Liter
   return out;
 }
 
-}  // namespace
-
-StatusOr<Literal> evalConvolution(EvalContext& ctx, const Instruction& instr, Operands ops) {
+// The convolution `instr` describes, of the values `ops`; its shape is
+// checked against them by the caller.
+StatusOr<Literal> convolve(EvalContext& ctx, const Instruction& instr, Operands ops) {
   if (instr.attrs().has(AttrKey::kSparsity) || instr.attrs().has(AttrKey::kSparsityConfig))
     return EvalContext::unsupported(instr, "sparse kernels");
   if (ops.size() != 2) return EvalContext::unsupported(instr, "expected an input and a kernel");
@@ -101,6 +102,13 @@ StatusOr<Literal> evalConvolution(EvalContext& ctx, const Instruction& instr, Op
   return EvalContext::unsupported(instr);
 }
 
+}  // namespace
+
+StatusOr<Literal> evalConvolution(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  HLO_RETURN_IF_ERROR(checkWellTyped(instr));
+  return convolve(ctx, instr, ops);
+}
+
 // cuDNN's forward convolution call (hlo/cudnn_conv_call.h): the
 // convolution its attributes describe, times conv_result_scale (a second
 // rounding, as the CPU JIT's multiply after its convolution), and a
@@ -111,7 +119,8 @@ StatusOr<Literal> evalCudnnConvForward(EvalContext& ctx, const Instruction& inst
   Instruction conv(Opcode::kConvolution, instr.name(), call->convolution);
   conv.setLoc(instr.loc());
   copyConvolutionAttributes(instr, conv);
-  HLO_ASSIGN_OR_RETURN(Literal y, evalConvolution(ctx, conv, ops));
+  // cudnnConvOf has checked the convolution's shape against the operands.
+  HLO_ASSIGN_OR_RETURN(Literal y, convolve(ctx, conv, ops));
   if (call->scale != 1)
     for (int64_t i = 0; i < y.elementCount(); ++i) writeFloat(y, i, y.toDouble(i) * call->scale);
   HLO_ASSIGN_OR_RETURN(Literal result, ctx.allocate(instr.shape(), instr));

@@ -15,14 +15,6 @@
 
 namespace hlo::interp {
 
-inline bool hasUnboundedDim(const Shape& s) {
-  for (int64_t d : s.dims())
-    if (d == Shape::kUnboundedDim) return true;
-  for (const Shape& e : s.tupleElements())
-    if (hasUnboundedDim(e)) return true;
-  return false;
-}
-
 // Fails unless shape inference accepts `instr` and gives its declared shape
 // (hlo/shape_inference.h's checkDeclaredShape), and no shape involved has an
 // unbounded (`?`) dimension. The module is not necessarily verified before

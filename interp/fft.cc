@@ -18,6 +18,7 @@
 #include <complex>
 #include <numbers>
 
+#include "interp/data_checks.h"
 #include "interp/element_io.h"
 #include "interp/ops.h"
 
@@ -90,6 +91,7 @@ void hermitianExtend(std::vector<C>& data, std::vector<int64_t>& dims, int64_t n
 
 StatusOr<Literal> evalFft(EvalContext& ctx, const Instruction& instr, Operands ops) {
   if (ops.size() != 1) return EvalContext::unsupported(instr, "expected one operand");
+  HLO_RETURN_IF_ERROR(checkWellTyped(instr));
   const Literal& x = *ops[0];
   std::string_view type = instr.attrs().getString(AttrKey::kFftType);
   const std::vector<int64_t>& lengths = instr.attrs().getInts(AttrKey::kFftLength);

@@ -18,6 +18,7 @@
 #include "hlo/exact_sum.h"
 #include "hlo/fold_order.h"
 #include "hlo/indexing.h"
+#include "interp/data_checks.h"
 #include "interp/fast_reducer.h"
 #include "interp/ops.h"
 
@@ -207,6 +208,7 @@ StatusOr<Literal> evalReduce(EvalContext& ctx, const Instruction& instr, Operand
 }
 
 StatusOr<Literal> evalReduceWindow(EvalContext& ctx, const Instruction& instr, Operands ops) {
+  HLO_RETURN_IF_ERROR(checkWellTyped(instr));
   return evalFold(ctx, instr, ops, FoldOrder::forReduceWindow);
 }
 

@@ -8,6 +8,7 @@
 #include <complex>
 #include <functional>
 #include <string>
+#include <unordered_set>
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
@@ -160,15 +161,58 @@ llvm::AllocaInst* ElementalEmitter::entryAlloca(llvm::Type* type, const std::str
   return entry.CreateAlloca(type, nullptr, name);
 }
 
-StatusOr<llvm::Value*> ElementalEmitter::emit(const Instruction& instr, const IrIndex& index) {
+ElementalEmitter::CacheKey ElementalEmitter::cacheKey(const Instruction& instr, const IrIndex& index) {
   CacheKey key{&instr, index.multi};
   if (index.multi.empty() && index.linear) key.second.push_back(index.linear);
-  for (auto scope = cache_.rbegin(); scope != cache_.rend(); ++scope) {
-    auto it = scope->find(key);
-    if (it != scope->end()) return it->second;
+  return key;
+}
+
+llvm::Value* ElementalEmitter::cached(const Instruction& instr, const IrIndex& index) const {
+  CacheKey key = cacheKey(instr, index);
+  for (auto scope = cache_.rbegin(); scope != cache_.rend(); ++scope)
+    if (auto it = scope->find(key); it != scope->end()) return it->second;
+  return nullptr;
+}
+
+// An operand that emitElementwise reads at its user's own index (not a
+// scalar bound) and that is itself elementwise, computed from its operands.
+static bool readAtSameIndex(const Instruction& user, const Instruction& op) {
+  return op.opcode() != Opcode::kMap && opcodeCategory(op.opcode()) == OpCategory::kElementwise &&
+         op.shape().isArray() && op.shape().dims() == user.shape().dims() && op.operandCount() > 0;
+}
+
+Status ElementalEmitter::emitElementwiseOperandsFirst(const Instruction& instr, const IrIndex& index) {
+  // Depth-first, operands in order, each emitted after its own operands:
+  // the order the recursion would emit them in, so the IR is the same.
+  struct Frame {
+    const Instruction* instr;
+    int next = 0;  // the operand to visit next
+  };
+  std::vector<Frame> stack{{&instr}};
+  std::unordered_set<const Instruction*> visited{&instr};
+  while (!stack.empty()) {
+    Frame& top = stack.back();
+    const Instruction& at = *top.instr;
+    if (top.next < at.operandCount()) {
+      const Instruction& op = *at.operand(top.next++);
+      if (readAtSameIndex(at, op) && !arrays_.count(&op) && !forwarded_.count(&op) && visited.insert(&op).second &&
+          !cached(op, index))
+        stack.push_back({&op});
+      continue;
+    }
+    stack.pop_back();
+    if (&at != &instr) HLO_RETURN_IF_ERROR(emit(at, index).status());
   }
+  return okStatus();
+}
+
+StatusOr<llvm::Value*> ElementalEmitter::emit(const Instruction& instr, const IrIndex& index) {
+  if (llvm::Value* v = cached(instr, index)) return v;
+  if (opcodeCategory(instr.opcode()) == OpCategory::kElementwise && instr.opcode() != Opcode::kMap &&
+      !arrays_.count(&instr) && !forwarded_.count(&instr))
+    HLO_RETURN_IF_ERROR(emitElementwiseOperandsFirst(instr, index));
   HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitUncached(instr, index));
-  cache_.back()[key] = v;
+  cache_.back()[cacheKey(instr, index)] = v;
   return v;
 }
 

@@ -148,6 +148,13 @@ class ElementalEmitter {
   StatusOr<llvm::Value*> emitTupleElement(const Instruction& producer, int64_t i, const IrIndex& index);
 
  private:
+  // The element already emitted for (instr, index) in a scope that is still open, else null.
+  llvm::Value* cached(const Instruction& instr, const IrIndex& index) const;
+  // Emits, bottom-up with a stack of its own, the elementwise operands that
+  // `instr` reads at `index` itself, and theirs: emit() then finds them in
+  // the cache, so a chain of many thousand elementwise ops (an unrolled
+  // graph) does not recurse once per link.
+  Status emitElementwiseOperandsFirst(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitUncached(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitElementwise(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitNestedFusion(const Instruction& instr, const IrIndex& index);
@@ -175,7 +182,9 @@ class ElementalEmitter {
 
   // Elements already computed, per scope: a value made inside a loop body or
   // a branch does not dominate code after it, so each gets a scope.
+  // An element's key: its per-dimension index values, or its linear position alone.
   using CacheKey = std::pair<const Instruction*, std::vector<llvm::Value*>>;
+  static CacheKey cacheKey(const Instruction& instr, const IrIndex& index);
   std::vector<std::map<CacheKey, llvm::Value*>> cache_ = std::vector<std::map<CacheKey, llvm::Value*>>(1);
 
   llvm::IRBuilder<>& b_;

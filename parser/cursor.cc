@@ -1,7 +1,9 @@
 // Cursor: whitespace, comments, names, numbers, strings and locations.
 #include "parser/cursor.h"
 
+#include <algorithm>
 #include <array>
+#include <cctype>
 #include <cstdint>
 #include <cstring>
 
@@ -263,6 +265,14 @@ SourceLoc Cursor::locAt(size_t pos) {
 Status Cursor::error(std::string message) {
   skipSpace();
   return errorAt(pos_, std::move(message));
+}
+
+Status Cursor::errorAfter(size_t after, std::string message) {
+  skipSpace();
+  size_t tokenEnd = std::min(after, pos_);
+  while (tokenEnd > 0 && std::isspace(static_cast<unsigned char>(text_[tokenEnd - 1]))) --tokenEnd;
+  bool lineEnded = text_.substr(tokenEnd, pos_ - tokenEnd).find('\n') != std::string_view::npos;
+  return errorAt(lineEnded ? tokenEnd : pos_, std::move(message));
 }
 
 }  // namespace hlo

@@ -76,6 +76,12 @@ class Cursor {
   // An error at the next significant character. While the cursor stands on
   // a /* comment that never ends, that is the error reported instead.
   Status error(std::string message);
+  // An error for something missing after the last token read, which ends at
+  // or before `after` (whitespace between is skipped back): at the next
+  // significant character when it is on that token's line, else right after
+  // the token, where the user must add it (a `)` missing at a line's end is
+  // reported there, not at the next line's first token).
+  Status errorAfter(size_t after, std::string message);
   // An error at `pos` (or, as for error(), the unterminated comment).
   Status errorAt(size_t pos, std::string message) {
     if (unterminatedComment_) return errorStatus("unterminated /* comment", locAt(commentPos_));

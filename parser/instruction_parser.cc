@@ -161,11 +161,13 @@ StatusOr<int> ModuleParser::parseOperands(Body& body, Instruction* user) {
   if (c_.consume(')')) return 0;
   int count = 0;
   bool deferred = false;
+  size_t operandEnd;
   do {
     HLO_RETURN_IF_ERROR(parseOperand(body, user, deferred));
+    operandEnd = c_.pos();
     ++count;
   } while (c_.consume(','));
-  if (!c_.consume(')')) return c_.error("expected ',' or ')' in the operand list");
+  if (!c_.consume(')')) return c_.errorAfter(operandEnd, "expected ',' or ')' in the operand list");
   return count;
 }
 

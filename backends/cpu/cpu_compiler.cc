@@ -98,12 +98,33 @@ bool renamesOperand(const Instruction& instr) {
          rowMajor(out) && rowMajor(in);
 }
 
-// checkDeclaredShape of `instr` and, for a fusion, of everything it fuses.
+// What the interpreter checks before it runs an instruction
+// (interp/data_checks.h), for `instr` and, for a fusion, everything it fuses:
+// checkDeclaredShape, no unbounded (`?`) dimension in its shape or its
+// operands', and a fused parameter of its fusion operand's shape. Code is
+// planned from declared shapes, so one that its operands do not give would
+// read or write outside its buffers.
 Status wellTyped(const Instruction& instr) {
-  HLO_RETURN_IF_ERROR(checkDeclaredShape(instr));
+  // What a fusion fuses first, so that the error names the instruction the
+  // module was written with.
   if (instr.opcode() == Opcode::kFusion)
-    for (const Computation* fused : instr.calledComputations())
+    for (const Computation* fused : instr.calledComputations()) {
+      if (!fused) continue;
+      for (int p = 0; p < fused->parameterCount() && p < instr.operandCount(); ++p)
+        if (!fused->parameter(p)->shape().sameTypeAndDims(instr.operand(p)->shape()))
+          return errorStatus("fusion '" + instr.name() + "' passes " + instr.operand(p)->shape().toString(false) +
+                                 " to its parameter '" + fused->parameter(p)->name() + "' of " +
+                                 fused->parameter(p)->shape().toString(false),
+                             instr.loc());
       for (const auto& inner : fused->instructions()) HLO_RETURN_IF_ERROR(wellTyped(*inner));
+    }
+  HLO_RETURN_IF_ERROR(checkDeclaredShape(instr));
+  bool unbounded = hasUnboundedDim(instr.shape());
+  for (const Instruction* op : instr.operands()) unbounded = unbounded || hasUnboundedDim(op->shape());
+  if (unbounded)
+    return errorStatus(std::string(opcodeName(instr.opcode())) + " '" + instr.name() +
+                           "': unbounded (?) dimensions have no values to run on",
+                       instr.loc());
   return okStatus();
 }
 
@@ -243,6 +264,15 @@ class Builder {
       default:
         break;
     }
+    if (Status typed = wellTyped(instr); !typed.ok()) {
+      // Ill-typed (its operands do not give its declared shape), checked
+      // before anything is planned from that shape: refused when it runs,
+      // as the interpreter refuses it, so a module that never reaches it (a
+      // loop that runs no iteration) still runs.
+      step.kind = Step::Kind::kIllTyped;
+      step.refusal = typed;
+      return okStatus();
+    }
     if (renamesOperand(instr)) {
       step.kind = Step::Kind::kView;
       return okStatus();
@@ -293,14 +323,6 @@ class Builder {
       step.info = *info;
       byHash_[kernelHash(instr)].push_back(emitted_.size());
       emitted_.push_back({&instr, name, *info});
-      return okStatus();
-    }
-    if (Status typed = wellTyped(instr); !typed.ok()) {
-      // Ill-typed (its operands do not give its declared shape): refused
-      // when it runs, as the interpreter refuses it, so a module that never
-      // reaches it (a loop that runs no iteration) still runs.
-      step.kind = Step::Kind::kIllTyped;
-      step.refusal = typed;
       return okStatus();
     }
     if (!options_.allowInterpreterFallback)

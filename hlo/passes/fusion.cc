@@ -51,7 +51,10 @@
 // (calls a computation per element); sort, while, conditional, call,
 // custom-call, collectives, async, send/recv, rng and everything else that is
 // not elementwise, data movement or a reduction; reducers and other applied
-// computations. No fusion takes more than kMaxOperands operands and outputs.
+// computations. No fusion takes more than kMaxOperands operands and outputs,
+// nor more than kMaxInstructions instructions: LLVM's time on one kernel
+// grows faster than its length, so a very long chain (an unrolled graph)
+// becomes several kernels.
 // A reduction feeds another op inside a fusion only by row fusion; otherwise
 // it roots one.
 #include <algorithm>
@@ -76,6 +79,7 @@ using fusion::roleOf;
 using fusion::RowReading;
 
 constexpr size_t kMaxOperands = 96;  // operands plus outputs, XLA's GPU limit
+constexpr size_t kMaxInstructions = 2000;
 
 bool before(const Instruction* a, const Instruction* b) { return a->id() < b->id(); }
 
@@ -142,7 +146,7 @@ class Fuser {
 
   bool mayJoin(Group& g, Instruction& p) {
     Role role = roleOf(p);
-    if (role == Role::kNone) return false;
+    if (role == Role::kNone || g.members.size() >= kMaxInstructions) return false;
     bool copied = &p == comp_.root(), reread = false;
     std::vector<std::pair<const Instruction*, RowReading>> inside;  // users in the group
     for (Instruction* u : p.users()) {
