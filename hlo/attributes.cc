@@ -136,12 +136,45 @@ std::optional<ComparisonDirection> parseComparisonDirection(std::string_view s) 
   return std::nullopt;
 }
 
-std::optional<ComparisonType> parseComparisonType(std::string_view s) {
-  if (s == "FLOAT") return ComparisonType::kFloat;
-  if (s == "TOTALORDER") return ComparisonType::kTotalOrder;
-  if (s == "SIGNED") return ComparisonType::kSigned;
-  if (s == "UNSIGNED") return ComparisonType::kUnsigned;
+namespace {
+enum class Order { kTotal, kPartial, kWeak };
+
+std::optional<Order> orderOfType(std::string_view s) {
+  if (s == "FLOAT") return Order::kPartial;
+  if (s == "TOTALORDER" || s == "SIGNED" || s == "UNSIGNED") return Order::kTotal;
   return std::nullopt;
+}
+
+std::optional<Order> orderOf(std::string_view s) {
+  if (s == "TOTAL") return Order::kTotal;
+  if (s == "PARTIAL") return Order::kPartial;
+  if (s == "WEAK") return Order::kWeak;
+  return std::nullopt;
+}
+}  // namespace
+
+StatusOr<ComparisonType> comparisonTypeOf(const Attributes& attrs, ElementType t) {
+  std::optional<Order> order;
+  if (attrs.has(AttrKey::kType)) {
+    std::string_view text = attrs.getString(AttrKey::kType);
+    order = orderOfType(text);
+    if (!order)
+      return errorStatus("unknown comparison type '" + std::string(text) +
+                         "' (FLOAT, TOTALORDER, SIGNED or UNSIGNED)");
+  }
+  if (attrs.has(AttrKey::kOrder)) {
+    std::string_view text = attrs.getString(AttrKey::kOrder);
+    std::optional<Order> written = orderOf(text);
+    if (!written) return errorStatus("unknown comparison order '" + std::string(text) + "' (TOTAL, PARTIAL or WEAK)");
+    if (order && *order != *written)
+      return errorStatus("type=" + std::string(attrs.getString(AttrKey::kType)) + " and order=" + std::string(text) +
+                         " disagree");
+    order = written;
+  }
+  if (order == Order::kWeak) return errorStatus("order=WEAK comparisons are not supported");
+  if (isFloat(t) || isComplex(t))
+    return order == Order::kTotal && isFloat(t) ? ComparisonType::kTotalOrder : ComparisonType::kFloat;
+  return isSigned(t) ? ComparisonType::kSigned : ComparisonType::kUnsigned;
 }
 
 }  // namespace hlo

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hlo/shape.h"
+#include "hlo/status.h"
 
 namespace hlo {
 
@@ -135,6 +136,16 @@ class Attributes {
 enum class ComparisonDirection : uint8_t { kEq, kNe, kGe, kGt, kLe, kLt };
 enum class ComparisonType : uint8_t { kFloat, kTotalOrder, kSigned, kUnsigned };
 std::optional<ComparisonDirection> parseComparisonDirection(std::string_view s);
-std::optional<ComparisonType> parseComparisonType(std::string_view s);
+
+// How a compare with attributes `attrs` orders operands of element type `t`.
+// XLA writes the order as `order=TOTAL|PARTIAL|WEAK` today and as
+// `type=FLOAT|TOTALORDER|SIGNED|UNSIGNED` before; of a `type=` only the
+// order it implies counts (FLOAT partial, the others total), as in XLA.
+// Floats and complex compare as IEEE (kFloat) unless in total order;
+// integers and pred as their type is signed or not; with neither attribute,
+// that is the default. Fails, saying why, for an unknown spelling, a `type=`
+// and an `order=` that disagree, or WEAK, whose NaN order no engine here
+// implements.
+StatusOr<ComparisonType> comparisonTypeOf(const Attributes& attrs, ElementType t);
 
 }  // namespace hlo

@@ -71,6 +71,16 @@ int64_t ceilDiv(int64_t a, int64_t b) { return b == 0 ? 0 : (a + b - 1) / b; }
 // test modules break that, so it is left alone.) With use_global_device_ids
 // the groups are flattened ids: they need a channel_id and must be written.
 Status checkReplicaGroups(const Ctx& c) {
+  if (c.attrs().has(AttrKey::kMode)) {
+    // `mode=`, which XLA printed on all-reduce and reduce-scatter for a
+    // while; it still reads it, and ignores it (the mode follows from
+    // channel_id and use_global_device_ids).
+    std::string_view mode = c.attrs().getString(AttrKey::kMode);
+    if (mode != "cross_replica" && mode != "cross_partition" && mode != "cross_replica_and_partition" &&
+        mode != "flattened_id")
+      return c.error("unknown collective mode '" + std::string(mode) +
+                     "' (cross_replica, cross_partition, cross_replica_and_partition or flattened_id)");
+  }
   const AttrValue* v = c.attrs().find(AttrKey::kReplicaGroups);
   bool written = v && (!v->intLists.empty() || !v->s.empty());
   if (c.attrs().getBool(AttrKey::kUseGlobalDeviceIds, false)) {
@@ -229,6 +239,8 @@ StatusOr<Shape> inferCollectivePermute(const Ctx& c) {
     start = {data, data};
   }
   if (c.op() == Opcode::kCollectivePermute) return data;
+  // Current XLA also writes a start whose value is the permuted array itself.
+  if (c.declared && c.declared->isArray() && compatibleShapes(*c.declared, data, true)) return data;
   if (c.declared && c.declared->isTuple())
     for (int i = 2; i < c.declared->tupleSize(); ++i) start.push_back(c.declared->tupleElement(i));
   return Shape::tuple(std::move(start));
@@ -244,7 +256,8 @@ StatusOr<Shape> inferCollectiveBroadcast(const Ctx& c) {
 
 // all-gather-done and collective-permute-done: element 1 of the state;
 // all-reduce-done: the operand. Older text writes all-reduce-start as
-// (operand, result) and all-gather-start as just the result; done then
+// (operand, result) and all-gather-start as just the result, and current
+// XLA may write collective-permute-start as just the result; done then
 // answers element 1, or the operand itself.
 StatusOr<Shape> inferCollectiveDone(const Ctx& c) {
   const Shape& state = c.operand(0);
@@ -254,7 +267,8 @@ StatusOr<Shape> inferCollectiveDone(const Ctx& c) {
       return state.tupleElement(1);
     return state;
   }
-  if (c.op() == Opcode::kAllGatherDone && state.isArray()) return state;
+  if ((c.op() == Opcode::kAllGatherDone || c.op() == Opcode::kCollectivePermuteDone) && state.isArray())
+    return state;
   if (!state.isTuple() || state.tupleSize() < 2)
     return c.error("operand must be a start state tuple, got " + str(state));
   return state.tupleElement(1);

@@ -97,15 +97,11 @@ StatusOr<Shape> inferBinary(const Ctx& c) {
   }
   if (op == Opcode::kCompare) {
     result = ElementType::kPred;
-    std::string_view type = c.attrs().getString(AttrKey::kType);
-    if (!type.empty()) {
-      std::string_view want = isSigned(t) ? "SIGNED" : (isUnsigned(t) || isPred(t)) ? "UNSIGNED"
-                                                                                  : "FLOAT";
-      bool ok = type == want || (isFloat(t) && type == "TOTALORDER");
-      if (!ok)
-        return c.error("comparison type " + std::string(type) + " does not fit " + typeName(t) +
-                       " operands (expected " + std::string(want) + ")");
-    }
+    // Any spelling XLA reads fits any operand type (only the order it
+    // implies counts); a WEAK order is refused by the engines, not here.
+    bool weak = c.attrs().getString(AttrKey::kOrder) == "WEAK";
+    if (StatusOr<ComparisonType> type = comparisonTypeOf(c.attrs(), t); !type.ok() && !weak)
+      return c.error(type.status().message());
   }
   return mergeDims(lhs, rhs, result);
 }

@@ -134,8 +134,32 @@ TEST_F(ShapeInferenceTest, CompareGivesPredAndChecksItsType) {
   EXPECT_EQ(infer(cmp), arr(kPred, {4}));
   cmp->attrs().setString(AttrKey::kType, "SIGNED");
   EXPECT_EQ(infer(cmp), arr(kPred, {4}));
+  // As in XLA, a type= counts only for the order it implies: FLOAT (a
+  // partial order) on integers is their own order.
   cmp->attrs().setString(AttrKey::kType, "FLOAT");
-  EXPECT_NE(error(cmp).find("expected SIGNED"), std::string::npos);
+  EXPECT_EQ(infer(cmp), arr(kPred, {4}));
+  cmp->attrs().setString(AttrKey::kOrder, "PARTIAL");
+  EXPECT_EQ(infer(cmp), arr(kPred, {4}));
+  cmp->attrs().setString(AttrKey::kOrder, "TOTAL");
+  EXPECT_NE(error(cmp).find("type=FLOAT and order=TOTAL disagree"), std::string::npos);
+  cmp->attrs().setString(AttrKey::kType, "BOGUS");
+  EXPECT_NE(error(cmp).find("unknown comparison type 'BOGUS'"), std::string::npos);
+}
+
+TEST(ComparisonType, OrderAndLegacyTypeGiveTheSameComparison) {
+  Attributes none, total, legacy, partial, weak;
+  total.setString(AttrKey::kOrder, "TOTAL");
+  legacy.setString(AttrKey::kType, "TOTALORDER");
+  partial.setString(AttrKey::kOrder, "PARTIAL");
+  weak.setString(AttrKey::kOrder, "WEAK");
+  EXPECT_EQ(*comparisonTypeOf(none, ElementType::kF32), ComparisonType::kFloat);
+  EXPECT_EQ(*comparisonTypeOf(total, ElementType::kF32), ComparisonType::kTotalOrder);
+  EXPECT_EQ(*comparisonTypeOf(legacy, ElementType::kBF16), ComparisonType::kTotalOrder);
+  EXPECT_EQ(*comparisonTypeOf(partial, ElementType::kF64), ComparisonType::kFloat);
+  EXPECT_EQ(*comparisonTypeOf(total, ElementType::kS8), ComparisonType::kSigned);
+  EXPECT_EQ(*comparisonTypeOf(partial, ElementType::kU32), ComparisonType::kUnsigned);
+  EXPECT_EQ(*comparisonTypeOf(none, ElementType::kPred), ComparisonType::kUnsigned);
+  EXPECT_FALSE(comparisonTypeOf(weak, ElementType::kF32).ok());
 }
 
 TEST_F(ShapeInferenceTest, DynamicDimensionsPropagate) {

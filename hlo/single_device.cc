@@ -146,8 +146,8 @@ bool sendsToItself(const Instruction& instr) {
 StatusOr<Literal> permute(const Instruction& instr, Values ops, const EngineHooks& hooks) {
   if (ops.size() != 1) return hooks.refuse(instr, "in-place form");
   Literal value = sendsToItself(instr) ? *ops[0] : Literal(ops[0]->shape());
-  if (instr.opcode() == Opcode::kCollectivePermute) return value;
-  // collective-permute-start: (operand, result, context...).
+  if (instr.opcode() == Opcode::kCollectivePermute || !instr.shape().isTuple()) return value;
+  // collective-permute-start: (operand, result, context...), or the result alone.
   Literal state(instr.shape());
   if (!state.shape().isTuple() || state.tupleElements().size() < 2)
     return hooks.refuse(instr, "unexpected state shape");

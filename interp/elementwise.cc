@@ -169,11 +169,8 @@ StatusOr<Literal> compare(EvalContext& ctx, const Instruction& instr, Operands o
       parseComparisonDirection(instr.attrs().getString(AttrKey::kDirection));
   if (!direction) return errorStatus("'" + instr.name() + "' needs a direction", instr.loc());
   ElementType t = compareType(ops[0]->type(), ops[1]->type());
-  std::string_view typeText = instr.attrs().getString(AttrKey::kType);
-  std::optional<ComparisonType> type =
-      typeText.empty() ? s::defaultComparisonType(t) : parseComparisonType(typeText);
-  if (!type)
-    return errorStatus("'" + instr.name() + "' has an unknown comparison type", instr.loc());
+  StatusOr<ComparisonType> type = comparisonTypeOf(instr.attrs(), t);
+  if (!type.ok()) return EvalContext::unsupported(instr, type.status().message());
   if (instr.shape().type() != ElementType::kPred) return sizeError(instr, *ops[0]);
   std::optional<Literal> holdA, holdB;
   std::vector<Operand> operands = {asType(ops[0], t, holdA), asType(ops[1], t, holdB)};

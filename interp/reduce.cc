@@ -264,8 +264,8 @@ std::optional<std::string> directSelect(const Computation* select) {
   if (root->opcode() != Opcode::kCompare || root->operandCount() != 2 ||
       root->operand(0) != select->parameter(0) || root->operand(1) != select->parameter(1))
     return std::nullopt;
-  std::string_view type = root->attrs().getString(AttrKey::kType);
-  if (type == "TOTALORDER") return std::nullopt;
+  StatusOr<ComparisonType> type = comparisonTypeOf(root->attrs(), root->operand(0)->shape().type());
+  if (!type.ok() || *type == ComparisonType::kTotalOrder) return std::nullopt;
   std::string dir(root->attrs().getString(AttrKey::kDirection));
   if (dir == "GE" || dir == "GT" || dir == "LE" || dir == "LT") return dir;
   return std::nullopt;

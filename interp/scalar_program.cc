@@ -272,10 +272,8 @@ class ScalarProgramBuilder {
     if (instr.shape().type() != ElementType::kPred) return false;
     std::optional<ComparisonDirection> direction =
         parseComparisonDirection(instr.attrs().getString(AttrKey::kDirection));
-    std::string_view typeText = instr.attrs().getString(AttrKey::kType);
-    std::optional<ComparisonType> type =
-        typeText.empty() ? s::defaultComparisonType(t) : parseComparisonType(typeText);
-    if (!direction || !type) return false;
+    StatusOr<ComparisonType> type = comparisonTypeOf(instr.attrs(), t);
+    if (!direction || !type.ok()) return false;
     bool totalOrder = *type == ComparisonType::kTotalOrder && isFloat(t);
     return visitType(t, [&](auto elem) {
       using E = decltype(elem);

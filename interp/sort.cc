@@ -182,9 +182,9 @@ int valueOrderOf(const Computation& comparator, ElementType t) {
   const Instruction* a = root->operand(0);
   const Instruction* b = root->operand(1);
   if (a->opcode() != Opcode::kParameter || b->opcode() != Opcode::kParameter) return 0;
-  std::optional<ComparisonType> type = parseComparisonType(root->attrs().getString(AttrKey::kType));
+  StatusOr<ComparisonType> type = comparisonTypeOf(root->attrs(), t);
   ComparisonType wanted = isFloat(t) ? ComparisonType::kTotalOrder : scalar::defaultComparisonType(t);
-  if ((type ? *type : scalar::defaultComparisonType(t)) != wanted) return 0;
+  if (!type.ok() || *type != wanted) return 0;
   std::optional<ComparisonDirection> dir = parseComparisonDirection(root->attrs().getString(AttrKey::kDirection));
   int sign = dir == ComparisonDirection::kGt ? 1 : dir == ComparisonDirection::kLt ? -1 : 0;
   if (a->parameterNumber() == 0 && b->parameterNumber() == 1) return sign;

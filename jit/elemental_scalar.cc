@@ -420,9 +420,8 @@ StatusOr<llvm::Value*> ElementalEmitter::compare(const Instruction& instr, Eleme
   auto dir = parseComparisonDirection(instr.attrs().getString(AttrKey::kDirection));
   if (!dir) return cannotCompile(instr, "unknown comparison direction");
   if (isComplex(t)) return complexCompare(instr, a, c);
-  std::optional<ComparisonType> type;
-  if (instr.attrs().has(AttrKey::kType)) type = parseComparisonType(instr.attrs().getString(AttrKey::kType));
-  if (!type) type = isFloat(t) ? ComparisonType::kFloat : isSigned(t) ? ComparisonType::kSigned : ComparisonType::kUnsigned;
+  StatusOr<ComparisonType> type = comparisonTypeOf(instr.attrs(), t);
+  if (!type.ok()) return cannotCompile(instr, type.status().message());
   using P = llvm::CmpInst::Predicate;
   auto pick = [&](P eq, P ne, P ge, P gt, P le, P lt) {
     switch (*dir) {

@@ -150,9 +150,13 @@ StatusOr<Shape> parseShapeDepth(Cursor& c, int depth, bool spacedLayout) {
   return parseArrayRest(c, *type, spacedLayout);
 }
 
-// Integer range checks for storing into a type.
+// Integer range checks for storing into a type. As XLA reads an integer
+// as 64 bits, a 64-bit type takes the other one's range too: an s64 takes
+// 2^63..2^64-1 as the negative number of those bits, and a u64 a negative
+// number as its bits (u64[] constant(-1) is the largest u64).
 bool integerFits(ElementType t, bool negative, uint64_t magnitude) {
   int bits = bitWidth(t);
+  if (bits == 64) return !negative || magnitude <= (uint64_t{1} << 63);
   if (isUnsigned(t)) return !negative || magnitude == 0 ? (bits == 64 || magnitude < (uint64_t{1} << bits)) : false;
   uint64_t limit = uint64_t{1} << (bits - 1);  // |min|
   return negative ? magnitude <= limit : magnitude < limit;
@@ -178,9 +182,10 @@ Status parseScalarInto(Cursor& c, Literal& lit, int64_t index) {
     case TypeKind::kPred: {
       if (c.consumeWord("true")) return lit.setBitsAt(index, 1), okStatus();
       if (c.consumeWord("false")) return lit.setBitsAt(index, 0), okStatus();
+      // Any integer, as XLA reads it: nonzero is true.
       int64_t v;
-      if (c.integer(v) && (v == 0 || v == 1)) return lit.setBitsAt(index, v), okStatus();
-      return c.errorAt(start, "expected true or false for a pred value");
+      if (c.integer(v)) return lit.setBitsAt(index, v != 0), okStatus();
+      return c.errorAt(start, "expected true, false or an integer for a pred value");
     }
     case TypeKind::kSigned:
     case TypeKind::kUnsigned: {

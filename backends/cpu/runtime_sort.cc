@@ -83,10 +83,10 @@ const Instruction* scalarConstant(const Instruction* i) {
 }
 
 bool isCompare(const Instruction* i, ComparisonDirection direction) {
-  if (i->opcode() != Opcode::kCompare) return false;
-  std::string_view type = i->attrs().getString(AttrKey::kType);
-  return parseComparisonDirection(i->attrs().getString(AttrKey::kDirection)) == direction &&
-         (type.empty() || parseComparisonType(type) == ComparisonType::kFloat);
+  if (i->opcode() != Opcode::kCompare || i->operandCount() != 2) return false;
+  StatusOr<ComparisonType> type = comparisonTypeOf(i->attrs(), i->operand(0)->shape().type());
+  return parseComparisonDirection(i->attrs().getString(AttrKey::kDirection)) == direction && type.ok() &&
+         *type == ComparisonType::kFloat;
 }
 
 // The parameter `e` reads as it is, or as JAX's
@@ -138,13 +138,11 @@ std::optional<KeyOrder> keyOrder(const Instruction& instr) {
   order.descending = (direction == ComparisonDirection::kGt) == (l % 2 == 0);
   ElementType t = lhs->shape().type();
   if (!keyType(t)) return std::nullopt;
-  std::string_view typeText = root->attrs().getString(AttrKey::kType);
-  const ComparisonType byDefault = interp::scalar::defaultComparisonType(t);
-  std::optional<ComparisonType> type = typeText.empty() ? byDefault : parseComparisonType(typeText);
+  StatusOr<ComparisonType> type = comparisonTypeOf(root->attrs(), t);
   // Floats only in TOTALORDER: under FLOAT, NaN is neither before nor after
   // anything, which is no strict weak order. Integers as their type is
   // signed or not.
-  bool fits = type == (isFloat(t) ? ComparisonType::kTotalOrder : byDefault);
+  bool fits = type.ok() && *type == (isFloat(t) ? ComparisonType::kTotalOrder : interp::scalar::defaultComparisonType(t));
   if (!fits || (order.canonical && !isFloat(t))) return std::nullopt;
   return order;
 }

@@ -75,7 +75,7 @@ Computation* sortComparator(Module& module, const Computation& comp, const TopKC
   return newComparator(module, comp, "topk_compare_gt", t, [&](Computation& c, std::vector<Instruction*>& p) {
     Instruction* r = c.add(Opcode::kCompare, "greater", pred, {p[0], p[1]});
     r->attrs().setString(AttrKey::kDirection, "GT");
-    if (isFloat(t)) r->attrs().setString(AttrKey::kType, "TOTALORDER");
+    if (isFloat(t)) r->attrs().setString(AttrKey::kOrder, "TOTAL");
     return r;
   });
 }
