@@ -208,22 +208,66 @@ $(VENV_STAMP): scripts/python-requirements.txt | $(DEPS_STAMP)
 # make check does not need it.
 XLA_VENV := $(BUILD)/xla-venv
 XLA_VENV_STAMP := $(XLA_VENV)/.installed
-.PHONY: xla-env conformance-xla bench-xla
+.PHONY: xla-env xla-env-latest conformance-xla bench-xla
 xla-env: $(XLA_VENV_STAMP)
 $(XLA_VENV_STAMP): scripts/xla-requirements.txt
 	@rm -f $@
 	python3 -m venv $(XLA_VENV) && $(XLA_VENV)/bin/pip install -q -r $< && touch $@
 
+# The newest jax release as a second oracle, beside the pinned one above. It
+# needs Python 3.12 or later: XLA_LATEST_PYTHON if given, else a python3.12
+# that runs (a pyenv shim can be on PATH with the version not selected), else
+# pyenv's own.
+XLA_VENV_LATEST := $(BUILD)/xla-venv-latest
+XLA_VENV_LATEST_STAMP := $(XLA_VENV_LATEST)/.installed
+xla-env-latest: $(XLA_VENV_LATEST_STAMP)
+$(XLA_VENV_LATEST_STAMP): scripts/xla-latest-requirements.txt
+	@rm -f $@
+	@py="$(XLA_LATEST_PYTHON)"; \
+	if [ -z "$$py" ]; then \
+	  for c in python3.12 "$$(pyenv root 2>/dev/null)"/versions/3.12*/bin/python3.12 "$$HOME"/.pyenv/versions/3.12*/bin/python3.12; do \
+	    if "$$c" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 12))' 2>/dev/null; then py="$$c"; break; fi; \
+	  done; \
+	fi; \
+	if [ -z "$$py" ]; then \
+	  echo "make: xla-env-latest needs Python 3.12 (the newest jax requires it): none runs as python3.12 on PATH or under pyenv's versions/; install one or give XLA_LATEST_PYTHON=/path/to/python3.12" >&2; \
+	  exit 1; \
+	fi; \
+	echo "$$py -m venv $(XLA_VENV_LATEST) && $(XLA_VENV_LATEST)/bin/pip install -q -r $<"; \
+	"$$py" -m venv $(XLA_VENV_LATEST) && $(XLA_VENV_LATEST)/bin/pip install -q -r $< && touch $@
+
+# JAX=latest runs conformance-xla and bench-xla on the newest jax
+# (xla-env-latest) instead of the pinned one, with expectations and a work
+# folder of its own.
+ifeq ($(JAX),latest)
+XLA_ORACLE_VENV := $(XLA_VENV_LATEST)
+XLA_ORACLE_STAMP := $(XLA_VENV_LATEST_STAMP)
+XLA_EXPECTATIONS := conformance/xla_expectations_latest.txt
+XLA_WORK := $(BUILD)/xla-corpus-latest
+else
+XLA_ORACLE_VENV := $(XLA_VENV)
+XLA_ORACLE_STAMP := $(XLA_VENV_STAMP)
+XLA_EXPECTATIONS := conformance/xla_expectations.txt
+XLA_WORK := $(BUILD)/xla-corpus
+# Checked only for these goals: JAX may be in the environment for other reasons.
+ifneq ($(JAX),)
+ifneq ($(filter conformance-xla bench-xla,$(MAKECMDGOALS)),)
+$(error JAX=$(JAX): leave it out for the pinned jax, or say JAX=latest)
+endif
+endif
+endif
+
 # Every module of testdata/ and of the corpus on XLA and on the interpreter,
-# compared; UPDATE=1 rewrites conformance/xla_expectations.txt.
-conformance-xla: $(XLA_CORPUS) $(XLA_VENV_STAMP)
-	$(XLA_CORPUS) --python=$(XLA_VENV)/bin/python --work-dir=$(BUILD)/xla-corpus --corpus=$(CORPUS) \
-	  --testdata=testdata --expectations=conformance/xla_expectations.txt $(if $(UPDATE),--update)
+# compared; UPDATE=1 rewrites the expectations (conformance/xla_expectations.txt,
+# with JAX=latest conformance/xla_expectations_latest.txt).
+conformance-xla: $(XLA_CORPUS) $(XLA_ORACLE_STAMP)
+	$(XLA_CORPUS) --python=$(XLA_ORACLE_VENV)/bin/python --work-dir=$(XLA_WORK) --corpus=$(CORPUS) \
+	  --testdata=testdata --expectations=$(XLA_EXPECTATIONS) $(if $(UPDATE),--update)
 
 # The bench/ modules on XLA:CPU and on our CPU JIT in the same run, then a
 # table of compile and run times with the ratio.
-bench-xla: $(BUILD)/bin/jit_bench $(XLA_VENV_STAMP)
-	$(BUILD)/bin/jit_bench --xla-python=$(XLA_VENV)/bin/python --xla-oracle=conformance/xla_oracle.py
+bench-xla: $(BUILD)/bin/jit_bench $(XLA_ORACLE_STAMP)
+	$(BUILD)/bin/jit_bench --xla-python=$(XLA_ORACLE_VENV)/bin/python --xla-oracle=conformance/xla_oracle.py
 
 # ---- fuzzing: clang + libFuzzer, its own build dir -------------------------
 

@@ -366,7 +366,8 @@ def batch(jobs_path, results_path, timeout, jobs, log_path):
 USAGE = """usage: xla_oracle.py MODULE.hlo INPUTS.npz OUTPUTS.npz
        xla_oracle.py --batch JOBS.tsv RESULTS.tsv [--timeout=SECONDS] [--jobs=N] [--log=FILE]
        xla_oracle.py --bench MODULE.hlo INPUTS.npz [--repeats=N]
-(run it with the Python of `make xla-env`, which has jax and jaxlib)"""
+(run it with the Python of `make xla-env`, which has jax and jaxlib, or of
+`make xla-env-latest`, the newest jax)"""
 
 
 def main(argv):

@@ -1,22 +1,49 @@
 #!/usr/bin/env python3
 """Writes testdata/jax/: HLO modules lowered from JAX functions, their inputs and XLA's outputs.
 
-Run by hand with the Python of `make xla-env` (it has jax and jaxlib):
-    build/xla-venv/bin/python scripts/make_jax_testdata.py [OUT_DIR]
-For each function NAME below it writes
-    NAME.hlo       jax.jit(f).lower(*args).as_text(dialect="hlo")
+Two sets of cases, each written by its own jax:
+    pinned   testdata/jax/         jax of scripts/xla-requirements.txt (make xla-env)
+    latest   testdata/jax/latest/  jax of scripts/xla-latest-requirements.txt
+                                   (make xla-env-latest), the newest release
+Run it with the Python of the matching environment:
+    build/xla-venv/bin/python scripts/make_jax_testdata.py
+    build/xla-venv-latest/bin/python scripts/make_jax_testdata.py
+Without options it writes the set whose pin the running jax matches, into
+that set's folder; writing a set's folder with any other jax is refused, so
+that the checked-in files stay reproducible. Options:
+    --set=pinned|latest   write that set (any case can be written with any jax)
+    --only=NAME[,NAME]    only those cases of the set
+    --opt                 write NAME.opt.hlo for the pinned set too
+    OUT_DIR               write there instead of the set's folder (any jax)
+For each function NAME of a set it writes
+    NAME.hlo       jax.jit(f).lower(*args).as_text(dialect="hlo"): before
+                   XLA's passes
+    NAME.opt.hlo   (the latest set, or --opt) the module after XLA:CPU's
+                   passes, as jax.jit(f).lower(*args).compile().as_text()
+                   prints it but without the per-instruction metadata (and so
+                   without the stack-frame tables of the header): that holds
+                   the script's own line numbers and jax's op names, half of
+                   the text or more, and means nothing to the computation
     NAME.in.npz    the arguments, one array per ENTRY parameter, in order
-    NAME.out.npz   the result of that HLO text on XLA:CPU, computed by
+    NAME.out.npz   the result of NAME.hlo on XLA:CPU, computed by
                    conformance/xla_oracle.py exactly as the conformance run
-                   does, named as `hlo-run --output` names them
-and checks that result against calling the jitted function itself. The lit
-tests in testdata/lit/jax/ run each module through hlo-run and compare with
-hlo-compare. Arguments come from a fixed NumPy seed, so a rerun with the same
-pinned jax (scripts/xla-requirements.txt) writes the same files.
+                   does, named as `hlo-run --output` names them; the same
+                   outputs serve NAME.opt.hlo
+and checks that result against calling the jitted function itself, which runs
+the executable NAME.opt.hlo prints: so the outputs are those of both modules.
+XLA cannot check NAME.opt.hlo by compiling it again: its passes assume a
+module before layout assignment, and refuse the bitcasts that the first
+compile left in sort comparators, or abort on a missing layout. The lit
+tests in testdata/lit/jax/ (latest/ for the latest set) run each module
+through hlo-run and compare with hlo-compare. Arguments come from fixed NumPy
+seeds (the pinned set draws from one generator in case order, each latest
+case from its own), so a rerun with the same jax writes the same files.
 """
 
 import os
+import re
 import sys
+import zlib
 
 import numpy as np
 
@@ -26,6 +53,7 @@ sys.path.insert(0, os.path.join(ROOT, "conformance"))
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 from jax import lax  # noqa: E402
+from jaxlib import _hlo  # noqa: E402
 
 import xla_oracle  # noqa: E402
 
@@ -145,18 +173,224 @@ CASES = [
 ]
 
 
+# ---- the latest set, written by the newest jax -------------------------------
+# Each case draws from its own generator, seeded by its name, so that adding
+# or removing a case leaves the others' arguments as they are.
+
+NAN = np.float32(np.nan)
+NEG_NAN = np.uint32(0xFFC00000).view(np.float32)  # NaN with the sign bit set
+INF = np.float32(np.inf)
+
+
+def sort_floats(x, h, m):
+    """jnp.sort of floats with NaNs (both signs), -0 and infinities: ascending,
+    descending, f16, and a 2-D one along the leading axis. jnp.sort compares
+    with -0 == 0 and every NaN after +inf, and is stable."""
+    return (jnp.sort(x), jnp.sort(x, descending=True), jnp.sort(h),
+            jnp.sort(m, axis=0))
+
+
+def argsort(x, n):
+    """Stable jnp.argsort with ties (-0 and 0 are equal, NaNs tie last), and
+    a descending stable one of integers along the last axis."""
+    return (jnp.argsort(x, stable=True), jnp.argsort(x, stable=True, descending=True),
+            jnp.argsort(n, axis=-1, stable=True), jnp.argsort(n, axis=-1, stable=True, descending=True))
+
+
+def median(x, y):
+    """jnp.median over everything, each axis, an even count, and a NaN (which makes it NaN)."""
+    return jnp.median(x), jnp.median(x, axis=-1), jnp.median(x, axis=0, keepdims=True), jnp.median(y)
+
+
+def searchsorted(method):
+    """jnp.searchsorted with one `method` ('scan' is a lax.fori_loop of
+    halvings, 'scan_unrolled' the same unrolled, 'sort' a sort of both arrays
+    together, 'compare_all' a [len(v), len(a)] comparison summed), both sides."""
+    def f(a, v):
+        return (jnp.searchsorted(a, v, side="left", method=method),
+                jnp.searchsorted(a, v, side="right", method=method))
+    f.__name__ = "searchsorted_" + method
+    return f
+
+
+def unique(n, x):
+    """jnp.unique with a static size: padded with fill_value when there are fewer
+    distinct values, with first indices, inverse and counts; and floats, whose
+    -0 and 0 are one value and NaNs one more."""
+    values, index, inverse, counts = jnp.unique(n, size=8, fill_value=-1, return_index=True,
+                                                return_inverse=True, return_counts=True)
+    return values, index, inverse, counts, jnp.unique(x, size=6, equal_nan=True)
+
+
+def histogram(x, w):
+    """jnp.histogram with 8 equal bins over a fixed range (values outside are
+    not counted, the last edge is in the last bin), and over fixed uneven
+    edges with weights and density."""
+    counts, edges = jnp.histogram(x, bins=8, range=(-2.0, 2.0))
+    density, _ = jnp.histogram(x, bins=jnp.array([-3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0], jnp.float32),
+                               weights=w, density=True)
+    return counts, edges, density
+
+
+def random(impl):
+    """jax.random with one PRNG implementation, its key data the input: split,
+    normal, uniform, raw bits, and a choice without replacement (a permutation
+    cut short). threefry2x32 hashes in HLO ops; rbg and unsafe_rbg draw from
+    rng-bit-generator (rbg still splits with threefry)."""
+    def f(key_data):
+        key = jax.random.wrap_key_data(key_data, impl=impl)
+        k = jax.random.split(key, 4)
+        return (jax.random.normal(k[0], (8,)), jax.random.uniform(k[1], (8,)),
+                jax.random.bits(k[2], (8,)), jax.random.choice(k[3], 20, (5,), replace=False))
+    f.__name__ = "random_" + impl
+    return f
+
+
+def sorted_queries(rng):
+    a = np.array([-INF, -2, -1, -1, -0.0, 0, 0.5, 1, 1, 1, 3, 3.5, 7, INF, NAN], np.float32)
+    v = np.array([-INF, -3, -1, -0.0, 0, 0.25, 1, 2, 3.5, 8, INF, NAN], np.float32)
+    v = np.concatenate([v, rng.uniform(-3, 8, 4).astype(np.float32)])
+    return a, v
+
+
+LATEST_CASES = [
+    ("sort_floats", sort_floats, lambda rng: (
+        np.array([3, NAN, -0.0, 0, -1, INF, -INF, 2, NEG_NAN, -0.0, 1.5, -2, 0, NAN, 2, -0.0], np.float32),
+        np.array([1, np.nan, -0.0, 0, -np.inf, np.inf, -1, 0.5, np.nan, -0.0], np.float16),
+        np.concatenate([rng.standard_normal((4, 5)), [[np.nan, -0.0, 0, np.inf, -np.inf]]]).astype(np.float32))),
+    ("argsort", argsort, lambda rng: (
+        np.array([1, -0.0, NAN, 0, 2, 1, -INF, 0, NAN, -0.0, 2, -1, 1, INF], np.float32),
+        rng.integers(0, 3, (3, 8)).astype(np.int32))),
+    ("median", median, lambda rng: (
+        rng.standard_normal((5, 6)).astype(np.float32),
+        np.array([4, 1, NAN, 3, 2, 0], np.float32))),
+] + [
+    ("searchsorted_" + method, searchsorted(method), sorted_queries)
+    for method in ("scan", "scan_unrolled", "sort", "compare_all")
+] + [
+    ("unique", unique, lambda rng: (
+        rng.choice(np.array([-4, 0, 2, 3, 7, 11], np.int32), 16),
+        np.array([1, NAN, -0.0, 0, 2, 1, NAN, -1, 0, 2], np.float32))),
+    ("histogram", histogram, lambda rng: (
+        np.concatenate([rng.standard_normal(20) * 1.5, [-2, 2, 0.5, -3.5]]).astype(np.float32),
+        rng.uniform(0.5, 2, 24).astype(np.float32))),
+] + [
+    ("random_" + impl, random(impl), lambda rng, n=n: (np.array(rng.integers(0, 2**32, n), np.uint32),))
+    for impl, n in (("threefry2x32", 2), ("rbg", 4), ("unsafe_rbg", 4))
+]
+
+
+# ---- writing -----------------------------------------------------------------
+
+SETS = {
+    # name: (cases, folder, the requirements file pinning its jax, write NAME.opt.hlo)
+    "pinned": (CASES, os.path.join("testdata", "jax"), "xla-requirements.txt", False),
+    "latest": (LATEST_CASES, os.path.join("testdata", "jax", "latest"), "xla-latest-requirements.txt", True),
+}
+
+
+def pinned_jax(requirements):
+    """The jax version a requirements file of scripts/ pins (jax==X)."""
+    with open(os.path.join(ROOT, "scripts", requirements), encoding="utf-8") as f:
+        for line in f:
+            match = re.match(r"\s*jax==(\S+)", line)
+            if match:
+                return match.group(1)
+    return None
+
+
+def case_args(set_name):
+    """[(name, function, arguments)] of a set. The pinned set's arguments come
+    from one generator in case order, so all of them are drawn even when only
+    some cases are written."""
+    cases, _, _, _ = SETS[set_name]
+    if set_name == "pinned":
+        return [(name, fn, make_args()) for name, fn, make_args in cases]
+    return [(name, fn, make_args(np.random.default_rng(zlib.crc32(name.encode()))))
+            for name, fn, make_args in cases]
+
+
+def optimized_text(lowered):
+    """The module after XLA:CPU's passes, printed as Compiled.as_text() prints
+    it, less the metadata (see the docstring)."""
+    options = _hlo.HloPrintOptions()
+    options.print_metadata = False
+    return lowered.compile().runtime_executable().hlo_modules()[0].to_string(options)
+
+
+def load_outputs(path):
+    with np.load(path) as saved:
+        return [(k, saved[k]) for k in saved.files]
+
+
+def same_arrays(got, want):
+    return len(got) == len(want) and all(
+        g.shape == w.shape and g.dtype == w.dtype and np.allclose(g, w, rtol=1e-6, atol=1e-6, equal_nan=True)
+        for g, w in zip(got, want))
+
+
+USAGE = "usage: make_jax_testdata.py [--set=pinned|latest] [--only=NAME[,NAME...]] [--opt] [OUT_DIR]"
+
+
 def main(argv):
-    out_dir = argv[0] if argv else os.path.join(ROOT, "testdata", "jax")
+    set_name, only, opt, out_dir = None, None, False, None
+    for arg in argv:
+        if arg.startswith("--set=") and arg[6:] in SETS:
+            set_name = arg[6:]
+        elif arg.startswith("--only="):
+            only = set(arg[7:].split(","))
+        elif arg == "--opt":
+            opt = True
+        elif arg in ("-h", "--help"):
+            print(USAGE)
+            return 0
+        elif not arg.startswith("-") and out_dir is None:
+            out_dir = arg
+        else:
+            print(USAGE, file=sys.stderr)
+            return 2
+    pins = {name: pinned_jax(SETS[name][2]) for name in SETS}
+    if set_name is None:
+        set_name = next((name for name in SETS if pins[name] == jax.__version__), None)
+        if set_name is None:
+            print("make_jax_testdata: jax %s is the pin of neither scripts/%s (%s) nor scripts/%s (%s): "
+                  "give --set=pinned|latest and an OUT_DIR" % (
+                      jax.__version__, SETS["pinned"][2], pins["pinned"], SETS["latest"][2], pins["latest"]),
+                  file=sys.stderr)
+            return 2
+    _, folder, requirements, set_opt = SETS[set_name]
+    if out_dir is None:
+        # The checked-in files must come from the pinned jax, or a rerun would not reproduce them.
+        if pins[set_name] != jax.__version__:
+            print("make_jax_testdata: %s is written by jax %s (scripts/%s), this is jax %s; "
+                  "give an OUT_DIR to write the cases elsewhere" % (
+                      folder, pins[set_name], requirements, jax.__version__), file=sys.stderr)
+            return 2
+        out_dir = os.path.join(ROOT, folder)
+    opt = opt or set_opt
+    cases = case_args(set_name)
+    if only is not None:
+        unknown = only - {name for name, _, _ in cases}
+        if unknown:
+            print("make_jax_testdata: no case %s in the %s set" % (", ".join(sorted(unknown)), set_name),
+                  file=sys.stderr)
+            return 2
+        cases = [case for case in cases if case[0] in only]
     os.makedirs(out_dir, exist_ok=True)
+    print("jax %s, the %s set, into %s" % (jax.__version__, set_name, out_dir))
     oracle = xla_oracle.Oracle()
     failed = False
-    for name, fn, make_args in CASES:
-        args = make_args()
+    for name, fn, args in cases:
         jitted = jax.jit(fn, keep_unused=True)
-        text = jitted.lower(*args).as_text(dialect="hlo")
+        lowered = jitted.lower(*args)
         base = os.path.join(out_dir, name)
         with open(base + ".hlo", "w") as f:
-            f.write(text)
+            f.write(lowered.as_text(dialect="hlo"))
+        suffixes = [".hlo", ".in.npz", ".out.npz"]
+        if opt:
+            with open(base + ".opt.hlo", "w") as f:
+                f.write(optimized_text(lowered))
+            suffixes.insert(1, ".opt.hlo")
         np.savez(base + ".in.npz", **{"arg%d" % i: a for i, a in enumerate(args)})
         outcome, detail = oracle.run(base + ".hlo", base + ".in.npz", base + ".out.npz")
         if outcome != "ok":
@@ -164,16 +398,12 @@ def main(argv):
             failed = True
             continue
         # The saved module on XLA must give what the jitted function gives.
-        with np.load(base + ".out.npz") as saved:
-            got = [saved[k] for k in saved.files]
+        got = [v for _, v in load_outputs(base + ".out.npz")]
         want = [np.asarray(v) for v in jax.tree_util.tree_leaves(jitted(*args))]
-        same = len(got) == len(want) and all(
-            g.shape == w.shape and np.allclose(g, w, rtol=1e-6, atol=1e-6, equal_nan=True)
-            for g, w in zip(got, want))
-        size = sum(os.path.getsize(base + s) for s in (".hlo", ".in.npz", ".out.npz"))
-        print("%-15s %3d arrays out, %6d bytes%s" % (
-            name, len(got), size, "" if same else "  MISMATCH with the jitted function"))
-        failed |= not same
+        notes = [] if same_arrays(got, want) else ["MISMATCH with the jitted function"]
+        size = sum(os.path.getsize(base + s) for s in suffixes)
+        print("%-26s %3d arrays out, %7d bytes%s" % (name, len(got), size, "".join("  " + n for n in notes)))
+        failed |= bool(notes)
     return 1 if failed else 0
 
 
