@@ -20,6 +20,19 @@
 //   hlo-run --engine=cpu --compare=interp --random-seed=<seed> DIR/fuzz_<seed>.hlo
 // --print writes the seeds' modules to standard output instead of running
 // them.
+//
+// --mutate=KIND feeds the engines input of a shape bad or big input takes:
+//   unbounded  the seed's module with one instruction's declared shape given
+//              an unbounded `?` dimension (the seed picks the instruction,
+//              a fused or called computation's parameter included, and the
+//              dimension). The verifier lets `?` stand for any size. The JIT
+//              may refuse such a module (a clear error), and must where the
+//              interpreter does: running what the interpreter refuses,
+//              crashing, or running it to another answer fails.
+//   deep       instead of the seed's module, a chain of 2,000 to 20,000
+//              dependent elementwise ops (add, subtract, maximum, minimum,
+//              negate, exactly rounded) on a small f32 or s32 array, as an
+//              unrolled graph has: both engines must run it and agree.
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -43,10 +56,74 @@ struct Flags {
   int jobs = 2;
   std::string keep;
   bool print = false;
+  std::string mutate;  // "", "unbounded" or "deep"
 };
 
-Outcome runSeed(uint64_t seed) {
-  const std::string text = hlo::conformance::randomModule(seed);
+// --mutate=deep's module for `seed`.
+std::string deepChainModule(uint64_t seed) {
+  uint64_t state = seed * 0x9e3779b97f4a7c15ull + 1;
+  auto next = [&](uint64_t n) {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    return state % n;
+  };
+  int length = 2000 + static_cast<int>(next(18001));
+  int elements = 1 + static_cast<int>(next(16));
+  std::string type = next(2) ? "f32" : "s32";
+  std::string shape = type + "[" + std::to_string(elements) + "]";
+  static const char* kOps[] = {"add", "subtract", "maximum", "minimum", "negate"};
+  std::string text = "HloModule deep_chain\n\nENTRY %main (x: " + shape + ", y: " + shape + ") -> " + shape +
+                     " {\n  %x = " + shape + " parameter(0)\n  %y = " + shape + " parameter(1)\n  %v0 = " + shape +
+                     " copy(%x)\n";
+  for (int k = 1; k <= length; ++k) {
+    std::string op = kOps[next(5)];
+    std::string prev = "%v" + std::to_string(k - 1);
+    text += std::string(k == length ? "  ROOT " : "  ") + "%v" + std::to_string(k) + " = " + shape + " " + op + "(" +
+            prev + (op == "negate" ? "" : next(2) ? ", %y" : ", %x") + ")\n";
+  }
+  return text + "}\n";
+}
+
+// --mutate=unbounded: the seed's module with one declared dimension made `?`.
+Outcome runUnboundedSeed(uint64_t seed) {
+  auto module = hlo::parseModule(hlo::conformance::randomModule(seed));
+  if (!module.ok()) return {"invalid", "parse: " + module.status().message()};
+  std::vector<hlo::Instruction*> candidates;
+  for (const auto& comp : (*module)->computations())
+    for (const auto& instr : comp->instructions()) {
+      bool entryParameter = comp.get() == (*module)->entry() && instr->opcode() == hlo::Opcode::kParameter;
+      if (instr->shape().isArray() && instr->shape().rank() > 0 && !entryParameter &&
+          instr->opcode() != hlo::Opcode::kConstant)
+        candidates.push_back(instr.get());
+    }
+  if (candidates.empty()) return {"ok", "nothing to mutate"};
+  hlo::Instruction* victim = candidates[seed % candidates.size()];
+  int dim = static_cast<int>((seed / candidates.size()) % victim->shape().rank());
+  victim->mutableShape().setDim(dim, hlo::Shape::kUnboundedDim, true);
+  std::string what = "'" + victim->name() + "' declared " + victim->shape().toString(false);
+  if (!hlo::verify(**module).ok()) return {"ok", what + ": refused by the verifier"};
+  std::vector<hlo::Literal> args = hlo::interp::randomArguments(*(*module)->entry(), seed);
+  auto expected = hlo::interp::evaluate(**module, args, {});
+  hlo::jit::CompileOptions options;
+  options.threads = 1;
+  options.useCache = false;
+  if (expected.ok()) {
+    // The interpreter runs it (the value unread, or `?` standing for a size
+    // the values give): the JIT refuses it, or runs it to the same answer.
+    Outcome both = hlo::conformance::runAgainstInterpreter(**module, args, {}, options, "error");
+    bool refused = both.status == "error" || both.status.rfind("cannot-compile", 0) == 0;
+    return refused ? Outcome{"ok", what + ": the JIT refuses it: " + both.detail} : both;
+  }
+  auto exe = hlo::jit::compile(**module, hlo::jit::Target::kCpu, options);
+  if (!exe.ok()) return {"ok", what + ": both refuse"};
+  auto got = (*exe)->run(args);
+  if (!got.ok()) return {"ok", what + ": both refuse"};
+  return {"jit-ran-refused", what + ": the interpreter refuses it (" + expected.status().message() +
+                                 ") but the JIT ran it"};
+}
+
+Outcome runSeed(uint64_t seed, const std::string& mutate) {
+  if (mutate == "unbounded") return runUnboundedSeed(seed);
+  const std::string text = mutate == "deep" ? deepChainModule(seed) : hlo::conformance::randomModule(seed);
   auto module = hlo::parseModule(text);
   if (!module.ok()) return {"invalid", "parse: " + module.status().message()};
   hlo::Status verified = hlo::verify(**module);
@@ -60,7 +137,8 @@ Outcome runSeed(uint64_t seed) {
 }
 
 int usage() {
-  std::fprintf(stderr, "usage: hlo-jit-fuzz [--seeds=FIRST:COUNT] [--jobs=N] [--keep=DIR] [--print]\n");
+  std::fprintf(stderr,
+               "usage: hlo-jit-fuzz [--seeds=FIRST:COUNT] [--jobs=N] [--keep=DIR] [--print] [--mutate=unbounded|deep]\n");
   return 2;
 }
 
@@ -82,13 +160,15 @@ int main(int argc, char** argv) {
       flags.keep = arg.substr(7);
     } else if (arg == "--print") {
       flags.print = true;
+    } else if (arg == "--mutate=unbounded" || arg == "--mutate=deep") {
+      flags.mutate = arg.substr(9);
     } else {
       return usage();
     }
   }
   if (flags.print) {
     for (uint64_t s = flags.first; s < flags.first + flags.count; ++s)
-      std::printf("%s\n", hlo::conformance::randomModule(s).c_str());
+      std::printf("%s\n", (flags.mutate == "deep" ? deepChainModule(s) : hlo::conformance::randomModule(s)).c_str());
     return 0;
   }
   std::vector<std::string> seeds;
@@ -96,7 +176,8 @@ int main(int argc, char** argv) {
   hlo::conformance::ChildLimits limits;
   limits.timeoutSeconds = hlo::conformance::kAddressSanitizer ? 200 : 40;
   std::vector<Outcome> outcomes = hlo::conformance::runInChildren(
-      seeds, flags.jobs, limits, [](const std::string& s) { return runSeed(std::strtoull(s.c_str(), nullptr, 10)); });
+      seeds, flags.jobs, limits,
+      [&](const std::string& s) { return runSeed(std::strtoull(s.c_str(), nullptr, 10), flags.mutate); });
   int passed = 0, failed = 0;
   for (size_t i = 0; i < seeds.size(); ++i) {
     if (outcomes[i].status == "ok") {
@@ -108,11 +189,13 @@ int main(int argc, char** argv) {
                 outcomes[i].detail.empty() ? "" : ": ", outcomes[i].detail.c_str());
     if (!flags.keep.empty()) {
       std::string path = flags.keep + "/fuzz_" + seeds[i] + ".hlo";
-      std::ofstream(path) << hlo::conformance::randomModule(std::strtoull(seeds[i].c_str(), nullptr, 10));
+      uint64_t seed = std::strtoull(seeds[i].c_str(), nullptr, 10);
+      std::ofstream(path) << (flags.mutate == "deep" ? deepChainModule(seed) : hlo::conformance::randomModule(seed));
       std::printf("  reproduce: hlo-run --engine=cpu --compare=interp --random-seed=%s %s\n", seeds[i].c_str(),
                   path.c_str());
     }
   }
-  std::printf("jit-fuzz: %d passed, %d failed, 0 skipped\n", passed, failed);
+  std::string suite = flags.mutate.empty() ? "jit-fuzz" : "jit-fuzz-" + flags.mutate;
+  std::printf("%s: %d passed, %d failed, 0 skipped\n", suite.c_str(), passed, failed);
   return failed ? 1 : 0;
 }

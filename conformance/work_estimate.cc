@@ -50,10 +50,11 @@ double convolutionWork(const Instruction& instr, double resultElements) {
 
 // A custom call that stands for HLO (hlo/custom_call_forms.h) costs what
 // that HLO costs, so a cuDNN convolution is not priced as a copy of its
-// small result; any other custom call, its result's elements.
+// small result; any other custom call, or one that does not fit its form
+// (refused before any work), its result's elements.
 double customCallWork(const Instruction& instr, double resultElements) {
   std::optional<KnownCustomCall> known = knownCustomCall(instr);
-  if (!known) return resultElements;
+  if (!known || !known->valid.ok()) return resultElements;
   const Shape& shape = instr.shape();
   switch (known->form) {
     case CustomCallForm::kCudnnConvForward:

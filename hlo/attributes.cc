@@ -161,6 +161,10 @@ StatusOr<ComparisonType> comparisonTypeOf(const Attributes& attrs, ElementType t
     if (!order)
       return errorStatus("unknown comparison type '" + std::string(text) +
                          "' (FLOAT, TOTALORDER, SIGNED or UNSIGNED)");
+    std::string_view fits = isSigned(t) ? "SIGNED" : isFloat(t) || isComplex(t) ? "FLOAT" : "UNSIGNED";
+    if (text != fits && !(text == "TOTALORDER" && isFloat(t)))
+      return errorStatus("comparison type " + std::string(text) + " does not fit " +
+                         std::string(elementTypeName(t)) + " operands (expected " + std::string(fits) + ")");
   }
   if (attrs.has(AttrKey::kOrder)) {
     std::string_view text = attrs.getString(AttrKey::kOrder);

@@ -139,13 +139,14 @@ std::optional<ComparisonDirection> parseComparisonDirection(std::string_view s);
 
 // How a compare with attributes `attrs` orders operands of element type `t`.
 // XLA writes the order as `order=TOTAL|PARTIAL|WEAK` today and as
-// `type=FLOAT|TOTALORDER|SIGNED|UNSIGNED` before; of a `type=` only the
-// order it implies counts (FLOAT partial, the others total), as in XLA.
-// Floats and complex compare as IEEE (kFloat) unless in total order;
+// `type=FLOAT|TOTALORDER|SIGNED|UNSIGNED` before, where the type must fit
+// the operands (FLOAT or TOTALORDER for floats and complex, SIGNED for
+// signed integers, UNSIGNED for unsigned ones and pred), as XLA's verifier
+// asks. Floats and complex compare as IEEE (kFloat) unless in total order;
 // integers and pred as their type is signed or not; with neither attribute,
-// that is the default. Fails, saying why, for an unknown spelling, a `type=`
-// and an `order=` that disagree, or WEAK, whose NaN order no engine here
-// implements.
+// that is the default. Fails, saying why, for an unknown spelling, a type
+// that does not fit, a `type=` and an `order=` that disagree, or WEAK,
+// whose NaN order no engine here implements.
 StatusOr<ComparisonType> comparisonTypeOf(const Attributes& attrs, ElementType t);
 
 }  // namespace hlo

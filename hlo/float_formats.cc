@@ -115,6 +115,8 @@ constexpr FloatFormat kFormats[] = {
     {ElementType::kF8E3M4,          3,  4,    3, true,  true,  NanStyle::kIeee},
     {ElementType::kF4E2M1FN,        2,  1,    1, true,  true,  NanStyle::kNone},
     {ElementType::kF8E8M0FNU,       8,  0,  127, false, false, NanStyle::kAllOnes},
+    {ElementType::kF6E2M3FN,        2,  3,    1, true,  true,  NanStyle::kNone},
+    {ElementType::kF6E3M2FN,        3,  2,    3, true,  true,  NanStyle::kNone},
 };
 
 const FloatFormat& formatOf(ElementType t) {

@@ -27,10 +27,14 @@ constexpr std::array kMlDtypes = {
     MlDtype{T::kF8E3M4, "float8_e3m4"},
     MlDtype{T::kF8E8M0FNU, "float8_e8m0fnu"},
     MlDtype{T::kF4E2M1FN, "float4_e2m1fn"},
+    MlDtype{T::kF6E2M3FN, "float6_e2m3fn"},
+    MlDtype{T::kF6E3M2FN, "float6_e3m2fn"},
     MlDtype{T::kS4, "int4"},
     MlDtype{T::kU4, "uint4"},
     MlDtype{T::kS2, "int2"},
     MlDtype{T::kU2, "uint2"},
+    MlDtype{T::kS1, "int1"},
+    MlDtype{T::kU1, "uint1"},
 };
 
 uint16_t le16(const char* p) {
@@ -49,18 +53,20 @@ void put32(std::string& out, uint32_t v) {
 // One element as stored in a Literal, from one element as stored in a file
 // (little-endian, sub-byte types in the low bits of their byte).
 void normalizeElement(T t, uint8_t* element) {
-  if (t == T::kPred) *element = *element != 0;
-  if (t == T::kS4) *element = static_cast<uint8_t>(static_cast<int8_t>(*element << 4) >> 4);
-  if (t == T::kS2) *element = static_cast<uint8_t>(static_cast<int8_t>(*element << 6) >> 6);
-  if (t == T::kU4 || t == T::kF4E2M1FN) *element &= 0x0f;
-  if (t == T::kU2) *element &= 0x03;
+  int bits = bitWidth(t);
+  if (t == T::kPred || bits >= 8) {
+    if (t == T::kPred) *element = *element != 0;
+    return;
+  }
+  // A sub-byte value in the low bits: signed ones sign-extended.
+  if (isSigned(t)) *element = static_cast<uint8_t>(static_cast<int8_t>(*element << (8 - bits)) >> (8 - bits));
+  else *element &= (1u << bits) - 1;
 }
 
 // The reverse: a Literal element as a file stores it.
 uint8_t storedByte(T t, uint8_t element) {
-  if (t == T::kS4 || t == T::kU4 || t == T::kF4E2M1FN) return element & 0x0f;
-  if (t == T::kS2 || t == T::kU2) return element & 0x03;
-  return element;
+  int bits = bitWidth(t);
+  return t == T::kPred || bits >= 8 ? element : element & ((1u << bits) - 1);
 }
 
 struct Descr {

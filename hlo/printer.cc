@@ -112,7 +112,16 @@ std::string quoteString(std::string_view s) {
       case '\\': out += "\\\\"; break;
       case '\n': out += "\\n"; break;
       case '\t': out += "\\t"; break;
-      default: out += c;
+      case '\r': out += "\\r"; break;
+      default:
+        // Other control bytes in octal, as XLA's printer writes them.
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+          char octal[5];
+          std::snprintf(octal, sizeof octal, "\\%03o", static_cast<unsigned char>(c));
+          out += octal;
+        } else {
+          out += c;
+        }
     }
   }
   return out + "\"";

@@ -100,9 +100,11 @@ std::string Layout::toString() const {
                   memorySpace != 0 || !extras.empty();
   if (hasItems) {
     out += ':';
-    // Dimension level types come first in XLA's order.
-    for (const LayoutExtra& e : extras)
-      if (e.text.rfind("D(", 0) == 0) out += e.text;
+    // XLA's order: T L #(index type) *(pointer type) E S, then the others (SC P M).
+    auto printExtras = [&](bool typeItems) {
+      for (const LayoutExtra& e : extras)
+        if ((e.text[0] == '#' || e.text[0] == '*') == typeItems) out += e.text;
+    };
     if (!tiles.empty()) out += 'T';  // XLA writes the tiles as T(8,128)(2,1)
     for (const Tile& t : tiles) {
       out += '(';
@@ -113,10 +115,10 @@ std::string Layout::toString() const {
       out += ')';
     }
     if (tailPaddingAlignment != 1) out += "L(" + std::to_string(tailPaddingAlignment) + ")";
+    printExtras(true);
     if (elementSizeBits != 0) out += "E(" + std::to_string(elementSizeBits) + ")";
     if (memorySpace != 0) out += "S(" + std::to_string(memorySpace) + ")";
-    for (const LayoutExtra& e : extras)
-      if (e.text.rfind("D(", 0) != 0) out += e.text;
+    printExtras(false);
   }
   out += '}';
   return out;

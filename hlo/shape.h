@@ -24,7 +24,7 @@ struct Tile {
 };
 
 // A layout item that is carried but not interpreted, kept verbatim
-// (`D(D,C)`, `#(s32)`, `*(s64)`, `SC(0:3)`, `P(...)`, `M(8)`).
+// (`#(s32)`, `*(s64)`, `SC(0:3)(1:2)`, `P(...)`, `M(8)`).
 struct LayoutExtra {
   std::string text;  // the whole item, e.g. "SC(0:3)"
   bool operator==(const LayoutExtra&) const = default;

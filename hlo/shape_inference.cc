@@ -378,6 +378,23 @@ Status checkDeclaredShape(const Instruction& instr) {
   return okStatus();
 }
 
+namespace {
+bool sameDimensions(const Shape& a, const Shape& b) {
+  if (a.dims() != b.dims() || a.tupleSize() != b.tupleSize()) return false;
+  for (int i = 0; i < a.tupleSize(); ++i)
+    if (!sameDimensions(a.tupleElement(i), b.tupleElement(i))) return false;
+  return true;
+}
+}  // namespace
+
+Status checkDeclaredDimensions(const Instruction& instr) {
+  StatusOr<Shape> inferred = inferShapeGiven(instr, instr.shape());
+  if (!inferred.ok() || sameDimensions(*inferred, instr.shape())) return okStatus();
+  return errorStatus(std::string(opcodeName(instr.opcode())) + " '" + instr.name() + "' is declared " +
+                         instr.shape().toString(false) + " but its operands give " + inferred->toString(false),
+                     instr.loc());
+}
+
 bool hasUnboundedDim(const Shape& shape) {
   for (int64_t d : shape.dims())
     if (d == Shape::kUnboundedDim) return true;

@@ -34,6 +34,13 @@ StatusOr<Shape> inferShapeGiven(const Instruction& instr, const Shape& declared)
 // operands.
 Status checkDeclaredShape(const Instruction& instr);
 
+// Fails, naming the instruction, when inferShapeGiven accepts `instr` but
+// gives other dimensions than it declares (a `?` where its operands give a
+// size counts as other), tuples element by element; element types aside,
+// as HLO mixes float precisions. What an engine that plans code from
+// declared shapes checks first.
+Status checkDeclaredDimensions(const Instruction& instr);
+
 // Whether `shape`, or any tuple element of it, has an unbounded (`?`)
 // dimension. The verifier lets `?` stand for any size; such a dimension has
 // no size to run at, so both engines also refuse an instruction whose shape

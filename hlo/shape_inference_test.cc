@@ -134,14 +134,13 @@ TEST_F(ShapeInferenceTest, CompareGivesPredAndChecksItsType) {
   EXPECT_EQ(infer(cmp), arr(kPred, {4}));
   cmp->attrs().setString(AttrKey::kType, "SIGNED");
   EXPECT_EQ(infer(cmp), arr(kPred, {4}));
-  // As in XLA, a type= counts only for the order it implies: FLOAT (a
-  // partial order) on integers is their own order.
   cmp->attrs().setString(AttrKey::kType, "FLOAT");
+  EXPECT_NE(error(cmp).find("expected SIGNED"), std::string::npos);
+  cmp->attrs().setString(AttrKey::kType, "SIGNED");
+  cmp->attrs().setString(AttrKey::kOrder, "TOTAL");
   EXPECT_EQ(infer(cmp), arr(kPred, {4}));
   cmp->attrs().setString(AttrKey::kOrder, "PARTIAL");
-  EXPECT_EQ(infer(cmp), arr(kPred, {4}));
-  cmp->attrs().setString(AttrKey::kOrder, "TOTAL");
-  EXPECT_NE(error(cmp).find("type=FLOAT and order=TOTAL disagree"), std::string::npos);
+  EXPECT_NE(error(cmp).find("type=SIGNED and order=PARTIAL disagree"), std::string::npos);
   cmp->attrs().setString(AttrKey::kType, "BOGUS");
   EXPECT_NE(error(cmp).find("unknown comparison type 'BOGUS'"), std::string::npos);
 }

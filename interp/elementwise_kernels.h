@@ -104,12 +104,14 @@ decltype(auto) visitType(ElementType t, Fn&& fn) {
   using T = ElementType;
   switch (t) {
     case T::kPred: return fn(PredElem{});
+    case T::kS1: return fn(IntElem<T::kS1, int8_t, 1>{});
     case T::kS2: return fn(IntElem<T::kS2, int8_t, 2>{});
     case T::kS4: return fn(IntElem<T::kS4, int8_t, 4>{});
     case T::kS8: return fn(IntElem<T::kS8, int8_t, 8>{});
     case T::kS16: return fn(IntElem<T::kS16, int16_t, 16>{});
     case T::kS32: return fn(IntElem<T::kS32, int32_t, 32>{});
     case T::kS64: return fn(IntElem<T::kS64, int64_t, 64>{});
+    case T::kU1: return fn(IntElem<T::kU1, uint8_t, 1>{});
     case T::kU2: return fn(IntElem<T::kU2, uint8_t, 2>{});
     case T::kU4: return fn(IntElem<T::kU4, uint8_t, 4>{});
     case T::kU8: return fn(IntElem<T::kU8, uint8_t, 8>{});
@@ -129,6 +131,8 @@ decltype(auto) visitType(ElementType t, Fn&& fn) {
     case T::kF8E3M4: return fn(SmallFloatElem<T::kF8E3M4, uint8_t>{});
     case T::kF4E2M1FN: return fn(SmallFloatElem<T::kF4E2M1FN, uint8_t>{});
     case T::kF8E8M0FNU: return fn(SmallFloatElem<T::kF8E8M0FNU, uint8_t>{});
+    case T::kF6E2M3FN: return fn(SmallFloatElem<T::kF6E2M3FN, uint8_t>{});
+    case T::kF6E3M2FN: return fn(SmallFloatElem<T::kF6E3M2FN, uint8_t>{});
     case T::kC64: return fn(ComplexElem<T::kC64, float>{});
     case T::kC128: return fn(ComplexElem<T::kC128, double>{});
     case T::kToken:

@@ -13,6 +13,7 @@
 #include "hlo/element_io.h"
 #include "hlo/passes/pass.h"
 #include "hlo/printer.h"
+#include "hlo/shape_inference.h"
 #include "hlo/verifier.h"
 #include "interp/evaluator.h"
 #include "jit/executable.h"
@@ -229,9 +230,57 @@ class SizeSpecializedExecutable final : public Executable {
   mutable std::mutex mutex_;
 };
 
+// Whether `instr` takes its size from its operands' values, which may have
+// dimensions an unbounded `?` stands for (an entry parameter's argument
+// gives them): as the interpreter, the JIT runs these on `?` dimensions and
+// nothing else.
+bool sizedByValues(const Instruction& instr) {
+  Opcode op = instr.opcode();
+  if (opcodeCategory(op) == OpCategory::kElementwise) return op != Opcode::kMap;
+  return op == Opcode::kParameter || op == Opcode::kTuple || op == Opcode::kGetTupleElement ||
+         op == Opcode::kFusion || op == Opcode::kCall || op == Opcode::kWhile || op == Opcode::kConditional ||
+         op == Opcode::kOptimizationBarrier;
+}
+
+// The declared shapes a module's code would be planned from are ones its
+// operands give: every instruction's dimensions are those inference gives
+// (hlo/shape_inference.h), each called computation's parameters have their
+// operands' dimensions, and an unbounded `?` dimension appears only where
+// the values size it (sizedByValues). The verifier lets `?` stand for any
+// size, and code sized from a `?` reads or writes outside its buffers,
+// while the passes rebuild instructions from inferred shapes, so a module
+// the interpreter refuses could even compile into one that runs: it is
+// refused here, before anything is planned or rewritten, naming the
+// instruction.
+Status checkDeclaredDimensions(const Module& module) {
+  auto refuse = [](const Instruction& instr, const std::string& why) {
+    return errorStatus("jit: cannot compile " + std::string(opcodeName(instr.opcode())) + " '" + instr.name() +
+                           "': " + why,
+                       instr.loc());
+  };
+  for (const auto& comp : module.computations())
+    for (const auto& instr : comp->instructions()) {
+      if (Status s = checkDeclaredDimensions(*instr); !s.ok())
+        return errorStatus("jit: cannot compile: " + s.message(), s.loc());
+      bool unbounded = hasUnboundedDim(instr->shape());
+      for (const Instruction* op : instr->operands()) unbounded = unbounded || hasUnboundedDim(op->shape());
+      if (unbounded && !sizedByValues(*instr)) return refuse(*instr, "unbounded (?) dimensions have no values to run on");
+      if (instr->opcode() != Opcode::kFusion && instr->opcode() != Opcode::kCall) continue;
+      for (const Computation* callee : instr->calledComputations())
+        for (int p = 0; callee && p < callee->parameterCount() && p < instr->operandCount(); ++p) {
+          const Shape& param = callee->parameter(p)->shape();
+          if (param.dims() != instr->operand(p)->shape().dims())
+            return refuse(*instr, "passes " + instr->operand(p)->shape().toString(false) + " to parameter '" +
+                                      callee->parameter(p)->name() + "' of " + param.toString(false));
+        }
+    }
+  return okStatus();
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<Executable>> compile(const Module& module, Target target, const CompileOptions& options) {
+  HLO_RETURN_IF_ERROR(checkDeclaredDimensions(module));
   // The passes rewrite in place; the caller's module stays as it was.
   std::unique_ptr<Module> copy = module.clone();
   if (!needsSizeSpecialization(*copy)) return compileStatic(std::move(copy), target, options);

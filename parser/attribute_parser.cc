@@ -306,7 +306,9 @@ Status checkEnumName(Cursor& c, AttrKey key, std::string_view name, size_t at) {
 bool isComputationList(Cursor& c) {
   size_t save = c.pos();
   c.consume('{');
-  bool list = c.peek() == '}';
+  // `{}`, `{a, b}`, or `{{...}, {...}}`: bodies written inline (a single
+  // inline body starts with an instruction, never a brace).
+  bool list = c.peek() == '}' || c.peek() == '{';
   if (!list && !c.name().empty()) list = c.peek() == ',' || c.peek() == '}';
   c.setPos(save);
   return list;
@@ -347,7 +349,7 @@ Status parseAttrValue(Cursor& c, AttrKey key, ComputationResolver& resolver, Att
       else return c.error("expected true or false for " + std::string(attrKeyName(key)));
       return okStatus();
     case AttrKind::kString:
-      if (c.peek() != '"') return c.error("expected a quoted string for " + std::string(attrKeyName(key)));
+      if (c.peek() != '"' && c.peek() != '\'') return c.error("expected a quoted string for " + std::string(attrKeyName(key)));
       if (!c.quotedString(v.s)) return c.error("unterminated string");
       return okStatus();
     case AttrKind::kIdent: {

@@ -22,7 +22,7 @@ constexpr std::array<uint8_t, 256> kClasses = [] {
   t['_'] = kStart | kChar;
   for (int c = '0'; c <= '9'; ++c) t[c] = kChar;
   t['.'] = t['-'] = kChar;
-  for (char c : {'{', '}', '[', ']', '(', ')', '"'}) t[static_cast<uint8_t>(c)] = kBracketOrQuote;
+  for (char c : {'{', '}', '[', ']', '(', ')', '"', '\''}) t[static_cast<uint8_t>(c)] = kBracketOrQuote;
   return t;
 }();
 
@@ -177,28 +177,45 @@ std::string_view Cursor::numberToken() {
   return token;
 }
 
-bool Cursor::quotedString(std::string& out, char quote) {
-  if (peek() != quote) return false;
+bool Cursor::quotedString(std::string& out) {
+  char quote = peek();
+  if (quote != '"' && quote != '\'') return false;
   size_t p = pos_ + 1;
   out.clear();
+  auto digitOf = [](char c, int base) {
+    int d = c >= '0' && c <= '9' ? c - '0' : (c | 0x20) >= 'a' && (c | 0x20) <= 'f' ? (c | 0x20) - 'a' + 10 : 99;
+    return d < base ? d : -1;
+  };
   while (p < text_.size()) {
     char c = text_[p++];
     if (c == quote) {
       pos_ = p;
       return true;
     }
-    if (c == '\\' && p < text_.size()) {
-      char e = text_[p++];
-      switch (e) {
-        case 'n': out += '\n'; break;
-        case 't': out += '\t'; break;
-        case 'r': out += '\r'; break;
-        case '0': out += '\0'; break;
-        default: out += e;  // \" \\ \' and anything else: the character itself
-      }
+    if (c != '\\' || p >= text_.size()) {
+      out += c;
       continue;
     }
-    out += c;
+    char e = text_[p++];
+    if (digitOf(e, 8) >= 0 || (e == 'x' && p < text_.size() && digitOf(text_[p], 16) >= 0)) {
+      // \NNN: up to three octal digits; \xHH...: hex digits.
+      int base = e == 'x' ? 16 : 8;
+      unsigned value = e == 'x' ? 0 : digitOf(e, 8);
+      for (int n = e == 'x' ? 0 : 1; p < text_.size() && digitOf(text_[p], base) >= 0 && (base == 16 || n < 3); ++n)
+        value = value * base + digitOf(text_[p++], base);
+      out += static_cast<char>(value & 0xff);
+      continue;
+    }
+    switch (e) {
+      case 'n': out += '\n'; break;
+      case 't': out += '\t'; break;
+      case 'r': out += '\r'; break;
+      case 'a': out += '\a'; break;
+      case 'b': out += '\b'; break;
+      case 'f': out += '\f'; break;
+      case 'v': out += '\v'; break;
+      default: out += e;  // \" \' \\ \? and anything else: the character itself
+    }
   }
   return false;
 }
@@ -215,9 +232,9 @@ bool Cursor::balanced(std::string_view& out) {
     while (p < n && !(kClasses[static_cast<uint8_t>(text_[p])] & kBracketOrQuote)) ++p;
     if (p >= n) return false;
     char c = text_[p++];
-    if (c == '"') {  // skip a string, honouring escapes
+    if (c == '"' || c == '\'') {  // skip a string, honouring escapes
       for (;;) {
-        const void* q = std::memchr(text_.data() + p, '"', n - p);
+        const void* q = std::memchr(text_.data() + p, c, n - p);
         if (!q) return false;
         size_t quote = static_cast<const char*>(q) - text_.data();
         size_t backslashes = 0;

@@ -60,9 +60,10 @@ class Cursor {
   bool integer(int64_t& value);
   // A token that may be a number: [-+]digits/./e/E/[-+], nan, inf, nan(0x..).
   std::string_view numberToken();
-  // A "..." string (or 'x' with quote '\'') with C escapes decoded; false,
-  // cursor unmoved, if there is none or it never ends.
-  bool quotedString(std::string& out, char quote = '"');
+  // A "..." or '...' string, as XLA's lexer takes either, with C escapes
+  // decoded (\n \t \" \\ ..., octal \101, hex \x41); false, cursor
+  // unmoved, if there is none or it never ends.
+  bool quotedString(std::string& out);
   // Everything up to the matching close of the bracket at the cursor
   // ({, [, ( or "..."), returned with the brackets; strings inside are skipped.
   bool balanced(std::string_view& out);

@@ -163,7 +163,8 @@ ENTRY e {
 TEST(Parser, IntegerConstantsOutOfRange) {
   for (const char* text : {"u4[] constant(16)", "u4[] constant(-1)", "s4[] constant(8)",
                            "s4[] constant(-9)", "s8[] constant(128)", "u32[] constant(4294967296)",
-                           "s64[] constant(9223372036854775808)", "pred[] constant(2)"}) {
+                           "u32[] constant(-1)", "s64[] constant(18446744073709551616)",
+                           "u64[] constant(-9223372036854775809)", "pred[] constant(yes)"}) {
     std::string module = std::string("ENTRY e {\n  ROOT c = ") + text + "\n}";
     auto m = parseModule(module);
     EXPECT_FALSE(m.ok()) << text;

@@ -61,7 +61,8 @@ StatusOr<Layout> parseLayout(Cursor& c, int rank) {
         HLO_RETURN_IF_ERROR(number("S(", layout.memorySpace));
         continue;
       }
-      // Carried items: D(...), #(...), *(...), SC(...), P(...), M(...).
+      // Carried items: #(...), *(...), SC(...)(...)..., P(...), M(...); and
+      // D(...), checked and dropped, as XLA drops dimension level types.
       c.skipSpace();
       size_t p = c.pos();
       while (p < c.text().size() && c.text()[p] != '(' && c.text()[p] != '}') ++p;
@@ -81,7 +82,13 @@ StatusOr<Layout> parseLayout(Cursor& c, int rank) {
       c.setPos(p);
       std::string_view body;
       if (!c.balanced(body)) return c.error("unbalanced layout item");
-      layout.extras.push_back({std::string(key) + std::string(body)});
+      std::string item = std::string(key) + std::string(body);
+      // Split configs: SC(0:3)(1:2), one group per config.
+      while (key == "SC" && c.rawPeek() == '(') {
+        if (!c.balanced(body)) return c.error("unbalanced layout item");
+        item += body;
+      }
+      if (key != "D") layout.extras.push_back({std::move(item)});
     }
   }
   if (!c.consume('}')) return c.error("expected '}' to close the layout");
@@ -334,10 +341,13 @@ StatusOr<Shape> parseArrayShapeAfterType(Cursor& c, ElementType type, bool space
 }
 
 StatusOr<Literal> parseLiteralValuesAt(Cursor& c, const Shape& shape) {
-  if (shape.isArray() && !shape.isDynamic() && c.consumeText("{...}")) {
-    // Values left out of the text: keep the shape, allocate nothing.
-    Literal lit = Literal::elidedArray(shape);
-    return lit;
+  if (shape.isArray() && !shape.isDynamic() && c.peek() == '{') {
+    // Values left out of the text, `{...}` (`{ ... }`, or some shown, as in
+    // `{1, 2, ...}`, which XLA also reads): keep the shape, allocate nothing.
+    size_t start = c.pos();
+    std::string_view text;
+    if (c.balanced(text) && text.find("...") != std::string_view::npos) return Literal::elidedArray(shape);
+    c.setPos(start);
   }
   if (shape.isArray() && shape.elementCount() > (int64_t{1} << 28))
     return c.error("constant of shape " + shape.toString(false) + " is too large to hold in memory");

@@ -235,7 +235,7 @@ Status parseMesh(Cursor& c, Mesh& mesh) {
     do {
       std::string name;
       int64_t size;
-      if (!c.quotedString(name, '\'')) return c.error("expected a quoted axis name in the mesh");
+      if (!c.quotedString(name)) return c.error("expected a quoted axis name in the mesh");
       if (!c.consume('=') || !c.integer(size)) return c.error("expected '=' and a size after the axis name");
       if (size < 0) return c.error("a mesh axis size must not be negative");
       mesh.axisNames.push_back(std::move(name));
@@ -257,7 +257,7 @@ Status parseMesh(Cursor& c, Mesh& mesh) {
 Status axisRef(Cursor& c, const Mesh& mesh) {
   size_t at = c.pos();
   std::string ref;
-  if (!c.quotedString(ref, '\'')) return c.error("expected a quoted axis name or index");
+  if (!c.quotedString(ref)) return c.error("expected a quoted axis name or index");
   int64_t index = -1;
   for (size_t i = 0; i < mesh.axisNames.size() && index < 0; ++i)
     if (mesh.axisNames[i] == ref) index = static_cast<int64_t>(i);

@@ -122,9 +122,15 @@ corpus_suite jit-corpus hlo-jit-corpus conformance/jit_expectations.txt "JIT cor
 
 # g) Random modules through the CPU JIT and the interpreter (a fixed range
 #    of seeds: the same modules every run).
+#    Then the shapes bad and big input takes: a declared `?` dimension in
+#    each seed's module, and chains of thousands of dependent ops.
 if [ -x "$bin/hlo-jit-fuzz" ]; then
   run jit-fuzz "$bin/hlo-jit-fuzz" --seeds=0:400 --jobs=2; rc=$?
   add_summary jit-fuzz hlo-jit-fuzz "$rc"
+  run jit-fuzz-unbounded "$bin/hlo-jit-fuzz" --seeds=0:200 --jobs=2 --mutate=unbounded; rc=$?
+  add_summary jit-fuzz-unbounded hlo-jit-fuzz "$rc"
+  run jit-fuzz-deep "$bin/hlo-jit-fuzz" --seeds=0:6 --jobs=2 --mutate=deep; rc=$?
+  add_summary jit-fuzz-deep hlo-jit-fuzz "$rc"
 else
   echo "check: $bin/hlo-jit-fuzz not built yet; JIT fuzz not run"
 fi

@@ -98,53 +98,13 @@ bool renamesOperand(const Instruction& instr) {
          rowMajor(out) && rowMajor(in);
 }
 
-// checkDeclaredShape of `instr` and, for a fusion, of everything it fuses:
-// what the interpreter checks before it runs an instruction.
+// checkDeclaredShape of `instr` and, for a fusion, of everything it fuses.
 Status wellTyped(const Instruction& instr) {
   HLO_RETURN_IF_ERROR(checkDeclaredShape(instr));
   if (instr.opcode() == Opcode::kFusion)
     for (const Computation* fused : instr.calledComputations())
       for (const auto& inner : fused->instructions()) HLO_RETURN_IF_ERROR(wellTyped(*inner));
   return okStatus();
-}
-
-// The same dimensions, tuples element by element; element types aside (HLO
-// mixes float precisions, which the engines convert).
-bool sameDimensions(const Shape& a, const Shape& b) {
-  if (a.dims() != b.dims() || a.tupleSize() != b.tupleSize()) return false;
-  for (int i = 0; i < a.tupleSize(); ++i)
-    if (!sameDimensions(a.tupleElement(i), b.tupleElement(i))) return false;
-  return true;
-}
-
-// What must hold before code is planned from `instr`'s declared shape (a
-// library op sizes its buffers and loops by it): its operands give its
-// dimensions and no shape involved has an unbounded (`?`) dimension; a
-// fusion passes each fused parameter its dimensions, and what it fuses is
-// checked one by one. An elementwise op may run on `?` dimensions, as the
-// interpreter runs it: its operands' values give its size.
-Status plannable(const Instruction& instr) {
-  if (instr.opcode() == Opcode::kFusion)
-    for (const Computation* fused : instr.calledComputations()) {
-      if (!fused) continue;
-      for (int p = 0; p < fused->parameterCount() && p < instr.operandCount(); ++p)
-        if (!sameDimensions(fused->parameter(p)->shape(), instr.operand(p)->shape()))
-          return errorStatus("fusion '" + instr.name() + "' passes " + instr.operand(p)->shape().toString(false) +
-                                 " to its parameter '" + fused->parameter(p)->name() + "' of " +
-                                 fused->parameter(p)->shape().toString(false),
-                             instr.loc());
-      for (const auto& inner : fused->instructions()) HLO_RETURN_IF_ERROR(plannable(*inner));
-    }
-  bool unbounded = false;
-  for (const Instruction* op : instr.operands()) unbounded = unbounded || hasUnboundedDim(op->shape());
-  bool sizedByOperands = instr.opcode() == Opcode::kFusion || opcodeCategory(instr.opcode()) == OpCategory::kElementwise;
-  if (!sizedByOperands && (unbounded || hasUnboundedDim(instr.shape())))
-    return errorStatus(std::string(opcodeName(instr.opcode())) + " '" + instr.name() +
-                           "': unbounded (?) dimensions have no values to run on",
-                       instr.loc());
-  StatusOr<Shape> inferred = inferShapeGiven(instr, instr.shape());
-  if (inferred.ok() && sameDimensions(*inferred, instr.shape())) return okStatus();
-  return checkDeclaredShape(instr);
 }
 
 // The threads the options allow: `threads`, else one per core.
@@ -283,14 +243,6 @@ class Builder {
       default:
         break;
     }
-    if (Status typed = plannable(instr); !typed.ok()) {
-      // Its operands do not give the dimensions it declares: refused when
-      // it runs, as the interpreter refuses it, so a module that never
-      // reaches it (a loop that runs no iteration) still runs.
-      step.kind = Step::Kind::kIllTyped;
-      step.refusal = typed;
-      return okStatus();
-    }
     if (renamesOperand(instr)) {
       step.kind = Step::Kind::kView;
       return okStatus();
@@ -344,7 +296,9 @@ class Builder {
       return okStatus();
     }
     if (Status typed = wellTyped(instr); !typed.ok()) {
-      // Ill-typed in a way only the emitter found: refused when it runs, likewise.
+      // Ill-typed (its operands do not give its declared shape): refused
+      // when it runs, as the interpreter refuses it, so a module that never
+      // reaches it (a loop that runs no iteration) still runs.
       step.kind = Step::Kind::kIllTyped;
       step.refusal = typed;
       return okStatus();
