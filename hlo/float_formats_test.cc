@@ -21,7 +21,8 @@ double pow2(int e) { return std::ldexp(1.0, e); }
 
 const T kSmallFloats[] = {T::kF16,          T::kBF16,       T::kF8E5M2,     T::kF8E4M3,
                           T::kF8E4M3FN,     T::kF8E4M3B11FNUZ, T::kF8E5M2FNUZ, T::kF8E4M3FNUZ,
-                          T::kF8E3M4,       T::kF4E2M1FN,   T::kF8E8M0FNU};
+                          T::kF8E3M4,       T::kF4E2M1FN,   T::kF8E8M0FNU,  T::kF6E2M3FN,
+                          T::kF6E3M2FN};
 
 // A new float type in types.def needs a row in the descriptor table (and here).
 TEST(FloatFormats, EveryFloatTypeIsKnown) {
@@ -71,6 +72,12 @@ TEST(FloatFormats, DecodeKnownPatterns) {
       {T::kF4E2M1FN, 0x1, 0.5},        {T::kF4E2M1FN, 0x2, 1.0},
       {T::kF4E2M1FN, 0x5, 3.0},        {T::kF4E2M1FN, 0x7, 6.0},
       {T::kF4E2M1FN, 0xF, -6.0},       {T::kF8E8M0FNU, 0x7F, 1.0},
+      // f6e2m3fn: sign, 2 exponent bits (bias 1), 3 mantissa bits; no inf or NaN.
+      {T::kF6E2M3FN, 0x08, 1.0},       {T::kF6E2M3FN, 0x1F, 7.5},
+      {T::kF6E2M3FN, 0x21, -0.125},    {T::kF6E2M3FN, 0x07, 0.875},
+      // f6e3m2fn: sign, 3 exponent bits (bias 3), 2 mantissa bits; no inf or NaN.
+      {T::kF6E3M2FN, 0x0C, 1.0},       {T::kF6E3M2FN, 0x1F, 28.0},
+      {T::kF6E3M2FN, 0x01, 0.0625},    {T::kF6E3M2FN, 0x3F, -28.0},
       {T::kF8E8M0FNU, 0x00, pow2(-127)}, {T::kF8E8M0FNU, 0xFE, pow2(127)},
       {T::kF8E8M0FNU, 0xFF, kNan},     {T::kF32, 0x3F800000, 1.0},
       {T::kF32, 0x7F7FFFFF, std::numeric_limits<float>::max()},
