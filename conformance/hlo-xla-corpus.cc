@@ -24,6 +24,16 @@
 //      is the computation's value to f32 accuracy and the difference is
 //      XLA's own f32 arithmetic (rounding, or denormals flushed to zero):
 //      the outcome is agree-f64, not disagree.
+//   5. A module whose outcome is not the expected one runs on XLA a second
+//      time, in a fresh worker process, with the same inputs. Where XLA's
+//      own two answers differ (uninitialized memory in its result, a run
+//      that crashed or timed out once and not the other time), XLA's answer
+//      is no yardstick: when ours agrees with XLA's wherever its two runs
+//      agree (elements that differ between them are left out), or with its
+//      second run when its first failed, the outcome is xla-nondeterministic,
+//      with the elements that differed as evidence. Where ours also differs
+//      from an element XLA gave twice, or XLA gave the same answer twice, the
+//      outcome stands: a wrong answer of ours still fails.
 // Modules: the corpus's (as hlo-interp-corpus), and every .hlo file under
 // --testdata, a file of several cases separated by `// -----` lines
 // (testdata/ops) as one module per case, named FILE#N.
@@ -43,11 +53,24 @@
 //                   it (a tuple, token or dynamic-size parameter, a dynamic-size
 //                   result; infeed, outfeed, send or recv, which wait for the
 //                   host), or XLA's result is undefined (undefinedOnXla)
+//   xla-nondeterministic  XLA's two runs differ and ours agrees with it
+//                   wherever they agree (step 5); passes whatever the
+//                   expectations say, and is counted apart
 // Every module is expected to be ok, xla-refused, interp-refused, too-large or
 // skipped unless the expectations file lists it (disagree and xla-failed must
-// be listed, each with its analysis in the detail column; agree-f64 is listed
-// with XLA's f32 mismatch). --update rewrites
-// the file, keeping the detail of a line whose outcome did not change.
+// be listed, each with its analysis in the detail column; --update lists
+// agree-f64 with XLA's f32 mismatch; a module may be listed as xla-refused to
+// say why). ok and agree-f64 stand for each other (a NOTE says so): which
+// one a module gets depends on how XLA:CPU rounds its f32 sums on the
+// machine (its vector width, its thread count), and both mean ours is right
+// to f32 accuracy. Where another outcome of XLA's depends on the machine,
+// the line lists each outcome the module may have, `disagree|agree-f64`, and
+// its detail says why: any of them passes. --update rewrites the file,
+// keeping its header and each line whose module passed (its outcome one the
+// line allows), and writes no line for an xla-nondeterministic module.
+// XLA's time limit (--xla-timeout) counts the CPU time of the oracle's
+// worker, as the interpreter's does its child's, so that a loaded machine
+// does not turn a slow module into a timeout (conformance/xla_oracle.py).
 //
 // Without the Python of `make xla-env` (--python) the run is skipped with a
 // message, not failed.
@@ -56,6 +79,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <complex>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -93,7 +119,7 @@ struct Config {
   std::string python;        // the Python of the xla-env
   std::string oracle = "conformance/xla_oracle.py";
   std::string workDir;
-  double xlaTimeout = 60;    // wall seconds per module on XLA
+  double xlaTimeout = 60;    // CPU seconds per module on XLA (the oracle worker's)
   bool keep = false;         // keep WORK/in, ours and xla for a look at the results
   bool reuseXla = false;     // take XLA's results of the previous run where the job is the same
 };
@@ -347,6 +373,101 @@ std::map<std::string, std::pair<std::string, std::string>> readOracleResults(con
   return out;
 }
 
+// Whether element i of `a` and `b` (arrays of one type and size) is the same
+// value: the same bits, or NaN in both (NaN payloads mean nothing here).
+bool sameElement(const hlo::Literal& a, const hlo::Literal& b, int64_t i) {
+  size_t n = hlo::storageBytes(a.type());
+  if (std::memcmp(a.untypedData() + i * n, b.untypedData() + i * n, n) == 0) return true;
+  if (hlo::isFloat(a.type())) return std::isnan(a.toDouble(i)) && std::isnan(b.toDouble(i));
+  if (hlo::isComplex(a.type())) {
+    auto same = [](double x, double y) {
+      return std::isnan(x) ? std::isnan(y) : x == y && std::signbit(x) == std::signbit(y);
+    };
+    std::complex<double> x = a.toComplex(i), y = b.toComplex(i);
+    return same(x.real(), y.real()) && same(x.imag(), y.imag());
+  }
+  return false;
+}
+
+// An XLA result array as ours is typed and sized: raw elements (bf16, f8...)
+// read as our type, and only the leading part of a dynamically sized
+// result. False when it cannot stand beside ours.
+bool alignWithOurs(const hlo::Literal& ours, hlo::NpyArray& theirs) {
+  if (theirs.untyped && !hlo::retypeRaw(theirs, ours.type()).ok()) return false;
+  if (theirs.value.type() != ours.type()) return false;
+  if (fitsInside(ours.shape().dims(), theirs.value.shape().dims()))
+    theirs.value = leadingPart(std::move(theirs.value), ours.shape().dims());
+  return theirs.value.shape().dims() == ours.shape().dims();
+}
+
+// Step 5: the outcome of a module that ran on XLA twice (`first` and
+// `second`, each the oracle's outcome and detail, with result files
+// firstPath and secondPath), whose outcome `now` (from the first run) is not
+// the expected one.
+Outcome secondOpinion(const Outcome& now, const std::pair<std::string, std::string>& first,
+                      const std::pair<std::string, std::string>& second, const std::string& oursPath,
+                      const std::string& firstPath, const std::string& secondPath) {
+  auto withNote = [&](const std::string& note) { return Outcome{now.status, now.detail + "; " + note, now.cpuSeconds}; };
+  if (second.first != "ok") {
+    if (first.first == "ok") return withNote("XLA's second run: " + second.first + ": " + second.second);
+    if (first.first == second.first) return now;
+    return withNote("XLA's second run: " + second.first + ": " + second.second);
+  }
+  if (first.first != "ok") {
+    // The first run failed or was refused, the second ran: XLA does not
+    // behave the same each time; its second answer is the one to compare.
+    Outcome c = compareWithXla(oursPath, secondPath, false, "ok");
+    std::string evidence = "XLA's first run: " + first.first + ": " + first.second + "; its second ran";
+    if (c.status == "ok")
+      return {"xla-nondeterministic", evidence + ", and agrees with ours", now.cpuSeconds};
+    return withNote(evidence + ": " + hlo::conformance::oneLine(c.detail));
+  }
+  auto ours = readResult(oursPath);
+  auto one = readResult(firstPath), two = readResult(secondPath);
+  if (!ours.ok() || !one.ok() || !two.ok()) return now;
+  std::string differ;      // where XLA's two runs differ
+  std::string oursDiffer;  // where ours differs from an element XLA gave twice
+  for (auto& [name, mine] : *ours) {
+    auto a = one->find(name), b = two->find(name);
+    if (a == one->end() || b == two->end() || !alignWithOurs(mine.value, a->second) ||
+        !alignWithOurs(mine.value, b->second))
+      return now;
+    const hlo::Literal& x = a->second.value;
+    const hlo::Literal& y = b->second.value;
+    // Ours with each element where XLA's runs differ taken from its first:
+    // what is left to compare is where XLA answered the same twice.
+    hlo::Literal masked = mine.value.compact();
+    for (int64_t i = 0; i < x.elementCount(); ++i) {
+      if (sameElement(x, y, i)) continue;
+      size_t n = hlo::storageBytes(x.type());
+      std::memcpy(masked.untypedData() + i * n, x.untypedData() + i * n, n);
+    }
+    std::string shape = mine.value.shape().toString(false);
+    if (hlo::Comparison runs = hlo::compareLiterals(x, y, hlo::Tolerance{}); !runs.equal) {
+      if (!differ.empty()) differ += "; ";
+      differ += name + " " + shape + ": " + std::to_string(runs.mismatches) + " of " +
+                std::to_string(x.elementCount()) + " differ, first " + runs.firstMismatch;
+    }
+    hlo::Comparison c = hlo::compareLiterals(masked, x, hlo::defaultTolerance(x.type()));
+    if (!c.equal && oursDiffer.empty())
+      oursDiffer = name + " " + shape + ": " + std::to_string(c.mismatches) + " differ where XLA's runs agree, first " +
+                   c.firstMismatch + " (ours vs XLA's)";
+  }
+  if (differ.empty()) return withNote("XLA gave the same answer on a second run");
+  if (!oursDiffer.empty()) return withNote("XLA's two runs differ too (" + differ + "), but " + oursDiffer);
+  return {"xla-nondeterministic",
+          "XLA's two runs differ (" + differ + ", first run vs second); ours agrees with XLA wherever they agree",
+          now.cpuSeconds};
+}
+
+// The outcomes an expectation allows: `disagree`, or each of `disagree|agree-f64`.
+std::vector<std::string> allowedOutcomes(const std::string& status) {
+  std::vector<std::string> out;
+  std::stringstream in(status);
+  for (std::string s; std::getline(in, s, '|');) out.push_back(s);
+  return out;
+}
+
 int usage() {
   std::fprintf(stderr,
                "usage: hlo-xla-corpus --python=XLA_ENV_PYTHON --work-dir=DIR [--corpus=DIR] [--testdata=DIR]\n"
@@ -354,7 +475,9 @@ int usage() {
                "         [--update] [--filter=TEXT] [--jobs=N] [--timeout=SECONDS] [--max-work=N]\n"
                "         [--max-memory=BYTES] [--max-while-iterations=N] [--times=FILE] [--keep]\n"
                "  runs each module on XLA (jax's XLA:CPU, through --oracle run by --python) and on the\n"
-               "  interpreter, and compares; --times=FILE writes each module's outcome and detail;\n"
+               "  interpreter, and compares (a module not as expected runs on XLA twice, see the\n"
+               "  source's header); --xla-timeout is CPU seconds of XLA's worker per module (60);\n"
+               "  --times=FILE writes each module's outcome and detail;\n"
                "  --keep keeps each module's inputs and both results (DIR/jobs.tsv names them:\n"
                "  DIR/in/N.npz, DIR/xla/N.npz, and ours in DIR/ours/N.npz); --reuse-xla (implies\n"
                "  --keep) takes XLA's outcome and result from the previous --keep run in DIR for every\n"
@@ -532,6 +655,30 @@ int main(int argc, char** argv) {
     for (const auto& [path, result] : oracle) out << path << "\t" << result.first << "\t" << result.second << "\n";
   }
 
+  // Whether module i's outcome is one its expectation allows (see checkOutcomes).
+  auto expected = hlo::conformance::readExpectations(config.corpus.expectationsPath);
+  // ok and agree-f64 stand for each other: which of them a module gets
+  // depends on how XLA rounds its f32 sums on this machine, not on us.
+  const std::set<std::string> notRun = {"skipped", "too-large", "xla-refused", "interp-refused"};
+  const std::set<std::string> agreement = {"ok", "agree-f64"};
+  auto passes = [&](size_t i) {
+    const std::string& got = outcomes[i].status;
+    auto it = expected.find(files[i]);
+    if (got == "xla-nondeterministic") return true;
+    if (it == expected.end()) return agreement.count(got) > 0 || notRun.count(got) > 0;
+    std::vector<std::string> allowed = allowedOutcomes(it->second.status);
+    if (std::find(allowed.begin(), allowed.end(), got) != allowed.end()) return true;
+    return agreement.count(got) &&
+           std::any_of(allowed.begin(), allowed.end(), [&](const std::string& a) { return agreement.count(a) > 0; });
+  };
+  // A module's files are kept until its outcome is settled: while it still
+  // disagrees (step 4) or is not the expected one (step 5).
+  auto removeFiles = [&](size_t i) {
+    if (config.keep) return;
+    for (const char* sub : {"in", "ours", "xla", "xla2"})
+      fs::remove(config.workDir + "/" + sub + "/" + std::to_string(i) + ".npz", ec);
+  };
+
   // Step 3: compare.
   for (size_t i = 0; i < paths.size(); ++i) {
     Outcome& o = outcomes[i];
@@ -556,8 +703,7 @@ int main(int argc, char** argv) {
                                  false, "ok");
       o = {c.status, hlo::conformance::oneLine(c.detail), o.cpuSeconds};
     }
-    if (!config.keep && o.status != "disagree")
-      for (const char* sub : {"in", "ours", "xla"}) fs::remove(config.workDir + "/" + sub + "/" + id + ".npz", ec);
+    if (o.status != "disagree" && passes(i)) removeFiles(i);
   }
 
   // Step 4: disagreements on f32/c64 results, once more on XLA in f64/c128.
@@ -592,31 +738,92 @@ int main(int argc, char** argv) {
       }
     }
     if (!config.keep) fs::remove_all(config.workDir + "/wide", ec);
-    for (size_t i = 0; i < paths.size() && !config.keep; ++i)
-      if (outcomes[i].status == "disagree" || outcomes[i].status == "agree-f64")
-        for (const char* sub : {"in", "ours", "xla"})
-          fs::remove(config.workDir + "/" + sub + "/" + std::to_string(i) + ".npz", ec);
+    for (size_t i = 0; i < paths.size(); ++i)
+      if ((outcomes[i].status == "disagree" || outcomes[i].status == "agree-f64") && passes(i)) removeFiles(i);
+  }
+
+  // Step 5: each module whose outcome is not the expected one, once more on
+  // XLA, for a second answer to set beside its first.
+  {
+    fs::remove_all(config.workDir + "/xla2", ec);
+    fs::create_directories(config.workDir + "/xla2", ec);
+    std::string againJobs = config.workDir + "/again-jobs.tsv", againResults = config.workDir + "/again-results.tsv";
+    std::ofstream out(againJobs);
+    std::map<std::string, size_t> again;  // module path -> position
+    for (size_t i = 0; i < paths.size(); ++i) {
+      std::string id = std::to_string(i);
+      if (passes(i) || outcomes[i].status == "interp-refused" || !oracle.count(paths[i]) ||
+          !fs::exists(config.workDir + "/in/" + id + ".npz"))
+        continue;
+      out << paths[i] << "\t" << config.workDir << "/in/" << id << ".npz\t" << config.workDir << "/xla2/" << id
+          << ".npz\n";
+      again[paths[i]] = i;
+    }
+    out.close();
+    if (!again.empty()) {
+      std::printf("xla-corpus: %zu modules not as expected once more on XLA\n", again.size());
+      if (!runOracle(config, againJobs, againResults)) return 1;
+      for (const auto& [module, result] : readOracleResults(againResults)) {
+        auto at = again.find(module);
+        if (at == again.end()) continue;
+        std::string id = std::to_string(at->second);
+        Outcome& o = outcomes[at->second];
+        o = secondOpinion(o, oracle[module], result, config.workDir + "/ours/" + id + ".npz",
+                          config.workDir + "/xla/" + id + ".npz", config.workDir + "/xla2/" + id + ".npz");
+        if (o.status == "xla-nondeterministic")
+          std::printf("NOTE %s: XLA nondeterministic: %s\n", files[at->second].c_str(), o.detail.c_str());
+      }
+    }
+    for (size_t i = 0; i < paths.size(); ++i) removeFiles(i);
+    if (!config.keep) fs::remove_all(config.workDir + "/xla2", ec);
   }
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - startTime).count();
 
-  auto expected = hlo::conformance::readExpectations(config.corpus.expectationsPath);
-  hlo::conformance::Tally tally = hlo::conformance::checkOutcomes(
-      files, outcomes, expected, {"skipped", "too-large", "xla-refused", "interp-refused"});
+  // checkOutcomes takes one status per module: for each module that passes,
+  // the one it got (left unlisted where checkOutcomes counts it as skipped).
+  auto checked = expected;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    if (!passes(i)) continue;
+    const std::string& got = outcomes[i].status;
+    auto it = expected.find(files[i]);
+    std::vector<std::string> allowed = allowedOutcomes(it == expected.end() ? "ok" : it->second.status);
+    if (agreement.count(got) && std::find(allowed.begin(), allowed.end(), got) == allowed.end())
+      std::printf("NOTE %s: %s here, listed as %s\n", files[i].c_str(), got.c_str(),
+                  it == expected.end() ? "ok (not listed)" : it->second.status.c_str());
+    if (got == "ok") checked.erase(files[i]);
+    else if (it != expected.end() || !notRun.count(got)) checked[files[i]] = {got, ""};
+  }
+  hlo::conformance::Tally tally = hlo::conformance::checkOutcomes(files, outcomes, checked, notRun);
   if (config.corpus.update && !config.corpus.expectationsPath.empty()) {
-    // Keep the analysis written by hand when the outcome stayed the same.
-    for (std::string& line : tally.expectationLines) {
-      size_t a = line.find('\t'), b = line.find('\t', a + 1);
-      auto it = expected.find(line.substr(0, a));
-      if (it != expected.end() && it->second.status == line.substr(a + 1, b - a - 1) && !it->second.detail.empty())
-        line = line.substr(0, b + 1) + it->second.detail;
+    // A line stays as written (by hand, or with alternatives) while its
+    // module passes; an outcome that no line allows gets a line of its own.
+    // An xla-nondeterministic module gets none: its next run may find XLA
+    // agreeing with itself.
+    std::vector<std::string> lines;
+    for (size_t i = 0; i < paths.size(); ++i) {
+      const Outcome& o = outcomes[i];
+      auto it = expected.find(files[i]);
+      if (it != expected.end() && passes(i))
+        lines.push_back(files[i] + "\t" + it->second.status + "\t" +
+                        (it->second.detail.empty() ? o.detail : it->second.detail));
+      else if (o.status != "ok" && o.status != "xla-nondeterministic" && !notRun.count(o.status))
+        lines.push_back(files[i] + "\t" + o.status + "\t" + o.detail);
     }
-    hlo::conformance::writeExpectations(
-        config.corpus.expectationsPath,
-        "# Modules whose results on XLA and on the interpreter differ (see conformance/hlo-xla-corpus.cc).\n"
-        "# The detail says which side is right and why. Regenerate with `make conformance-xla UPDATE=1`;\n"
-        "# that keeps the detail of every line whose outcome is unchanged.\n"
-        "# file\toutcome\tdetail\n",
-        tally.expectationLines);
+    std::sort(lines.begin(), lines.end());
+    // The file's own header, if it has one, stays.
+    std::string header;
+    {
+      std::ifstream in(config.corpus.expectationsPath);
+      for (std::string line; std::getline(in, line) && !line.empty() && line[0] == '#';) header += line + "\n";
+    }
+    if (header.empty())
+      header =
+          "# Modules whose results on XLA and on the interpreter differ (see conformance/hlo-xla-corpus.cc).\n"
+          "# The detail says which side is right and why. Regenerate with `make conformance-xla UPDATE=1`;\n"
+          "# that keeps every line whose module passes. An outcome may be a|b where XLA's answer depends on\n"
+          "# the machine (the detail says why).\n"
+          "# file\toutcome\tdetail\n";
+    hlo::conformance::writeExpectations(config.corpus.expectationsPath, header, lines);
   }
   if (!config.corpus.timesPath.empty()) hlo::conformance::writeTimes(config.corpus.timesPath, files, outcomes);
 
@@ -628,14 +835,15 @@ int main(int argc, char** argv) {
   std::printf("xla-corpus modules: %d from the corpus (visible, no expected error), %d from testdata\n",
               corpusCount, testdataCount);
   std::printf("  %6d  agree (%d of them with XLA computing in f64)\n  %6d  disagree\n  %6d  refused by XLA\n  %6d  refused by us\n"
-              "  %6d  XLA failed (run error, timeout, crash)\n  %6d  too large\n"
+              "  %6d  XLA failed (run error, timeout, crash)\n  %6d  XLA nondeterministic (its two runs differ)\n"
+              "  %6d  too large\n"
               "  %6d  skipped (does not parse or verify for us, or the oracle cannot run it)\n",
               agree, count("agree-f64"), disagree, count("xla-refused"), count("interp-refused"), count("xla-failed"),
-              count("too-large"), count("skipped"));
+              count("xla-nondeterministic"), count("too-large"), count("skipped"));
   if (agree + disagree)
     std::printf("  agreement: %d of %d modules both ran (%.2f%%)\n", agree, agree + disagree,
                 100.0 * agree / (agree + disagree));
-  std::printf("  %.1f s of wall time (max work %.3g, XLA timeout %g s)\n", seconds, config.corpus.maxWork,
+  std::printf("  %.1f s of wall time (max work %.3g, XLA timeout %g s of CPU time)\n", seconds, config.corpus.maxWork,
               config.xlaTimeout);
   std::printf("xla-corpus: %d passed, %d failed, %d skipped\n", tally.passed, tally.failed, tally.skipped);
   return tally.failed ? 1 : 0;

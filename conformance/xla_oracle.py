@@ -26,8 +26,12 @@ Outcome of one module, printed (one module) or written to RESULTS.tsv (batch):
                       parameter, a dynamic-size result, inputs that do not
                       match the parameters, or infeed, outfeed, send or recv
                       (which wait for the host)
-    timeout, crash    (batch) the module took longer than --timeout seconds of
-                      wall time, or killed the worker process
+    timeout, crash    (batch) the module used more than --timeout seconds of
+                      CPU time (the worker's threads together, so that a loaded
+                      machine does not turn a slow module into a timeout; where
+                      /proc does not tell, wall time; and any worker still busy
+                      after 10 times as long in wall time), or killed the worker
+                      process
 One module exits 0 for ok, 1 otherwise.
 
 JOBS.tsv: one line per module, MODULE <TAB> INPUTS.npz <TAB> OUTPUTS.npz.
@@ -256,7 +260,37 @@ class Worker:
         self.proc.stdin.write("\t".join(job) + "\n")
         self.proc.stdin.flush()
         self.started = time.monotonic()
+        self.cpu_started = self.cpu_seconds()
         self.stage = "start"
+
+    def cpu_seconds(self):
+        """The worker's user and system time so far, all threads together;
+        None where /proc does not say."""
+        try:
+            with open("/proc/%d/stat" % self.proc.pid) as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()  # after the command name
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def out_of_time(self, timeout):
+        """Why the job is out of time, or None. Its budget is CPU time, as the
+        interpreter's side has it: the wall time a job takes grows with the
+        machine's load, its CPU time does not. It must also have run
+        `timeout` in wall time (XLA's threads on a many-core machine can use
+        CPU time faster), and a worker that uses no CPU time (stuck waiting)
+        stops at 10 times that."""
+        wall = time.monotonic() - self.started
+        if wall <= timeout:
+            return None
+        cpu = self.cpu_seconds()
+        if cpu is None or self.cpu_started is None:
+            return "no result after %g s" % timeout
+        if cpu - self.cpu_started > timeout:
+            return "no result after %g s of CPU time" % timeout
+        if wall > 10 * timeout:
+            return "no result after %g s, using %.3g s of CPU time" % (wall, cpu - self.cpu_started)
+        return None
 
     def last_message(self):
         """The last line the worker wrote to its log during this job."""
@@ -309,9 +343,10 @@ class Worker:
             message = self.last_message()
             why = ("XLA crashed (signal %d)" % -code) if code < 0 else ("the worker exited with status %d" % code)
             return self.failed("crash", why + (": " + message if message else ""))
-        if time.monotonic() - self.started > timeout:
+        why = self.out_of_time(timeout)
+        if why:
             self.stop()
-            return self.failed("timeout", "no result after %g s" % timeout)
+            return self.failed("timeout", why)
         return None
 
 
