@@ -30,9 +30,11 @@
 //      that crashed or timed out once and not the other time), XLA's answer
 //      is no yardstick: when ours agrees with XLA's wherever its two runs
 //      agree (elements that differ between them are left out), or with its
-//      second run when its first failed, the outcome is xla-nondeterministic,
-//      with the elements that differed as evidence. Where ours also differs
-//      from an element XLA gave twice, or XLA gave the same answer twice, the
+//      second run when its first failed, or when XLA failed twice in two
+//      different ways, the outcome is xla-nondeterministic, with the
+//      evidence (the elements that differed, or both failures). Where ours
+//      also differs from an element XLA gave twice, or XLA gave the same
+//      answer twice, or its first answer was followed by a failure, the
 //      outcome stands: a wrong answer of ours still fails.
 // Modules: the corpus's (as hlo-interp-corpus), and every .hlo file under
 // --testdata, a file of several cases separated by `// -----` lines
@@ -54,8 +56,9 @@
 //                   result; infeed, outfeed, send or recv, which wait for the
 //                   host), or XLA's result is undefined (undefinedOnXla)
 //   xla-nondeterministic  XLA's two runs differ and ours agrees with it
-//                   wherever they agree (step 5); passes whatever the
-//                   expectations say, and is counted apart
+//                   wherever they agree, or XLA failed differently each time
+//                   (step 5); passes whatever the expectations say, and is
+//                   counted apart
 // Every module is expected to be ok, xla-refused, interp-refused, too-large or
 // skipped unless the expectations file lists it (disagree and xla-failed must
 // be listed, each with its analysis in the detail column; --update lists
@@ -409,9 +412,15 @@ Outcome secondOpinion(const Outcome& now, const std::pair<std::string, std::stri
                       const std::string& firstPath, const std::string& secondPath) {
   auto withNote = [&](const std::string& note) { return Outcome{now.status, now.detail + "; " + note, now.cpuSeconds}; };
   if (second.first != "ok") {
+    // XLA's first answer, if it gave one, stands; two failures of different
+    // kinds (a crash, then an error) say only that XLA does not behave the
+    // same each time.
     if (first.first == "ok") return withNote("XLA's second run: " + second.first + ": " + second.second);
     if (first.first == second.first) return now;
-    return withNote("XLA's second run: " + second.first + ": " + second.second);
+    return {"xla-nondeterministic",
+            "XLA's first run: " + first.first + ": " + first.second + "; its second: " + second.first + ": " +
+                second.second,
+            now.cpuSeconds};
   }
   if (first.first != "ok") {
     // The first run failed or was refused, the second ran: XLA does not
