@@ -153,6 +153,12 @@ std::optional<Order> orderOf(std::string_view s) {
 }
 }  // namespace
 
+ComparisonType defaultComparisonType(ElementType t) {
+  if (isSigned(t)) return ComparisonType::kSigned;
+  if (isFloat(t) || isComplex(t)) return ComparisonType::kFloat;
+  return ComparisonType::kUnsigned;  // unsigned integers and pred
+}
+
 StatusOr<ComparisonType> comparisonTypeOf(const Attributes& attrs, ElementType t) {
   std::optional<Order> order;
   if (attrs.has(AttrKey::kType)) {
@@ -161,7 +167,8 @@ StatusOr<ComparisonType> comparisonTypeOf(const Attributes& attrs, ElementType t
     if (!order)
       return errorStatus("unknown comparison type '" + std::string(text) +
                          "' (FLOAT, TOTALORDER, SIGNED or UNSIGNED)");
-    std::string_view fits = isSigned(t) ? "SIGNED" : isFloat(t) || isComplex(t) ? "FLOAT" : "UNSIGNED";
+    ComparisonType own = defaultComparisonType(t);
+    std::string_view fits = own == ComparisonType::kSigned ? "SIGNED" : own == ComparisonType::kFloat ? "FLOAT" : "UNSIGNED";
     if (text != fits && !(text == "TOTALORDER" && isFloat(t)))
       return errorStatus("comparison type " + std::string(text) + " does not fit " +
                          std::string(elementTypeName(t)) + " operands (expected " + std::string(fits) + ")");
@@ -176,9 +183,7 @@ StatusOr<ComparisonType> comparisonTypeOf(const Attributes& attrs, ElementType t
     order = written;
   }
   if (order == Order::kWeak) return errorStatus("order=WEAK comparisons are not supported");
-  if (isFloat(t) || isComplex(t))
-    return order == Order::kTotal && isFloat(t) ? ComparisonType::kTotalOrder : ComparisonType::kFloat;
-  return isSigned(t) ? ComparisonType::kSigned : ComparisonType::kUnsigned;
+  return order == Order::kTotal && isFloat(t) ? ComparisonType::kTotalOrder : defaultComparisonType(t);
 }
 
 }  // namespace hlo

@@ -137,6 +137,11 @@ enum class ComparisonDirection : uint8_t { kEq, kNe, kGe, kGt, kLe, kLt };
 enum class ComparisonType : uint8_t { kFloat, kTotalOrder, kSigned, kUnsigned };
 std::optional<ComparisonDirection> parseComparisonDirection(std::string_view s);
 
+// The comparison type of operands of element type `t` when the compare
+// says none: kFloat for floats and complex, kSigned for signed integers,
+// kUnsigned for unsigned ones and pred.
+ComparisonType defaultComparisonType(ElementType t);
+
 // How a compare with attributes `attrs` orders operands of element type `t`.
 // XLA writes the order as `order=TOTAL|PARTIAL|WEAK` today and as
 // `type=FLOAT|TOTALORDER|SIGNED|UNSIGNED` before, where the type must fit

@@ -97,8 +97,8 @@ StatusOr<Shape> inferBinary(const Ctx& c) {
   }
   if (op == Opcode::kCompare) {
     result = ElementType::kPred;
-    // Any spelling XLA reads fits any operand type (only the order it
-    // implies counts); a WEAK order is refused by the engines, not here.
+    // The order must be one XLA reads, fitting the operands
+    // (comparisonTypeOf); a WEAK order is refused by the engines, not here.
     bool weak = c.attrs().getString(AttrKey::kOrder) == "WEAK";
     if (StatusOr<ComparisonType> type = comparisonTypeOf(c.attrs(), t); !type.ok() && !weak)
       return c.error(type.status().message());

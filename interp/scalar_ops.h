@@ -398,9 +398,6 @@ struct Clamp {
 
 // --- Comparison -----------------------------------------------------------
 
-// The comparison type compare uses when the instruction names none.
-ComparisonType defaultComparisonType(ElementType t);
-
 // Orders float bit patterns as TOTALORDER requires:
 //   -NaN < -inf < ... < -0 < +0 < ... < inf < NaN
 // by reading sign-magnitude bits as a signed number. `width` is the type's

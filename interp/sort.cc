@@ -183,7 +183,7 @@ int valueOrderOf(const Computation& comparator, ElementType t) {
   const Instruction* b = root->operand(1);
   if (a->opcode() != Opcode::kParameter || b->opcode() != Opcode::kParameter) return 0;
   StatusOr<ComparisonType> type = comparisonTypeOf(root->attrs(), t);
-  ComparisonType wanted = isFloat(t) ? ComparisonType::kTotalOrder : scalar::defaultComparisonType(t);
+  ComparisonType wanted = isFloat(t) ? ComparisonType::kTotalOrder : defaultComparisonType(t);
   if (!type.ok() || *type != wanted) return 0;
   std::optional<ComparisonDirection> dir = parseComparisonDirection(root->attrs().getString(AttrKey::kDirection));
   int sign = dir == ComparisonDirection::kGt ? 1 : dir == ComparisonDirection::kLt ? -1 : 0;

@@ -142,7 +142,7 @@ std::optional<KeyOrder> keyOrder(const Instruction& instr) {
   // Floats only in TOTALORDER: under FLOAT, NaN is neither before nor after
   // anything, which is no strict weak order. Integers as their type is
   // signed or not.
-  bool fits = type.ok() && *type == (isFloat(t) ? ComparisonType::kTotalOrder : interp::scalar::defaultComparisonType(t));
+  bool fits = type.ok() && (*type == ComparisonType::kTotalOrder || !isFloat(t));
   if (!fits || (order.canonical && !isFloat(t))) return std::nullopt;
   return order;
 }
