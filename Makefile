@@ -57,6 +57,7 @@ INTERP_SRCS := $(call lib_srcs,interp/*.cc)
 CONFORMANCE_SRCS := $(call lib_srcs,conformance/*.cc)
 JIT_SRCS := $(call lib_srcs,jit/*.cc)
 CPU_SRCS := $(call lib_srcs,backends/cpu/*.cc)
+GPU_SRCS := $(call lib_srcs,backends/gpu/*.cc)
 
 # Link order: users before what they use. A folder with no sources has no library.
 lib = $(if $(2),$(BUILD)/lib/lib$(1).a)
@@ -71,11 +72,12 @@ PASS_CORPUS := $(if $(PASS_CORPUS_SRC),$(BUILD)/bin/hlo-pass-corpus)
 XLA_CORPUS := $(if $(XLA_CORPUS_SRC),$(BUILD)/bin/hlo-xla-corpus)
 JIT_CORPUS := $(if $(JIT_CORPUS_SRC),$(BUILD)/bin/hlo-jit-corpus)
 JIT_FUZZ := $(if $(JIT_FUZZ_SRC),$(BUILD)/bin/hlo-jit-fuzz)
-# The JIT's libraries; jit/ and backends/cpu/ call each other (the driver in
-# jit/ picks the backend, the backend uses jit/'s elemental emitter).
-JIT_LIBS := $(call lib,jit,$(JIT_SRCS)) $(call lib,backend_cpu,$(CPU_SRCS))
+# The JIT's libraries: the backends, which use jit/ (its emitter, its
+# registry), then jit/, which names no backend (jit/backend.h).
+BACKEND_LIBS := $(call lib,backend_cpu,$(CPU_SRCS)) $(call lib,backend_gpu,$(GPU_SRCS))
+JIT_LIBS := $(BACKEND_LIBS) $(call lib,jit,$(JIT_SRCS))
 
-TEST_SRCS := $(wildcard $(addsuffix /*_test.cc,hlo hlo/passes parser interp conformance jit backends/cpu))
+TEST_SRCS := $(wildcard $(addsuffix /*_test.cc,hlo hlo/passes parser interp conformance jit backends/cpu backends/gpu))
 UNIT_TESTS := $(BUILD)/bin/unit-tests
 
 BENCH_SRCS := $(wildcard bench/*_bench.cc)
@@ -83,7 +85,7 @@ BENCHES := $(patsubst bench/%.cc,$(BUILD)/bin/%,$(BENCH_SRCS))
 
 ALL_SRCS := $(HLO_SRCS) $(PARSER_SRCS) $(INTERP_SRCS) $(CONFORMANCE_SRCS) \
             $(TOOL_SRCS) $(CORPUS_CHECK_SRC) $(INTERP_CORPUS_SRC) $(PASS_CORPUS_SRC) $(XLA_CORPUS_SRC) $(TEST_SRCS) $(BENCH_SRCS) \
-            $(JIT_SRCS) $(CPU_SRCS) $(JIT_CORPUS_SRC) $(JIT_FUZZ_SRC)
+            $(JIT_SRCS) $(CPU_SRCS) $(GPU_SRCS) $(JIT_CORPUS_SRC) $(JIT_FUZZ_SRC)
 DEPS_STAMP := $(BUILD)/.deps-stamp
 VENV_STAMP := $(BUILD)/venv/.installed
 
@@ -107,19 +109,22 @@ $(BUILD)/lib/libinterp.a: $(call obj,$(INTERP_SRCS)) $(call list,interp,$(INTERP
 $(BUILD)/lib/libconformance.a: $(call obj,$(CONFORMANCE_SRCS)) $(call list,conformance,$(CONFORMANCE_SRCS))
 $(BUILD)/lib/libjit.a: $(call obj,$(JIT_SRCS)) $(call list,jit,$(JIT_SRCS))
 $(BUILD)/lib/libbackend_cpu.a: $(call obj,$(CPU_SRCS)) $(call list,backend_cpu,$(CPU_SRCS))
-$(call obj,$(JIT_SRCS) $(CPU_SRCS) $(filter jit/% backends/cpu/%,$(TEST_SRCS))): CPPFLAGS += $(LLVM_CXXFLAGS)
+$(BUILD)/lib/libbackend_gpu.a: $(call obj,$(GPU_SRCS)) $(call list,backend_gpu,$(GPU_SRCS))
+$(call obj,$(JIT_SRCS) $(CPU_SRCS) $(GPU_SRCS) $(filter jit/% backends/%,$(TEST_SRCS))): CPPFLAGS += $(LLVM_CXXFLAGS)
 $(BUILD)/lib/%.a:
 	@mkdir -p $(@D)
 	rm -f $@ && $(AR) rcs $@ $(filter %.o,$^)
 
 link = $(CXX) $(HLO_LDFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(JIT_LINK) $(LIBS) $(1) $(LDLIBS_COMMON) $(LLVM_LINK) $(LDLIBS)
 
-# Programs that run the JIT: its libraries (as a group, they refer to each
-# other) before ours, and the LLVM shared library (OpenBLAS is loaded at run
-# time: backends/cpu/blas.h).
+# Programs that run the JIT: its libraries before ours, and the LLVM shared
+# library (OpenBLAS and the CUDA driver are opened at run time:
+# backends/cpu/blas.h, backends/gpu/cuda_driver.h). The backends' archives
+# are linked whole: nothing calls a backend by name, each registers itself
+# (jit/backend.h) from a static object the linker would otherwise drop.
 JIT_PROGRAMS := $(BUILD)/bin/hlo-run $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) $(BUILD)/bin/jit_bench
 $(JIT_PROGRAMS): $(JIT_LIBS)
-$(JIT_PROGRAMS): JIT_LINK = -Wl,--start-group $(JIT_LIBS) -Wl,--end-group
+$(JIT_PROGRAMS): JIT_LINK = -Wl,--whole-archive $(BACKEND_LIBS) -Wl,--no-whole-archive $(filter-out $(BACKEND_LIBS),$(JIT_LIBS))
 $(JIT_PROGRAMS): LLVM_LINK = $(LLVM_LDLIBS)
 
 $(TOOLS): $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(LIBS)

@@ -528,14 +528,14 @@ void runModule(benchmark::State& state, const BenchModule& m) {
   hlo::jit::CompileOptions cold;
   cold.useCache = false;
   auto start = Clock::now();
-  auto exe = hlo::jit::compile(**module, hlo::jit::Target::kCpu, cold);
+  auto exe = hlo::jit::compile(**module, "cpu", cold);
   double compileSeconds = since(start);
   if (!exe.ok()) return state.SkipWithError(exe.status().message().c_str());
   // Into the in-memory cache, then the cached start.
   hlo::jit::CompileOptions cached;
-  if (!hlo::jit::compile(**module, hlo::jit::Target::kCpu, cached).ok()) return state.SkipWithError("recompile failed");
+  if (!hlo::jit::compile(**module, "cpu", cached).ok()) return state.SkipWithError("recompile failed");
   start = Clock::now();
-  auto again = hlo::jit::compile(**module, hlo::jit::Target::kCpu, cached);
+  auto again = hlo::jit::compile(**module, "cpu", cached);
   double cachedSeconds = since(start);
   std::vector<hlo::Literal> args = hlo::interp::randomArguments(*(*module)->entry(), 1);
 
@@ -555,7 +555,7 @@ void runModule(benchmark::State& state, const BenchModule& m) {
   hlo::jit::CompileOptions unfusedOptions;
   unfusedOptions.fuse = false;
   unfusedOptions.useCache = false;
-  auto unfused = hlo::jit::compile(**module, hlo::jit::Target::kCpu, unfusedOptions);
+  auto unfused = hlo::jit::compile(**module, "cpu", unfusedOptions);
   if (!unfused.ok()) return state.SkipWithError(unfused.status().message().c_str());
   double unfusedSeconds = timeRuns(**unfused, args, 3);
   start = Clock::now();

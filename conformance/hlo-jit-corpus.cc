@@ -26,6 +26,7 @@
 #include <variant>
 #include <vector>
 
+#include "backends/cpu/cpu_options.h"
 #include "conformance/child_runner.h"
 #include "conformance/compare.h"
 #include "conformance/corpus_flags.h"
@@ -41,8 +42,8 @@ using hlo::conformance::Outcome;
 using Config = hlo::conformance::CorpusFlags;
 
 hlo::jit::CompileOptions compileOptions(const Config& config) {
-  hlo::jit::CompileOptions options;
-  options.threads = 1;  // the runner already runs one module per CPU
+  // One thread: the runner already runs one module per CPU.
+  hlo::jit::CompileOptions options = hlo::cpu::withCpuOptions({}, {.threads = 1});
   options.maxMemoryBytes = config.maxMemory;
   options.maxWhileIterations = config.maxWhileIterations;
   return options;
@@ -52,7 +53,7 @@ hlo::jit::CompileOptions compileOptions(const Config& config) {
 // largest dumps is worth knowing without a comparison.
 Outcome compileOnly(const hlo::Module& module, const Config& config, const Outcome& tooLarge) {
   hlo::conformance::reportProgress("compile");
-  auto exe = hlo::jit::compile(module, hlo::jit::Target::kCpu, compileOptions(config));
+  auto exe = hlo::jit::compile(module, "cpu", compileOptions(config));
   if (!exe.ok()) return {hlo::conformance::compileCategory(exe.status().message()), exe.status().message()};
   return {tooLarge.status, tooLarge.detail + "; compiles"};
 }

@@ -39,6 +39,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cpu/cpu_options.h"
 #include "conformance/child_runner.h"
 #include "conformance/jit_against_interp.h"
 #include "conformance/random_module.h"
@@ -103,8 +104,7 @@ Outcome runUnboundedSeed(uint64_t seed) {
   if (!hlo::verify(**module).ok()) return {"ok", what + ": refused by the verifier"};
   std::vector<hlo::Literal> args = hlo::interp::randomArguments(*(*module)->entry(), seed);
   auto expected = hlo::interp::evaluate(**module, args, {});
-  hlo::jit::CompileOptions options;
-  options.threads = 1;
+  hlo::jit::CompileOptions options = hlo::cpu::withCpuOptions({}, {.threads = 1});
   options.useCache = false;
   if (expected.ok()) {
     // The interpreter runs it (the value unread, or `?` standing for a size
@@ -113,7 +113,7 @@ Outcome runUnboundedSeed(uint64_t seed) {
     bool refused = both.status == "error" || both.status.rfind("cannot-compile", 0) == 0;
     return refused ? Outcome{"ok", what + ": the JIT refuses it: " + both.detail} : both;
   }
-  auto exe = hlo::jit::compile(**module, hlo::jit::Target::kCpu, options);
+  auto exe = hlo::jit::compile(**module, "cpu", options);
   if (!exe.ok()) return {"ok", what + ": both refuse"};
   auto got = (*exe)->run(args);
   if (!got.ok()) return {"ok", what + ": both refuse"};
@@ -129,8 +129,7 @@ Outcome runSeed(uint64_t seed, const std::string& mutate) {
   hlo::Status verified = hlo::verify(**module);
   if (!verified.ok()) return {"invalid", "verify: " + verified.message()};
   std::vector<hlo::Literal> args = hlo::interp::randomArguments(*(*module)->entry(), seed);
-  hlo::jit::CompileOptions options;
-  options.threads = 1;  // one module per CPU already
+  hlo::jit::CompileOptions options = hlo::cpu::withCpuOptions({}, {.threads = 1});  // one module per CPU already
   options.useCache = false;
   // Both engines must run every generated module.
   return hlo::conformance::runAgainstInterpreter(**module, args, {}, options, "error");

@@ -44,7 +44,7 @@ inline Outcome runAgainstInterpreter(const Module& module, std::span<const Liter
   auto expected = interp::evaluate(module, args, interpOptions);
   if (!expected.ok()) return {referenceFailure, "interpreter: " + expected.status().message()};
   reportProgress("compile");
-  auto exe = jit::compile(module, jit::Target::kCpu, compileOptions);
+  auto exe = jit::compile(module, "cpu", compileOptions);
   if (!exe.ok()) return {compileCategory(exe.status().message()), exe.status().message()};
   reportProgress("run");
   auto actual = (*exe)->run(args);

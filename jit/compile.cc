@@ -1,5 +1,5 @@
-// The JIT driver: copy the module, run the target's pass pipeline, hand the
-// result to the target's backend.
+// The JIT driver: copy the module, run the backend's pass pipeline, hand the
+// result to the backend (jit/backend.h).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -9,13 +9,13 @@
 #include <mutex>
 #include <string>
 
-#include "backends/cpu/program.h"
 #include "hlo/element_io.h"
 #include "hlo/passes/pass.h"
 #include "hlo/printer.h"
 #include "hlo/shape_inference.h"
 #include "hlo/verifier.h"
 #include "interp/evaluator.h"
+#include "jit/backend.h"
 #include "jit/executable.h"
 #include "jit/specialize_sizes.h"
 
@@ -30,16 +30,13 @@ std::string defaultCacheDir() {
 namespace {
 
 // The pass pipeline, then the backend, on `copy` (a static module).
-StatusOr<std::unique_ptr<Executable>> compileStatic(std::unique_ptr<Module> copy, Target target,
+StatusOr<std::unique_ptr<Executable>> compileStatic(std::unique_ptr<Module> copy, const Backend& backend,
                                                     const CompileOptions& options) {
   auto start = std::chrono::steady_clock::now();
   interp::installConstantFolding();  // the `fold` pass evaluates with the interpreter
-  const char* targetName = "cpu";
-  switch (target) {
-    case Target::kCpu: targetName = "cpu"; break;
-  }
-  std::optional<std::vector<std::string>> passes = pipelineFor(targetName);
-  if (!passes) return errorStatus(std::string("jit: no pass pipeline for ") + targetName);
+  const std::string name(backend.name());
+  std::optional<std::vector<std::string>> passes = pipelineFor(backend.pipeline());
+  if (!passes) return errorStatus("jit: no pass pipeline " + std::string(backend.pipeline()) + " for " + name);
   if (!options.fuse) std::erase(*passes, std::string("fusion"));
   std::vector<TraceEvent> phases;
   {
@@ -49,17 +46,14 @@ StatusOr<std::unique_ptr<Executable>> compileStatic(std::unique_ptr<Module> copy
   Status verified = verify(*copy);
   if (!verified.ok()) return errorStatus("jit: internal error: the pipeline left an invalid module: " + verified.message());
   if (options.verbose)
-    std::fprintf(stderr, "hlo-run: %s: pass pipeline %.3g ms\n", targetName,
+    std::fprintf(stderr, "hlo-run: %s: pass pipeline %.3g ms\n", name.c_str(),
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() * 1e3);
   if (!options.dumpDir.empty()) {
     std::ofstream out(options.dumpDir + "/module.after-passes.hlo", std::ios::trunc);
     out << printModule(*copy);
     if (!out) return errorStatus("jit: cannot write " + options.dumpDir + "/module.after-passes.hlo");
   }
-  StatusOr<std::unique_ptr<Executable>> exe = errorStatus("jit: unknown target");
-  switch (target) {
-    case Target::kCpu: exe = cpu::compileModule(std::move(copy), options); break;
-  }
+  StatusOr<std::unique_ptr<Executable>> exe = backend.compile(std::move(copy), options);
   if (exe.ok()) {
     std::vector<TraceEvent>& trace = (*exe)->mutableTrace();
     trace.insert(trace.begin(), phases.begin(), phases.end());
@@ -74,8 +68,8 @@ StatusOr<std::unique_ptr<Executable>> compileStatic(std::unique_ptr<Module> copy
 // on disk), so a caller sweeping sizes does not grow without bound.
 class SizeSpecializedExecutable final : public Executable {
  public:
-  SizeSpecializedExecutable(std::unique_ptr<Module> module, Target target, const CompileOptions& options)
-      : module_(std::move(module)), target_(target), options_(options), sizeParameters_(sizeParameters(*module_)) {}
+  SizeSpecializedExecutable(std::unique_ptr<Module> module, const Backend& backend, const CompileOptions& options)
+      : module_(std::move(module)), backend_(backend), options_(options), sizeParameters_(sizeParameters(*module_)) {}
 
   // Compiles the specialization of the sizes the module itself fixes, when
   // no parameter sets one: compile errors then show at compile time.
@@ -189,7 +183,8 @@ class SizeSpecializedExecutable final : public Executable {
       if (!options_.allowInterpreterFallback ||
           compiled.status().message().find("cannot compile") == std::string::npos)
         return compiled.status();
-      std::fprintf(stderr, "hlo-run: cpu: %s; running the module on the interpreter\n",
+      std::fprintf(stderr, "hlo-run: %.*s: %s; running the module on the interpreter\n",
+                   static_cast<int>(backend_.name().size()), backend_.name().data(),
                    compiled.status().message().c_str());
       compiled = std::make_shared<Specialization>();
     }
@@ -210,7 +205,7 @@ class SizeSpecializedExecutable final : public Executable {
     HLO_ASSIGN_OR_RETURN(ValueSizes resultSizes, specializeSizes(*copy, bindings));
     if (Status v = verify(*copy); !v.ok())
       return errorStatus("jit: internal error: size specialization left an invalid module: " + v.message());
-    HLO_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, compileStatic(std::move(copy), target_, options_));
+    HLO_ASSIGN_OR_RETURN(std::unique_ptr<Executable> exe, compileStatic(std::move(copy), backend_, options_));
     const std::vector<TraceEvent>& events = exe->trace();
     mutableTrace().insert(mutableTrace().end(), events.begin(), events.end());
     auto s = std::make_shared<Specialization>();
@@ -221,7 +216,7 @@ class SizeSpecializedExecutable final : public Executable {
   }
 
   std::unique_ptr<Module> module_;
-  Target target_;
+  const Backend& backend_;
   CompileOptions options_;
   std::vector<int64_t> sizeParameters_;
   std::map<std::vector<int64_t>, std::shared_ptr<Specialization>> compiled_;
@@ -236,9 +231,16 @@ class SizeSpecializedExecutable final : public Executable {
 // nothing else.
 bool sizedByValues(const Instruction& instr) {
   Opcode op = instr.opcode();
-  if (opcodeCategory(op) == OpCategory::kElementwise) return op != Opcode::kMap;
+  switch (opcodeCategory(op)) {
+    case OpCategory::kElementwise: return op != Opcode::kMap;
+    case OpCategory::kControlFlow: return true;  // what it calls is checked instruction by instruction
+    case OpCategory::kDataMovement: case OpCategory::kReduction: case OpCategory::kLinearAlgebra:
+    case OpCategory::kCollective: case OpCategory::kAsync: case OpCategory::kCommunication:
+    case OpCategory::kLeaf: case OpCategory::kOther:
+      break;
+  }
+  // Values passed on whole.
   return op == Opcode::kParameter || op == Opcode::kTuple || op == Opcode::kGetTupleElement ||
-         op == Opcode::kFusion || op == Opcode::kCall || op == Opcode::kWhile || op == Opcode::kConditional ||
          op == Opcode::kOptimizationBarrier;
 }
 
@@ -252,7 +254,7 @@ bool sizedByValues(const Instruction& instr) {
 // the interpreter refuses could even compile into one that runs: it is
 // refused here, before anything is planned or rewritten, naming the
 // instruction.
-Status checkDeclaredDimensions(const Module& module) {
+Status checkPlannableShapes(const Module& module) {
   auto refuse = [](const Instruction& instr, const std::string& why) {
     return errorStatus("jit: cannot compile " + std::string(opcodeName(instr.opcode())) + " '" + instr.name() +
                            "': " + why,
@@ -279,12 +281,20 @@ Status checkDeclaredDimensions(const Module& module) {
 
 }  // namespace
 
-StatusOr<std::unique_ptr<Executable>> compile(const Module& module, Target target, const CompileOptions& options) {
-  HLO_RETURN_IF_ERROR(checkDeclaredDimensions(module));
+StatusOr<std::unique_ptr<Executable>> compile(const Module& module, std::string_view backendName,
+                                              const CompileOptions& options) {
+  const Backend* backend = findBackend(backendName);
+  if (!backend) {
+    std::string known;
+    for (const std::string& n : backendNames()) known += (known.empty() ? "" : ", ") + n;
+    return errorStatus("jit: no backend named '" + std::string(backendName) + "' (this program has: " +
+                       (known.empty() ? "none" : known) + ")");
+  }
+  HLO_RETURN_IF_ERROR(checkPlannableShapes(module));
   // The passes rewrite in place; the caller's module stays as it was.
   std::unique_ptr<Module> copy = module.clone();
-  if (!needsSizeSpecialization(*copy)) return compileStatic(std::move(copy), target, options);
-  auto exe = std::make_unique<SizeSpecializedExecutable>(std::move(copy), target, options);
+  if (!needsSizeSpecialization(*copy)) return compileStatic(std::move(copy), *backend, options);
+  auto exe = std::make_unique<SizeSpecializedExecutable>(std::move(copy), *backend, options);
   HLO_RETURN_IF_ERROR(exe->compileFixedSizes());
   return std::unique_ptr<Executable>(std::move(exe));
 }

@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "hlo/literal.h"
 #include "hlo/module.h"
@@ -15,7 +16,21 @@
 
 namespace hlo::jit {
 
-enum class Target : uint8_t { kCpu };
+// Options only one backend reads: a plain struct T that names its backend
+// as T::kBackend (backends/cpu/cpu_options.h, ...), held as
+// BackendOptionsOf<T> (jit/backend.h's withBackendOptions).
+struct BackendOptions {
+  virtual ~BackendOptions() = default;
+  virtual std::string_view backend() const = 0;
+};
+
+template <typename T>
+struct BackendOptionsOf final : BackendOptions {
+  explicit BackendOptionsOf(T v) : value(std::move(v)) {}
+  std::string_view backend() const override { return T::kBackend; }
+  T value;
+};
+
 
 struct CompileOptions {
   // An instruction the backend cannot compile is evaluated by the reference
@@ -23,25 +38,19 @@ struct CompileOptions {
   bool allowInterpreterFallback = false;
   // Print the time spent in the pass pipeline and in LLVM to stderr.
   bool verbose = false;
-  // Worker threads for large kernels; 0 picks the number of cores.
-  int threads = 0;
-  // LLVM modules the kernels are split into and compiled side by side; 0
-  // picks by the module's size, up to `threads` (one for small modules).
-  int llvmParts = 0;
   // A run whose results and temporaries would exceed this many bytes is refused.
   int64_t maxMemoryBytes = int64_t{8} << 30;
   // Stop a while loop after this many iterations (0: no limit).
   int64_t maxWhileIterations = 0;
-  // When set, the optimized LLVM IR of the kernels is written to this file.
-  std::string llvmIrPath;
   // When set, this folder gets the optimized HLO module (module.after-passes.hlo),
   // the LLVM IR before and after optimization (module.ll, module.opt.ll) and
   // the assembly (module.s); per part (module.0.ll, ...) for a module
   // compiled in parts (llvmParts).
   std::string dumpDir;
-  // The compile cache (backends/cpu/compile_cache.h): machine code of modules
+  // The compile cache (backends/cpu/compile_cache.h): code of modules
   // compiled before, in this process's memory and, when cacheDir is set, on
-  // disk. hlo-run sets cacheDir to $HLO_CACHE_DIR or ~/.cache/hlo.
+  // disk. hlo-run sets cacheDir to $HLO_CACHE_DIR or ~/.cache/hlo. Every
+  // backend that keeps code keeps it there, so these are shared options.
   bool useCache = true;
   std::string cacheDir;
   // false: the pipeline without fusion, every op its own kernel (the
@@ -50,7 +59,17 @@ struct CompileOptions {
   // Record a trace event per compile phase and, on every run, per kernel,
   // library op and runtime step (Executable::trace()).
   bool profile = false;
+  // The chosen backend's own options (jit/backend.h's backendOptionsFor);
+  // null: its defaults.
+  std::shared_ptr<const BackendOptions> backendOptions;
 };
+
+// `options` with a backend's own options set to `own`.
+template <typename T>
+CompileOptions withBackendOptions(CompileOptions options, T own) {
+  options.backendOptions = std::make_shared<BackendOptionsOf<T>>(std::move(own));
+  return options;
+}
 
 // Where a compiled module's values live (hlo-run --stats).
 struct MemoryStats {
@@ -83,11 +102,12 @@ class Executable {
 // (empty when neither HLO_CACHE_DIR nor HOME is set).
 std::string defaultCacheDir();
 
-// Runs the target's pass pipeline on a copy of `module`, then compiles it.
-// An instruction the target cannot compile is an error naming its opcode and
+// Runs the pass pipeline of the backend registered as `backend`
+// (jit/backend.h) on a copy of `module`, then has the backend compile it. An
+// instruction the backend cannot compile is an error naming its opcode and
 // name ("cpu: cannot compile sort (%sort.3)") unless the options allow the
 // interpreter fallback.
-StatusOr<std::unique_ptr<Executable>> compile(const Module& module, Target target = Target::kCpu,
+StatusOr<std::unique_ptr<Executable>> compile(const Module& module, std::string_view backend = "cpu",
                                               const CompileOptions& options = {});
 
 }  // namespace hlo::jit

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cpu/cpu_options.h"
 #include "jit/executable.h"
 #include "parser/parse_or_fail.h"
 
@@ -162,8 +163,7 @@ ENTRY %e (x: s32[1000003]) -> s32[1000003] {
   ROOT %a = s32[1000003] add(%m, %ones)
 })");
   CompileOptions options;
-  options.threads = 4;
-  auto exe = compile(*m, Target::kCpu, options);
+  auto exe = compile(*m, "cpu", cpu::withCpuOptions(options, {.threads = 4}));
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   std::vector<Literal> args;
   args.emplace_back(Shape(ElementType::kS32, {1000003}));
@@ -206,7 +206,7 @@ ENTRY %e (x: f32[3]) -> f32[] {
       << exe.status().message();
   CompileOptions fallback;
   fallback.allowInterpreterFallback = true;
-  auto withFallback = compile(*m, Target::kCpu, fallback);
+  auto withFallback = compile(*m, "cpu", fallback);
   ASSERT_TRUE(withFallback.ok()) << withFallback.status().message();
   EXPECT_EQ((*withFallback)->fallbackCount(), 1);
   std::vector<Literal> args;
@@ -402,9 +402,8 @@ ENTRY %e (x: f32[4], y: f32[4]) -> f32[4] {
 })");
   CompileOptions options;
   options.fuse = false;
-  options.llvmParts = 3;
   options.useCache = false;
-  auto exe = compile(*m, Target::kCpu, options);
+  auto exe = compile(*m, "cpu", cpu::withCpuOptions(options, {.llvmParts = 3}));
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   bool parallel = false;
   for (const TraceEvent& e : (*exe)->trace()) parallel = parallel || e.name == "LLVM, 3 parts in parallel";
@@ -435,8 +434,7 @@ ENTRY %e (x: s32[100], n: s32[]) -> s32[] {
   ROOT %sum = s32[] reduce(%d, %zero), dimensions={0}, to_apply=%add
 })");
   CompileOptions options;
-  options.threads = 1;
-  auto exe = compile(*m, Target::kCpu, options);
+  auto exe = compile(*m, "cpu", cpu::withCpuOptions(options, {.threads = 1}));
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   auto runWith = [&](int32_t n) {
     std::vector<Literal> args;

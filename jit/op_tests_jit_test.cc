@@ -11,6 +11,7 @@
 // (jit/specialize_sizes.h), so their refusals come from run().
 #include <gtest/gtest.h>
 
+#include "backends/cpu/cpu_options.h"
 #include "conformance/op_case_tests.h"
 #include "jit/executable.h"
 #include "parser/parser.h"
@@ -24,8 +25,7 @@ void runCase(const conformance::OpCase& c) {
   auto spec = conformance::readOpCase(c);
   ASSERT_TRUE(spec.ok()) << c.file << ": " << spec.status().message();
   jit::CompileOptions options;
-  options.threads = 1;
-  auto exe = jit::compile(**module, jit::Target::kCpu, options);
+  auto exe = jit::compile(**module, "cpu", cpu::withCpuOptions(options, {.threads = 1}));
   if (!exe.ok() && exe.status().message().find("cannot compile") != std::string::npos) {
     if (spec->error) return;  // refused, as it should be
     GTEST_SKIP() << exe.status().message();

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cpu/cpu_options.h"
 #include "conformance/compare.h"
 #include "conformance/contraction_bound.h"
 #include "hlo/npy.h"
@@ -478,11 +479,9 @@ std::unique_ptr<hlo::jit::Executable> compileForCpu(const Flags& flags, const hl
   hlo::jit::CompileOptions options;
   options.allowInterpreterFallback = flags.allowFallback;
   options.verbose = flags.verbose;
-  options.llvmIrPath = flags.dumpLlvm;
   options.dumpDir = flags.dumpTo;
   options.profile = !flags.profile.empty();
   options.useCache = !flags.noCache;
-  options.llvmParts = static_cast<int>(flags.llvmParts);
   if (!flags.noCache) options.cacheDir = hlo::jit::defaultCacheDir();
   if (!flags.dumpTo.empty()) {
     std::error_code error;
@@ -495,7 +494,10 @@ std::unique_ptr<hlo::jit::Executable> compileForCpu(const Flags& flags, const hl
   options.maxMemoryBytes = flags.options.maxMemoryBytes;
   options.maxWhileIterations = flags.options.maxWhileIterations;
   auto start = std::chrono::steady_clock::now();
-  auto compiled = hlo::jit::compile(module, hlo::jit::Target::kCpu, options);
+  hlo::cpu::CpuOptions cpuOptions;
+  cpuOptions.llvmIrPath = flags.dumpLlvm;
+  cpuOptions.llvmParts = static_cast<int>(flags.llvmParts);
+  auto compiled = hlo::jit::compile(module, "cpu", hlo::cpu::withCpuOptions(options, cpuOptions));
   if (!compiled.ok()) {
     std::fputs(hlo::formatError(compiled.status(), shownName, text).c_str(), stderr);
     // An instruction the JIT cannot compile yet: name the two ways to run it

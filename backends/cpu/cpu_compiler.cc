@@ -25,6 +25,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "backends/cpu/cpu_options.h"
 #include "backends/cpu/orc.h"
 #include "backends/cpu/program.h"
 #include "hlo/computation.h"
@@ -32,6 +33,7 @@
 #include "hlo/shape_inference.h"
 #include "hlo/shared_semantics.h"
 #include "hlo/structural_equality.h"
+#include "jit/backend.h"
 #include "jit/elemental_emitter.h"
 
 namespace hlo::cpu {
@@ -108,7 +110,7 @@ Status wellTyped(const Instruction& instr) {
 }
 
 // The threads the options allow: `threads`, else one per core.
-int threadCount(const jit::CompileOptions& options) {
+int threadCount(const CpuOptions& options) {
   int threads = options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
   return std::max(threads, 1);
 }
@@ -117,7 +119,7 @@ int threadCount(const jit::CompileOptions& options) {
 // allow, for modules with enough kernels to share out (LLVM takes about
 // 13 ms a kernel on one thread; a part costs a thread and its own copy of
 // the helper functions, so small modules stay whole).
-size_t llvmParts(const Module& module, const jit::CompileOptions& options) {
+size_t llvmParts(const Module& module, const CpuOptions& options) {
   if (options.llvmParts > 0) return static_cast<size_t>(options.llvmParts);
   constexpr int kKernelsPerPart = 32;
   std::unordered_set<const Computation*> fused;
@@ -391,11 +393,12 @@ CpuExecutable::~CpuExecutable() = default;
 StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module> module,
                                                          const jit::CompileOptions& options) {
   if (!module->entry()) return errorStatus("cpu: the module has no ENTRY computation");
+  HLO_ASSIGN_OR_RETURN(const CpuOptions cpuOptions, jit::backendOptionsFor<CpuOptions>(options));
   auto exe = std::make_unique<CpuExecutable>(std::move(module), options);
   std::vector<jit::TraceEvent>& trace = exe->mutableTrace();
   double emitStart = jit::traceNowUs();
   HLO_ASSIGN_OR_RETURN(exe->jit_, OrcJit::create());
-  std::vector<OrcJit::Part> parts(llvmParts(*exe->module_, options));
+  std::vector<OrcJit::Part> parts(llvmParts(*exe->module_, cpuOptions));
   for (size_t i = 0; i < parts.size(); ++i) {
     parts[i].context = std::make_unique<llvm::LLVMContext>();
     std::string name = exe->module_->name() + (parts.size() > 1 ? "." + std::to_string(i) : "");
@@ -413,7 +416,7 @@ StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>
   OrcJit::AddOptions add;
   add.useCache = options.useCache;
   add.cacheDir = options.cacheDir;
-  add.irPath = options.llvmIrPath;
+  add.irPath = cpuOptions.llvmIrPath;
   add.dumpDir = options.dumpDir;
   HLO_ASSIGN_OR_RETURN(OrcJit::AddReport report, exe->jit_->add(std::move(parts), add));
   int kernels = 0;
@@ -473,7 +476,7 @@ StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>
                    static_cast<long long>(m.noReuseBytes), m.outputs.size(), m.outputs.size() == 1 ? "" : "s");
     for (const std::string& note : m.notes) std::fprintf(stderr, "hlo-run: cpu: memory: %s\n", note.c_str());
   }
-  exe->pool_ = std::make_unique<ThreadPool>(threadCount(options) - 1);
+  exe->pool_ = std::make_unique<ThreadPool>(threadCount(cpuOptions) - 1);
   return std::unique_ptr<jit::Executable>(std::move(exe));
 }
 

@@ -1,6 +1,7 @@
 // The CPU runtime's arena (execution_memory.h): values share it as buffer
 // assignment says, results are the caller's, and runs are independent.
 // Every expected value is worked out by hand.
+#include "backends/cpu/cpu_options.h"
 #include "backends/cpu/execution_memory.h"
 
 #include <gtest/gtest.h>
@@ -26,9 +27,8 @@ std::unique_ptr<jit::Executable> compileUnfused(const std::string& text, int thr
   jit::CompileOptions options;
   options.fuse = false;  // every op its own kernel and its own value
   options.useCache = false;
-  options.threads = threads;
   options.maxMemoryBytes = maxMemoryBytes;
-  auto exe = jit::compile(*m, jit::Target::kCpu, options);
+  auto exe = jit::compile(*m, "cpu", withCpuOptions(options, {.threads = threads}));
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   return exe.ok() ? std::move(exe).value() : nullptr;
 }

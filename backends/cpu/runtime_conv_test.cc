@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cpu/cpu_options.h"
 #include "backends/cpu/conv_tiles.h"
 #include "conformance/compare.h"
 #include "hlo/element_io.h"
@@ -319,9 +320,8 @@ TEST_P(ConvAgainstSemantics, EveryCaseAgreesExactly) {
       args.push_back(integerArgument(p->shape(), static_cast<int>(args.size())));
     Literal expected = convolutionBySemantics(*(*module)->entry()->root(), args[0], args[1]);
     jit::CompileOptions options;
-    options.threads = v.threads;
     options.useCache = false;
-    auto exe = jit::compile(**module, jit::Target::kCpu, options);
+    auto exe = jit::compile(**module, "cpu", cpu::withCpuOptions(options, {.threads = v.threads}));
     ASSERT_TRUE(exe.ok()) << exe.status().message();
     auto actual = (*exe)->run(args);
     ASSERT_TRUE(actual.ok()) << actual.status().message();

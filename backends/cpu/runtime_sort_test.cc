@@ -121,7 +121,7 @@ void expectSorted(ElementType t, Form form, bool descending, bool swapped, int64
   auto module = parseOrFail(text);
   ASSERT_TRUE(module);
   jit::CompileOptions options;
-  auto exe = jit::compile(*module, jit::Target::kCpu, options);
+  auto exe = jit::compile(*module, "cpu", options);
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   std::vector<uint64_t> k = keys(t, rows * length, rng);
   std::vector<Literal> args;

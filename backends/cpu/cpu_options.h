@@ -1,0 +1,27 @@
+// The CPU backend's own compile options (jit::CompileOptions::backendOptions).
+// Free of LLVM, so tools set them without LLVM's headers.
+#pragma once
+#include <string>
+#include <string_view>
+
+#include "jit/executable.h"
+
+namespace hlo::cpu {
+
+struct CpuOptions {
+  static constexpr std::string_view kBackend = "cpu";
+  // Worker threads for large kernels; 0 picks the number of cores.
+  int threads = 0;
+  // LLVM modules the kernels are split into and compiled side by side; 0
+  // picks by the module's size, up to `threads` (one for small modules).
+  int llvmParts = 0;
+  // When set, the optimized LLVM IR of the kernels is written to this file.
+  std::string llvmIrPath;
+};
+
+// `options` with the CPU backend's own options set to `cpu`.
+inline jit::CompileOptions withCpuOptions(jit::CompileOptions options, CpuOptions cpu) {
+  return jit::withBackendOptions(std::move(options), std::move(cpu));
+}
+
+}  // namespace hlo::cpu
