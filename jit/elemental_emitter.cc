@@ -229,10 +229,10 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
     return load(it->second.base, at, instr.shape().type());
   }
   if (auto it = forwarded_.find(&instr); it != forwarded_.end()) return emit(*it->second, index);
-  if (instr.opcode() == Opcode::kFusion) return emitNestedFusion(instr, index);
-  if (instr.opcode() == Opcode::kGetTupleElement) return emitTupleElement(*instr.operand(0), instr.attrs().getInt(AttrKey::kIndex), index);
-  if (instr.opcode() == Opcode::kConditional) return emitConditional(instr, index);
-  HLO_RETURN_IF_ERROR(checkTypes(instr));
+  // A fusion, a tuple element and a conditional are typed by what they read.
+  Opcode op = instr.opcode();
+  if (op != Opcode::kFusion && op != Opcode::kGetTupleElement && op != Opcode::kConditional)
+    HLO_RETURN_IF_ERROR(checkTypes(instr));
   const Attributes& a = instr.attrs();
   const std::vector<int64_t>& outDims = instr.shape().dims();
   auto operandAt = [&](int i, const IrIndex& idx) { return emit(*instr.operand(i), idx); };
@@ -244,16 +244,15 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
   // Data movement keeps the element type; an ill-typed instance (which the
   // interpreter refuses when it runs: interp/data_checks.h) would make
   // ill-typed IR.
-  switch (instr.opcode()) {
-    case Opcode::kBroadcast: case Opcode::kReshape: case Opcode::kCopy: case Opcode::kTranspose:
-    case Opcode::kSlice: case Opcode::kReverse: case Opcode::kConcatenate: case Opcode::kPad:
-    case Opcode::kDynamicSlice: case Opcode::kDynamicUpdateSlice: case Opcode::kSetDimensionSize:
-      if (Status typed = checkDeclaredShape(instr); !typed.ok()) return cannotCompile(instr, typed.message());
-      break;
-    default:
-      break;
-  }
-  switch (instr.opcode()) {
+  static constexpr Opcode kMovesData[] = {
+      Opcode::kBroadcast, Opcode::kReshape, Opcode::kCopy,         Opcode::kTranspose,
+      Opcode::kSlice,     Opcode::kReverse, Opcode::kConcatenate,  Opcode::kPad,
+      Opcode::kDynamicSlice, Opcode::kDynamicUpdateSlice, Opcode::kSetDimensionSize};
+  if (std::ranges::find(kMovesData, op) != std::end(kMovesData))
+    if (Status typed = checkDeclaredShape(instr); !typed.ok()) return cannotCompile(instr, typed.message());
+  // Every opcode is named: a new one does not compile until the emitter
+  // says what it does with it.
+  switch (op) {
     case Opcode::kParameter:
       return cannotCompile(instr, "a parameter with no array bound to it");
     case Opcode::kConstant:
@@ -359,12 +358,50 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
       return emitReduce(instr, index);
     case Opcode::kDot:
       return emitDot(instr, index);
-    default:
-      break;
+    case Opcode::kFusion:
+      return emitNestedFusion(instr, index);
+    case Opcode::kGetTupleElement:
+      return emitTupleElement(*instr.operand(0), a.getInt(AttrKey::kIndex), index);
+    case Opcode::kConditional:
+      return emitConditional(instr, index);
+    case Opcode::kMap:
+      return emitMap(instr, index);
+    case Opcode::kAbs: case Opcode::kAcos: case Opcode::kAcosh: case Opcode::kAdd: case Opcode::kAnd:
+    case Opcode::kAsin: case Opcode::kAsinh: case Opcode::kAtan: case Opcode::kAtan2: case Opcode::kAtanh:
+    case Opcode::kBitcastConvert: case Opcode::kCbrt: case Opcode::kCeil: case Opcode::kClamp:
+    case Opcode::kClz: case Opcode::kCompare: case Opcode::kComplex: case Opcode::kConvert: case Opcode::kCos:
+    case Opcode::kCosh: case Opcode::kDivide: case Opcode::kErf: case Opcode::kExp: case Opcode::kExpm1:
+    case Opcode::kFloor: case Opcode::kImag: case Opcode::kIsFinite: case Opcode::kLog: case Opcode::kLog1p:
+    case Opcode::kLogistic: case Opcode::kMaximum: case Opcode::kMinimum: case Opcode::kMulhi:
+    case Opcode::kMultiply: case Opcode::kNegate: case Opcode::kNot: case Opcode::kOr:
+    case Opcode::kPopulationCount: case Opcode::kPower: case Opcode::kReal: case Opcode::kReducePrecision:
+    case Opcode::kRemainder: case Opcode::kRoundNearestAfz: case Opcode::kRoundNearestEven:
+    case Opcode::kRsqrt: case Opcode::kSelect: case Opcode::kShiftLeft: case Opcode::kShiftRightArithmetic:
+    case Opcode::kShiftRightLogical: case Opcode::kSign: case Opcode::kSin: case Opcode::kSinh:
+    case Opcode::kSqrt: case Opcode::kStochasticConvert: case Opcode::kSubtract: case Opcode::kTan:
+    case Opcode::kTanh: case Opcode::kXor:
+      return emitElementwise(instr, index);
+    // Not a function of one element: library ops and runtime steps of the
+    // backend, or not compiled at all.
+    case Opcode::kAddDependency: case Opcode::kAfterAll: case Opcode::kAllGather: case Opcode::kAllGatherDone:
+    case Opcode::kAllGatherStart: case Opcode::kAllReduce: case Opcode::kAllReduceDone:
+    case Opcode::kAllReduceStart: case Opcode::kAllToAll: case Opcode::kAsyncDone: case Opcode::kAsyncStart:
+    case Opcode::kAsyncUpdate: case Opcode::kBatchNormGrad: case Opcode::kBatchNormInference:
+    case Opcode::kBatchNormTraining: case Opcode::kCall: case Opcode::kCholesky:
+    case Opcode::kCollectiveBroadcast: case Opcode::kCollectivePermute: case Opcode::kCollectivePermuteDone:
+    case Opcode::kCollectivePermuteStart: case Opcode::kCollectiveReduce: case Opcode::kConvolution:
+    case Opcode::kCopyDone: case Opcode::kCopyStart: case Opcode::kCustomCall: case Opcode::kDomain:
+    case Opcode::kDynamicReshape: case Opcode::kFft: case Opcode::kGather: case Opcode::kInfeed:
+    case Opcode::kOptimizationBarrier: case Opcode::kOutfeed: case Opcode::kRaggedAllToAll:
+    case Opcode::kRaggedDot: case Opcode::kRecv: case Opcode::kRecvDone: case Opcode::kReduceScatter:
+    case Opcode::kReduceWindow: case Opcode::kRng: case Opcode::kRngBitGenerator:
+    case Opcode::kRngGetAndUpdateState: case Opcode::kScaledDot: case Opcode::kScan: case Opcode::kScatter:
+    case Opcode::kSelectAndScatter: case Opcode::kSend: case Opcode::kSendDone: case Opcode::kShuffle:
+    case Opcode::kSort: case Opcode::kTopK: case Opcode::kTriangularSolve: case Opcode::kTuple:
+    case Opcode::kWhile:
+      return cannotCompile(instr);
   }
-  if (instr.opcode() == Opcode::kMap) return emitMap(instr, index);
-  if (opcodeCategory(instr.opcode()) == OpCategory::kElementwise) return emitElementwise(instr, index);
-  return cannotCompile(instr);
+  return cannotCompile(instr, "internal error: an opcode out of range");
 }
 
 // map applies to_apply to the operands' elements at the same index (a

@@ -25,6 +25,7 @@
 #include "hlo/computation.h"
 #include "hlo/instruction.h"
 #include "hlo/status.h"
+#include "jit/emitter_target.h"
 
 namespace hlo::jit {
 
@@ -39,7 +40,8 @@ struct IrIndex {
 
 class ElementalEmitter {
  public:
-  ElementalEmitter(llvm::IRBuilder<>& b, llvm::Module& module) : b_(b), module_(module) {}
+  ElementalEmitter(llvm::IRBuilder<>& b, llvm::Module& module, const EmitterTarget& target)
+      : b_(b), module_(module), target_(target) {}
 
   // Reads of `instr` load from `base` (row-major, storage layout of Literal).
   // With `first`, base holds only a window of the array, from linear position
@@ -187,8 +189,13 @@ class ElementalEmitter {
   static CacheKey cacheKey(const Instruction& instr, const IrIndex& index);
   std::vector<std::map<CacheKey, llvm::Value*>> cache_ = std::vector<std::map<CacheKey, llvm::Value*>>(1);
 
+  // A call of the math library's `name` (see EmitterTarget) on args of one float type.
+  llvm::Value* mathCall(const std::string& name, std::vector<llvm::Value*> args);
+  llvm::Value* exp(llvm::Value* x);
+
   llvm::IRBuilder<>& b_;
   llvm::Module& module_;
+  EmitterTarget target_;
   struct Bound {
     llvm::Value* base;
     llvm::Value* first;  // the linear position base holds, or null for 0
@@ -240,14 +247,12 @@ bool smallFloat(ElementType t);
 // parameters. Other reduces are library ops (backends/cpu/runtime_reduce.cc).
 bool emitsReduce(const Instruction& instr);
 
-// Whether the emitter computes the dot `instr` itself (ElementalEmitter::
-// emitDot): real operand types, and a product of at most
-// kElementDotProducts multiply-adds, where a kernel's plain loop costs less
-// than a library call's setup. Other dots are library ops
-// (backends/cpu/runtime_dot.cc); inside a scalar function (a reducer) every
-// dot of those types is emitted.
-inline constexpr int64_t kElementDotProducts = 8192;
-bool emitsDot(const Instruction& instr);
+// Whether the emitter can compute the dot `instr` itself (ElementalEmitter::
+// emitDot) in at most `maxProducts` multiply-adds: real operand types, two
+// dense operands. Where a kernel's plain loop beats a library call is the
+// backend's limit (backends/cpu/runtime_ops.cc); inside a scalar function
+// (a reducer) every dot of those types is emitted.
+bool emitsDot(const Instruction& instr, int64_t maxProducts);
 
 // "cannot compile <opcode> (%name)" plus an optional reason.
 Status cannotCompile(const Instruction& instr, const std::string& why = "");

@@ -72,13 +72,12 @@ static llvm::Value* fromCompute(llvm::IRBuilder<>& b, ElementType t, llvm::Value
   return b.CreateTrunc(b.CreateSelect(isNan, nan, rounded), b.getInt16Ty());
 }
 
-// A call to the C library's function `name` (float version when f32).
-static llvm::Value* libm(llvm::IRBuilder<>& b, llvm::Module& m, const std::string& name,
-                         std::vector<llvm::Value*> args) {
+// A call of the math library's `name`, float version when f32 (EmitterTarget).
+llvm::Value* ElementalEmitter::mathCall(const std::string& name, std::vector<llvm::Value*> args) {
   llvm::Type* ty = args[0]->getType();
-  std::string fn = ty->isFloatTy() ? name + "f" : name;
+  std::string fn = target_.mathPrefix + (ty->isFloatTy() ? name + "f" : name);
   std::vector<llvm::Type*> params(args.size(), ty);
-  llvm::FunctionCallee callee = m.getOrInsertFunction(fn, llvm::FunctionType::get(ty, params, false));
+  llvm::FunctionCallee callee = module_.getOrInsertFunction(fn, llvm::FunctionType::get(ty, params, false));
   if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
     f->setDoesNotThrow();
     // Pure as far as we care (errno is never read), which lets the loop
@@ -86,7 +85,7 @@ static llvm::Value* libm(llvm::IRBuilder<>& b, llvm::Module& m, const std::strin
     f->setDoesNotAccessMemory();
     f->setWillReturn();
   }
-  return b.CreateCall(callee, args);
+  return b_.CreateCall(callee, args);
 }
 
 static llvm::Value* intrinsic(llvm::IRBuilder<>& b, llvm::Intrinsic::ID id, std::vector<llvm::Value*> args) {
@@ -157,9 +156,10 @@ static llvm::Function* expF32Function(llvm::Module& m) {
   return f;
 }
 
-// exp: f32 through the module's kExpF32, else the C library's.
-static llvm::Value* exp(llvm::IRBuilder<>& b, llvm::Module& m, llvm::Value* x) {
-  return x->getType()->isFloatTy() ? b.CreateCall(expF32Function(m), {x}) : libm(b, m, "exp", {x});
+// exp: f32 through the module's kExpF32 where the target wants it, else the math library's.
+llvm::Value* ElementalEmitter::exp(llvm::Value* x) {
+  if (x->getType()->isFloatTy() && target_.inlineExpF32) return b_.CreateCall(expF32Function(module_), {x});
+  return mathCall("exp", {x});
 }
 
 llvm::Value* ElementalEmitter::identity(Opcode op, ElementType t) {
@@ -235,26 +235,26 @@ StatusOr<llvm::Value*> ElementalEmitter::unary(const Instruction& instr, Element
     case Opcode::kCeil: r = intrinsic(b_, llvm::Intrinsic::ceil, {f}); break;
     case Opcode::kRoundNearestAfz: r = intrinsic(b_, llvm::Intrinsic::round, {f}); break;
     case Opcode::kRoundNearestEven: r = intrinsic(b_, llvm::Intrinsic::roundeven, {f}); break;
-    case Opcode::kExp: r = exp(b_, module_, f); break;
-    case Opcode::kLog: r = libm(b_, module_, "log", {f}); break;
-    case Opcode::kSin: r = libm(b_, module_, "sin", {f}); break;
-    case Opcode::kCos: r = libm(b_, module_, "cos", {f}); break;
-    case Opcode::kTan: r = libm(b_, module_, "tan", {f}); break;
-    case Opcode::kTanh: r = libm(b_, module_, "tanh", {f}); break;
-    case Opcode::kExpm1: r = libm(b_, module_, "expm1", {f}); break;
-    case Opcode::kLog1p: r = libm(b_, module_, "log1p", {f}); break;
-    case Opcode::kCbrt: r = libm(b_, module_, "cbrt", {f}); break;
-    case Opcode::kErf: r = libm(b_, module_, "erf", {f}); break;
-    case Opcode::kAtan: r = libm(b_, module_, "atan", {f}); break;
-    case Opcode::kAsin: r = libm(b_, module_, "asin", {f}); break;
-    case Opcode::kAcos: r = libm(b_, module_, "acos", {f}); break;
-    case Opcode::kSinh: r = libm(b_, module_, "sinh", {f}); break;
-    case Opcode::kCosh: r = libm(b_, module_, "cosh", {f}); break;
-    case Opcode::kAsinh: r = libm(b_, module_, "asinh", {f}); break;
-    case Opcode::kAcosh: r = libm(b_, module_, "acosh", {f}); break;
-    case Opcode::kAtanh: r = libm(b_, module_, "atanh", {f}); break;
+    case Opcode::kExp: r = exp(f); break;
+    case Opcode::kLog: r = mathCall("log", {f}); break;
+    case Opcode::kSin: r = mathCall("sin", {f}); break;
+    case Opcode::kCos: r = mathCall("cos", {f}); break;
+    case Opcode::kTan: r = mathCall("tan", {f}); break;
+    case Opcode::kTanh: r = mathCall("tanh", {f}); break;
+    case Opcode::kExpm1: r = mathCall("expm1", {f}); break;
+    case Opcode::kLog1p: r = mathCall("log1p", {f}); break;
+    case Opcode::kCbrt: r = mathCall("cbrt", {f}); break;
+    case Opcode::kErf: r = mathCall("erf", {f}); break;
+    case Opcode::kAtan: r = mathCall("atan", {f}); break;
+    case Opcode::kAsin: r = mathCall("asin", {f}); break;
+    case Opcode::kAcos: r = mathCall("acos", {f}); break;
+    case Opcode::kSinh: r = mathCall("sinh", {f}); break;
+    case Opcode::kCosh: r = mathCall("cosh", {f}); break;
+    case Opcode::kAsinh: r = mathCall("asinh", {f}); break;
+    case Opcode::kAcosh: r = mathCall("acosh", {f}); break;
+    case Opcode::kAtanh: r = mathCall("atanh", {f}); break;
     case Opcode::kLogistic:
-      r = b_.CreateFDiv(one, b_.CreateFAdd(one, exp(b_, module_, b_.CreateFNeg(f))));
+      r = b_.CreateFDiv(one, b_.CreateFAdd(one, exp(b_.CreateFNeg(f))));
       break;
     case Opcode::kSign: {
       llvm::Value* zero = llvm::ConstantFP::get(ft, 0.0);
@@ -395,9 +395,9 @@ StatusOr<llvm::Value*> ElementalEmitter::binary(Opcode op, const Instruction& in
     case Opcode::kSubtract: r = b_.CreateFSub(x, y); break;
     case Opcode::kMultiply: r = b_.CreateFMul(x, y); break;
     case Opcode::kDivide: r = b_.CreateFDiv(x, y); break;
-    case Opcode::kRemainder: r = libm(b_, module_, "fmod", {x, y}); break;
-    case Opcode::kPower: r = libm(b_, module_, "pow", {x, y}); break;
-    case Opcode::kAtan2: r = libm(b_, module_, "atan2", {x, y}); break;
+    case Opcode::kRemainder: r = mathCall("fmod", {x, y}); break;
+    case Opcode::kPower: r = mathCall("pow", {x, y}); break;
+    case Opcode::kAtan2: r = mathCall("atan2", {x, y}); break;
     case Opcode::kMaximum:
     case Opcode::kMinimum: {
       // The first NaN operand wins; between equal values the left one.

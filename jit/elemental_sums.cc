@@ -255,13 +255,13 @@ static std::string elementDotTypesProblem(const Instruction& instr) {
          " (an element dot has real operands, and integer ones for an integer result)";
 }
 
-bool emitsDot(const Instruction& instr) {
+bool emitsDot(const Instruction& instr, int64_t maxProducts) {
   if (instr.opcode() != Opcode::kDot || instr.operandCount() != 2 || instr.attrs().has(AttrKey::kSparsity) ||
       !instr.shape().isArray() || !instr.operand(0)->shape().isArray() || !instr.operand(1)->shape().isArray())
     return false;
   StatusOr<DotDims> dims = dotDims(instr.attrs(), instr.operand(0)->shape(), instr.operand(1)->shape());
   if (!dims.ok() || !elementDotTypesProblem(instr).empty()) return false;
-  return dims->batch * dims->m * dims->n * dims->k <= kElementDotProducts;
+  return dims->batch * dims->m * dims->n * dims->k <= maxProducts;
 }
 
 // dot, one element: [batch..., lhs free..., rhs free...] of the result is the

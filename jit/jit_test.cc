@@ -163,7 +163,7 @@ ENTRY %e (x: s32[1000003]) -> s32[1000003] {
   ROOT %a = s32[1000003] add(%m, %ones)
 })");
   CompileOptions options;
-  auto exe = compile(*m, "cpu", cpu::withCpuOptions(options, {.threads = 4}));
+  auto exe = compile(*m, "cpu", cpu::withCpuOptions(options, cpu::cpuThreads(4)));
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   std::vector<Literal> args;
   args.emplace_back(Shape(ElementType::kS32, {1000003}));
@@ -403,7 +403,9 @@ ENTRY %e (x: f32[4], y: f32[4]) -> f32[4] {
   CompileOptions options;
   options.fuse = false;
   options.useCache = false;
-  auto exe = compile(*m, "cpu", cpu::withCpuOptions(options, {.llvmParts = 3}));
+  cpu::CpuOptions threeParts;
+  threeParts.llvmParts = 3;
+  auto exe = compile(*m, "cpu", cpu::withCpuOptions(options, threeParts));
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   bool parallel = false;
   for (const TraceEvent& e : (*exe)->trace()) parallel = parallel || e.name == "LLVM, 3 parts in parallel";
@@ -434,7 +436,7 @@ ENTRY %e (x: s32[100], n: s32[]) -> s32[] {
   ROOT %sum = s32[] reduce(%d, %zero), dimensions={0}, to_apply=%add
 })");
   CompileOptions options;
-  auto exe = compile(*m, "cpu", cpu::withCpuOptions(options, {.threads = 1}));
+  auto exe = compile(*m, "cpu", cpu::withCpuOptions(options, cpu::cpuThreads(1)));
   ASSERT_TRUE(exe.ok()) << exe.status().message();
   auto runWith = [&](int32_t n) {
     std::vector<Literal> args;

@@ -1,6 +1,7 @@
 // Runs the per-op test files testdata/ops/*.hlo (conformance/op_cases.h)
-// through the CPU JIT, against the same hand-worked expectations the
-// interpreter meets: one test per case.
+// through the CPU JIT (JitOpTests) and through the GPU backend's kernels on
+// the host grid runner (GpuHostOpTests), against the same hand-worked
+// expectations the interpreter meets: one test per case and backend.
 //
 // A case whose module the JIT cannot compile yet is reported as skipped,
 // with the reason. Float results may differ from the expectation by the
@@ -19,13 +20,14 @@
 namespace hlo {
 namespace {
 
-void runCase(const conformance::OpCase& c) {
+void runCase(const conformance::OpCase& c, const char* backend) {
   auto module = parseModule(c.text);
   ASSERT_TRUE(module.ok()) << formatError(module.status(), c.file, c.text);
   auto spec = conformance::readOpCase(c);
   ASSERT_TRUE(spec.ok()) << c.file << ": " << spec.status().message();
   jit::CompileOptions options;
-  auto exe = jit::compile(**module, "cpu", cpu::withCpuOptions(options, {.threads = 1}));
+  // gpu-host runs on the CPU backend's runtime, with its options.
+  auto exe = jit::compile(**module, backend, cpu::withCpuOptions(options, cpu::cpuThreads(1)));
   if (!exe.ok() && exe.status().message().find("cannot compile") != std::string::npos) {
     if (spec->error) return;  // refused, as it should be
     GTEST_SKIP() << exe.status().message();
@@ -43,7 +45,9 @@ void runCase(const conformance::OpCase& c) {
                          << result->toString() << "\n  expected " << spec->expected->toString();
 }
 
-const int kRegistered = conformance::registerOpCaseTests("JitOpTests", runCase);
+const int kRegistered = conformance::registerOpCaseTests("JitOpTests", [](const conformance::OpCase& c) { runCase(c, "cpu"); });
+const int kRegisteredGpuHost =
+    conformance::registerOpCaseTests("GpuHostOpTests", [](const conformance::OpCase& c) { runCase(c, "gpu-host"); });
 
 }  // namespace
 }  // namespace hlo

@@ -24,6 +24,7 @@
 #include "hlo/verifier.h"
 #include "interp/evaluator.h"
 #include "interp/random_inputs.h"
+#include "jit/backend.h"
 #include "jit/executable.h"
 #include "parser/parser.h"
 #include "tools/tool_io.h"
@@ -35,34 +36,36 @@ using hlo::Shape;
 
 constexpr const char* kUsage =
     "usage: hlo-run [options] FILE.hlo   (FILE may be - for standard input)\n"
-    "  --engine=cpu|interp       what runs the module: cpu, the LLVM JIT for this machine\n"
-    "                            (the default; it compiles a growing subset of the opcodes,\n"
-    "                            and an instruction it cannot compile is an error naming it),\n"
-    "                            or interp, the reference interpreter\n"
+    "  --engine=cpu|gpu-host|interp  what runs the module: cpu, the LLVM JIT for this\n"
+    "                            machine (the default; an instruction it cannot compile is an\n"
+    "                            error naming it); gpu-host, the GPU backend's kernels run on\n"
+    "                            this CPU thread by thread (checks the GPU's code without a\n"
+    "                            GPU); or interp, the reference interpreter. The JIT engines\n"
+    "                            (cpu, gpu-host) take the flags below that say 'JIT'\n"
     "  --compare=interp          also run the interpreter and compare: print max abs/rel\n"
     "                            error and ULP distance to stderr; exit 1 on a mismatch\n"
-    "  --allow-interpreter-fallback  with the cpu engine, run what the JIT cannot compile on\n"
+    "  --allow-interpreter-fallback  with a JIT engine, run what the JIT cannot compile on\n"
     "                            the interpreter, logging each such instruction\n"
     "  --stats                   after the run, print its memory to stderr: the peak bytes of\n"
     "                            live values (interp); the arena of one execution, buffer\n"
     "                            assignment's peak and where the last run's values went (cpu)\n"
-    "  --verbose                 with the cpu engine, print compile times, the arena size,\n"
+    "  --verbose                 with a JIT engine, print compile times, the arena size,\n"
     "                            buffer assignment's peak, and where the first run's values\n"
     "                            went (arena, result buffers, heap) to stderr\n"
-    "  --dump-llvm=FILE          with the cpu engine, write the optimized LLVM IR to FILE\n"
-    "  --dump-to=DIR             with the cpu engine, write the module after the passes\n"
+    "  --dump-llvm=FILE          with a JIT engine, write the optimized LLVM IR to FILE\n"
+    "  --dump-to=DIR             with a JIT engine, write the module after the passes\n"
     "                            (module.after-passes.hlo), the LLVM IR before and after\n"
     "                            optimization (module.ll, module.opt.ll), the assembly\n"
     "                            (module.s) and which instructions each kernel computes\n"
     "                            (module.kernels.txt) into DIR; both dumps compile the\n"
     "                            module even when the compile cache holds it\n"
-    "  --profile=FILE.json       with the cpu engine, write a Chrome trace (Perfetto,\n"
+    "  --profile=FILE.json       with a JIT engine, write a Chrome trace (Perfetto,\n"
     "                            chrome://tracing): the compile phases, and every kernel,\n"
     "                            library op and runtime step of every run\n"
-    "  --llvm-parts=N            with the cpu engine, split the kernels into N LLVM modules\n"
+    "  --llvm-parts=N            with a JIT engine, split the kernels into N LLVM modules\n"
     "                            compiled side by side (default: one per core for modules\n"
     "                            of 32 or more kernels a core, else one)\n"
-    "  --no-cache                with the cpu engine, compile without the compile cache (by\n"
+    "  --no-cache                with a JIT engine, compile without the compile cache (by\n"
     "                            default machine code is kept in $HLO_CACHE_DIR, else\n"
     "                            ~/.cache/hlo, and reused for the same module and machine)\n"
     "  --input=VALUE             the next ENTRY parameter, in order: literal text\n"
@@ -79,7 +82,7 @@ constexpr const char* kUsage =
     "                            (.npz members 'result', or 'result.0', 'result.1.0'... for\n"
     "                            tuple elements; .npy for a result with one array)\n"
     "  --iterations=N            run N times; print min and median wall time to stderr\n"
-    "  --compile-only            with the cpu engine, compile the module (with its dumps and\n"
+    "  --compile-only            with a JIT engine, compile the module (with its dumps and\n"
     "                            profile, when asked) and stop: no inputs, no run; prints\n"
     "                            the compile time to stderr\n"
     "  --max-memory=BYTES        refuse runs whose live values need more (suffixes K, M, G;\n"
@@ -200,8 +203,11 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
       return usageError("--" + name + "=" + value + ": " + what);
     };
     if (name == "engine") {
-      if (value == "gpu") return usageError("--engine=gpu: the gpu engine is not built yet; use interp or cpu");
-      if (value != "interp" && value != "cpu") return bad("unknown engine (interp or cpu)");
+      if (value != "interp" && !hlo::jit::findBackend(value)) {
+        std::string known = "interp";
+        for (const std::string& name : hlo::jit::backendNames()) known += ", " + name;
+        return bad("unknown engine (" + known + ")");
+      }
       flags.engine = value;
       flags.engineGiven = true;
     } else if (name == "dump-llvm") {
@@ -256,14 +262,15 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
     }
   }
   if (flags.file.empty()) return usageError("no input file");
-  if (flags.allowFallback && flags.engine != "cpu")
-    return usageError("--allow-interpreter-fallback needs --engine=cpu");
-  if (!flags.dumpLlvm.empty() && flags.engine != "cpu") return usageError("--dump-llvm needs --engine=cpu");
-  if (!flags.dumpTo.empty() && flags.engine != "cpu") return usageError("--dump-to needs --engine=cpu");
-  if (!flags.profile.empty() && flags.engine != "cpu") return usageError("--profile needs --engine=cpu");
-  if (flags.llvmParts && flags.engine != "cpu") return usageError("--llvm-parts needs --engine=cpu");
+  const bool jit = flags.engine != "interp";
+  const bool hostCode = flags.engine == "cpu" || flags.engine == "gpu-host";  // the CPU backend's options apply
+  if (flags.allowFallback && !jit) return usageError("--allow-interpreter-fallback needs a JIT engine (--engine=cpu, gpu-host)");
+  if (!flags.dumpLlvm.empty() && !hostCode) return usageError("--dump-llvm needs --engine=cpu or gpu-host");
+  if (!flags.dumpTo.empty() && !jit) return usageError("--dump-to needs a JIT engine (--engine=cpu, gpu-host)");
+  if (!flags.profile.empty() && !jit) return usageError("--profile needs a JIT engine (--engine=cpu, gpu-host)");
+  if (flags.llvmParts && !hostCode) return usageError("--llvm-parts needs --engine=cpu or gpu-host");
   if (flags.compileOnly) {
-    if (flags.engine != "cpu") return usageError("--compile-only needs --engine=cpu");
+    if (!jit) return usageError("--compile-only needs a JIT engine (--engine=cpu, gpu-host)");
     for (const auto& [given, name] : {std::pair<bool, const char*>{!flags.compare.empty(), "--compare"},
                                       {!flags.output.empty(), "--output"},
                                       {!flags.inputs.empty(), "--input"},
@@ -472,9 +479,9 @@ std::string formatSeconds(double s) {
   return buf;
 }
 
-// Compiles the module with the cpu engine as the flags ask; on failure
+// Compiles the module with the flags' JIT engine as they ask; on failure
 // prints the error (and how to run the module anyway) and returns null.
-std::unique_ptr<hlo::jit::Executable> compileForCpu(const Flags& flags, const hlo::Module& module,
+std::unique_ptr<hlo::jit::Executable> compileWithJit(const Flags& flags, const hlo::Module& module,
                                                     const std::string& shownName, const std::string& text) {
   hlo::jit::CompileOptions options;
   options.allowInterpreterFallback = flags.allowFallback;
@@ -497,7 +504,8 @@ std::unique_ptr<hlo::jit::Executable> compileForCpu(const Flags& flags, const hl
   hlo::cpu::CpuOptions cpuOptions;
   cpuOptions.llvmIrPath = flags.dumpLlvm;
   cpuOptions.llvmParts = static_cast<int>(flags.llvmParts);
-  auto compiled = hlo::jit::compile(module, "cpu", hlo::cpu::withCpuOptions(options, cpuOptions));
+  if (flags.engine == "cpu" || flags.engine == "gpu-host") options = hlo::cpu::withCpuOptions(options, cpuOptions);
+  auto compiled = hlo::jit::compile(module, flags.engine, options);
   if (!compiled.ok()) {
     std::fputs(hlo::formatError(compiled.status(), shownName, text).c_str(), stderr);
     // An instruction the JIT cannot compile yet: name the two ways to run it
@@ -509,7 +517,7 @@ std::unique_ptr<hlo::jit::Executable> compileForCpu(const Flags& flags, const hl
     return nullptr;
   }
   if (flags.verbose || flags.compileOnly)
-    std::fprintf(stderr, "hlo-run: cpu: compiled in %s\n",
+    std::fprintf(stderr, "hlo-run: %s: compiled in %s\n", flags.engine.c_str(),
                  formatSeconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()).c_str());
   return std::move(compiled).value();
 }
@@ -524,7 +532,7 @@ std::optional<int> writeProfile(const Flags& flags, const hlo::jit::Executable& 
 
 // --compile-only: compile, write the profile when asked, and stop.
 int compileOnly(const Flags& flags, const hlo::Module& module, const std::string& shownName, const std::string& text) {
-  std::unique_ptr<hlo::jit::Executable> executable = compileForCpu(flags, module, shownName, text);
+  std::unique_ptr<hlo::jit::Executable> executable = compileWithJit(flags, module, shownName, text);
   if (!executable) return 1;
   return writeProfile(flags, *executable).value_or(0);
 }
@@ -592,8 +600,8 @@ int main(int argc, char** argv) {
   }
 
   std::unique_ptr<hlo::jit::Executable> executable;
-  if (flags.engine == "cpu") {
-    executable = compileForCpu(flags, **module, shownName, *text);
+  if (flags.engine != "interp") {
+    executable = compileWithJit(flags, **module, shownName, *text);
     if (!executable) return 1;
   }
 

@@ -162,8 +162,8 @@ class Builder {
  public:
   // Kernels go into `parts` in turn (OrcJit compiles the parts side by side).
   Builder(std::vector<std::unique_ptr<Program>>& programs, std::vector<OrcJit::Part>& parts,
-          const jit::CompileOptions& options, int& fallbacks)
-      : programs_(programs), parts_(parts), options_(options), fallbacks_(fallbacks) {}
+          const jit::CompileOptions& options, const KernelSource& source, int& fallbacks)
+      : programs_(programs), parts_(parts), options_(options), source_(source), fallbacks_(fallbacks) {}
 
   StatusOr<const Program*> build(const Computation& computation) {
     if (auto it = built_.find(&computation); it != built_.end()) return it->second;
@@ -267,7 +267,7 @@ class Builder {
                                                                                           : nullptr;
       return runs ? callee(step, runs) : okStatus();
     }
-    if (instr.opcode() == Opcode::kFusion && !oneKernel(instr)) {
+    if (instr.opcode() == Opcode::kFusion && !source_.oneKernel(instr)) {
       // Run the fused computation like a call, one kernel per instruction.
       step.kind = Step::Kind::kCall;
       return callee(step, instr.calledComputations().empty() ? nullptr : instr.calledComputations()[0]);
@@ -275,7 +275,7 @@ class Builder {
     // A library op if the opcode has one, else an emitted kernel.
     llvm::Module& module = *parts_[counter_ % parts_.size()].module;
     std::string name = "kernel." + std::to_string(counter_++);
-    StatusOr<RuntimePlan> library = planRuntimeOp(module, instr, name);
+    StatusOr<RuntimePlan> library = source_.planLibraryOp(module, instr, name);
     if (library.ok() && library->fn) {
       step.kind = Step::Kind::kRuntime;
       step.runtime = library->fn;
@@ -288,7 +288,7 @@ class Builder {
       step.info = same->info;
       return okStatus();
     }
-    StatusOr<KernelInfo> info = library.ok() ? emitKernel(module, instr, name) : library.status();
+    StatusOr<KernelInfo> info = library.ok() ? source_.emitKernel(module, instr, name) : library.status();
     if (info.ok()) {
       step.kind = Step::Kind::kKernel;
       step.kernelName = name;
@@ -302,14 +302,15 @@ class Builder {
       // when it runs, as the interpreter refuses it, so a module that never
       // reaches it (a loop that runs no iteration) still runs.
       step.kind = Step::Kind::kIllTyped;
-      step.refusal = typed;
+      step.refusal = errorStatus(typed.message() + "; " + source_.backend + ": " + info.status().message(), typed.loc());
       return okStatus();
     }
     if (!options_.allowInterpreterFallback)
-      return errorStatus("cpu: " + info.status().message(), info.status().loc());
+      return errorStatus(source_.backend + ": " + info.status().message(), info.status().loc());
     // The refusal may name an instruction inside a computation this one
     // calls (a reducer's): the interpreter runs this one, whole.
-    std::fprintf(stderr, "hlo-run: cpu: %s; running %s (%%%s) on the interpreter\n", info.status().message().c_str(),
+    std::fprintf(stderr, "hlo-run: %s: %s; running %s (%%%s) on the interpreter\n", source_.backend.c_str(),
+                 info.status().message().c_str(),
                  std::string(opcodeName(instr.opcode())).c_str(), instr.name().c_str());
     step.kind = Step::Kind::kInterpreter;
     ++fallbacks_;
@@ -356,6 +357,7 @@ class Builder {
   std::vector<std::unique_ptr<Program>>& programs_;
   std::vector<OrcJit::Part>& parts_;
   const jit::CompileOptions& options_;
+  const KernelSource& source_;
   int& fallbacks_;
   std::unordered_map<const Computation*, const Program*> built_;
   std::vector<Emitted> emitted_;                                 // in the order emitted
@@ -385,16 +387,23 @@ Status writeKernelMap(const std::vector<std::unique_ptr<Program>>& programs, con
 
 }  // namespace
 
-CpuExecutable::CpuExecutable(std::unique_ptr<Module> module, const jit::CompileOptions& options)
-    : module_(std::move(module)), options_(options) {}
+CpuExecutable::CpuExecutable(std::unique_ptr<Module> module, const jit::CompileOptions& options,
+                             std::string backend)
+    : module_(std::move(module)), options_(options), backend_(std::move(backend)) {}
 
 CpuExecutable::~CpuExecutable() = default;
 
+const KernelSource& cpuKernelSource() {
+  static const KernelSource source{"cpu", emitKernel, oneKernel, planRuntimeOp};
+  return source;
+}
+
 StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module> module,
-                                                         const jit::CompileOptions& options) {
+                                                         const jit::CompileOptions& options,
+                                                         const KernelSource& source) {
   if (!module->entry()) return errorStatus("cpu: the module has no ENTRY computation");
   HLO_ASSIGN_OR_RETURN(const CpuOptions cpuOptions, jit::backendOptionsFor<CpuOptions>(options));
-  auto exe = std::make_unique<CpuExecutable>(std::move(module), options);
+  auto exe = std::make_unique<CpuExecutable>(std::move(module), options, source.backend);
   std::vector<jit::TraceEvent>& trace = exe->mutableTrace();
   double emitStart = jit::traceNowUs();
   HLO_ASSIGN_OR_RETURN(exe->jit_, OrcJit::create());
@@ -406,7 +415,7 @@ StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>
     exe->jit_->configure(*parts[i].module);
   }
   // 1-2.
-  Builder builder(exe->programs_, parts, options, exe->fallbacks_);
+  Builder builder(exe->programs_, parts, options, source, exe->fallbacks_);
   HLO_ASSIGN_OR_RETURN(exe->entry_, builder.build(*exe->module_->entry()));
   if (!options.dumpDir.empty())
     HLO_RETURN_IF_ERROR(writeKernelMap(exe->programs_, builder.kernelNames(), options.dumpDir));
@@ -448,8 +457,8 @@ StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>
   }
   trace.push_back({"load machine code", "compile", "", llvmStart + report.wallMs * 1e3, report.loadMs * 1e3, 0});
   if (options.verbose) {
-    if (!report.cacheProblem.empty()) std::fprintf(stderr, "hlo-run: cpu: compile cache: %s\n", report.cacheProblem.c_str());
-    std::fprintf(stderr, "hlo-run: cpu: %d kernels", kernels);
+    if (!report.cacheProblem.empty()) std::fprintf(stderr, "hlo-run: %s: compile cache: %s\n", source.backend.c_str(), report.cacheProblem.c_str());
+    std::fprintf(stderr, "hlo-run: %s: %d kernels", source.backend.c_str(), kernels);
     int distinct = static_cast<int>(builder.kernelNames().size());
     if (distinct < kernels) std::fprintf(stderr, " (%d distinct)", distinct);
     std::fprintf(stderr, "; emit %.3g ms, ", (llvmStart - emitStart) / 1e3);
@@ -470,11 +479,11 @@ StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>
     const MemoryPlan& m = exe->memory_;
     if (m.assignment)
       std::fprintf(stderr,
-                   "hlo-run: cpu: arena %lld bytes per execution (buffer assignment: peak %lld bytes live, "
+                   "hlo-run: %s: arena %lld bytes per execution (buffer assignment: peak %lld bytes live, "
                    "%lld without reuse); results in %zu buffer%s of their own\n",
-                   static_cast<long long>(m.arenaBytes), static_cast<long long>(m.peakBytes),
+                   source.backend.c_str(), static_cast<long long>(m.arenaBytes), static_cast<long long>(m.peakBytes),
                    static_cast<long long>(m.noReuseBytes), m.outputs.size(), m.outputs.size() == 1 ? "" : "s");
-    for (const std::string& note : m.notes) std::fprintf(stderr, "hlo-run: cpu: memory: %s\n", note.c_str());
+    for (const std::string& note : m.notes) std::fprintf(stderr, "hlo-run: %s: memory: %s\n", source.backend.c_str(), note.c_str());
   }
   exe->pool_ = std::make_unique<ThreadPool>(threadCount(cpuOptions) - 1);
   return std::unique_ptr<jit::Executable>(std::move(exe));

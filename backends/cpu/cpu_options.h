@@ -19,6 +19,13 @@ struct CpuOptions {
   std::string llvmIrPath;
 };
 
+// CpuOptions with `threads` worker threads, the rest as default.
+inline CpuOptions cpuThreads(int threads) {
+  CpuOptions o;
+  o.threads = threads;
+  return o;
+}
+
 // `options` with the CPU backend's own options set to `cpu`.
 inline jit::CompileOptions withCpuOptions(jit::CompileOptions options, CpuOptions cpu) {
   return jit::withBackendOptions(std::move(options), std::move(cpu));

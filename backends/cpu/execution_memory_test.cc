@@ -28,7 +28,7 @@ std::unique_ptr<jit::Executable> compileUnfused(const std::string& text, int thr
   options.fuse = false;  // every op its own kernel and its own value
   options.useCache = false;
   options.maxMemoryBytes = maxMemoryBytes;
-  auto exe = jit::compile(*m, "cpu", withCpuOptions(options, {.threads = threads}));
+  auto exe = jit::compile(*m, "cpu", withCpuOptions(options, cpuThreads(threads)));
   EXPECT_TRUE(exe.ok()) << exe.status().message();
   return exe.ok() ? std::move(exe).value() : nullptr;
 }

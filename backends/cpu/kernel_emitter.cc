@@ -481,7 +481,7 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
   llvm::Function* fn = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module);
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
-  jit::ElementalEmitter emitter(b, module);
+  jit::ElementalEmitter emitter(b, module, kCpuEmitterTarget);
 
   auto fail = [&](Status s) -> StatusOr<KernelInfo> {
     fn->eraseFromParent();

@@ -7,6 +7,7 @@
 
 #include "hlo/instruction.h"
 #include "hlo/status.h"
+#include "jit/emitter_target.h"
 
 // Declared only, so the runtime and the driver that include this header
 // compile without LLVM's headers.
@@ -22,6 +23,15 @@ namespace hlo::cpu {
 // threads. inputs[i] is operand i of the instruction; outputs[k] is result k
 // (one, or one per tuple element of a multi-output fusion).
 using KernelFn = void (*)(const char* const*, char* const*, int64_t, int64_t);
+
+// The elemental emitter's hooks on a CPU: libm's math functions, and exp of
+// f32 inline, where the loop vectorizer widens it (vector_math.h).
+inline const jit::EmitterTarget kCpuEmitterTarget{.mathPrefix = "", .inlineExpF32 = true};
+
+// A dot of at most this many multiply-adds is computed by a kernel's plain
+// loop (jit::emitsDot), which costs less than a library call's setup;
+// larger ones call OpenBLAS (runtime_dot.cc).
+inline constexpr int64_t kElementDotProducts = 8192;
 
 struct KernelInfo {
   int64_t units = 0;         // work units (elements, or rows of the output)

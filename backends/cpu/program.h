@@ -68,9 +68,24 @@ struct RunMemoryStats {
   int64_t heapBytes = 0;    // allocated on the heap (values the arena cannot hold)
 };
 
+// Where the kernels and library ops of a compiled module come from: the
+// CPU's own (cpuKernelSource), or another backend's kernels run on the host
+// by this runtime (the GPU's grid runner, backends/gpu/gpu_host.cc).
+struct KernelSource {
+  std::string backend;  // names its errors: "cpu: cannot compile ..."
+  // Emits the kernel of `instr` into `module` as a KernelFn named `name`.
+  StatusOr<KernelInfo> (*emitKernel)(llvm::Module& module, const Instruction& instr, const std::string& name);
+  // Whether a fusion is one kernel; else it runs as a call of its computation.
+  bool (*oneKernel)(const Instruction& fusion);
+  // The library op of `instr` (planRuntimeOp's contract).
+  StatusOr<RuntimePlan> (*planLibraryOp)(llvm::Module& module, const Instruction& instr, const std::string& prefix);
+};
+const KernelSource& cpuKernelSource();
+
 class CpuExecutable : public jit::Executable {
  public:
-  CpuExecutable(std::unique_ptr<Module> module, const jit::CompileOptions& options);
+  // `backend` names it in messages ("cpu", or the backend whose kernels it runs).
+  CpuExecutable(std::unique_ptr<Module> module, const jit::CompileOptions& options, std::string backend = "cpu");
   ~CpuExecutable() override;
   StatusOr<Literal> run(std::span<const Literal> args) override;
   int fallbackCount() const override { return fallbacks_; }
@@ -87,7 +102,7 @@ class CpuExecutable : public jit::Executable {
 
  private:
   friend StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>,
-                                                                   const jit::CompileOptions&);
+                                                                   const jit::CompileOptions&, const KernelSource&);
   struct Frame;
   struct RunState;
   // `ownArgs`: the program may write its arguments' arrays (a while body's
@@ -101,6 +116,7 @@ class CpuExecutable : public jit::Executable {
 
   std::unique_ptr<Module> module_;  // after the pipeline; steps point into it
   jit::CompileOptions options_;
+  std::string backend_;
   std::unique_ptr<OrcJit> jit_;
   std::vector<std::unique_ptr<Program>> programs_;
   const Program* entry_ = nullptr;
@@ -113,8 +129,10 @@ class CpuExecutable : public jit::Executable {
   std::atomic<bool> reported_{false};  // --verbose: the first run's figures are printed
 };
 
-// Compiles a module the cpu pipeline has already run on.
+
+// Compiles a module the backend's pipeline has already run on.
 StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module> module,
-                                                         const jit::CompileOptions& options);
+                                                         const jit::CompileOptions& options,
+                                                         const KernelSource& source = cpuKernelSource());
 
 }  // namespace hlo::cpu

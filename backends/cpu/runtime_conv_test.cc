@@ -321,7 +321,7 @@ TEST_P(ConvAgainstSemantics, EveryCaseAgreesExactly) {
     Literal expected = convolutionBySemantics(*(*module)->entry()->root(), args[0], args[1]);
     jit::CompileOptions options;
     options.useCache = false;
-    auto exe = jit::compile(**module, "cpu", cpu::withCpuOptions(options, {.threads = v.threads}));
+    auto exe = jit::compile(**module, "cpu", cpu::withCpuOptions(options, cpu::cpuThreads(v.threads)));
     ASSERT_TRUE(exe.ok()) << exe.status().message();
     auto actual = (*exe)->run(args);
     ASSERT_TRUE(actual.ok()) << actual.status().message();

@@ -22,7 +22,7 @@
 //      kernels use narrower vectors than those (tiledProduct).
 //   4. Small products run as a plain loop instead (runtime_blas.h): the
 //      library's setup costs more than the arithmetic there. The smallest
-//      (jit::emitsDot) are not library calls at all: a kernel computes them.
+//      (jit::emitsDot, kElementDotProducts) are not library calls at all: a kernel computes them.
 //   5. Results are written into the result type (ResultWriter, which also
 //      rounds a float dot with an integer result as XLA reads it).
 #include <algorithm>

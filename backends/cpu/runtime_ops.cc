@@ -6,6 +6,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "backends/cpu/kernel_emitter.h"
 #include "hlo/computation.h"
 #include "jit/elemental_emitter.h"
 
@@ -16,13 +17,14 @@ namespace {
 using PlanFn = StatusOr<RuntimePlan> (*)(llvm::Module&, const Instruction&, const std::string&);
 
 bool always(const Instruction&) { return true; }
+bool smallDot(const Instruction& instr) { return jit::emitsDot(instr, kElementDotProducts); }
 
 // The library ops, one line each: opcode -> its planner (runtime_<op>.cc),
 // and which instances the elemental emitter computes instead (none when
 // null): inside a fusion, and, unless `libraryAlone`, on their own too. A
 // transpose is a library call only unfused; a reduce only when the emitter
 // cannot fold it (several inputs, another reducer); a dot only when it is
-// not small (jit::emitsDot); a bitcast-convert only between widths or to
+// not small (smallDot); a bitcast-convert only between widths or to
 // and from pred or complex.
 struct LibraryOp {
   Opcode opcode;
@@ -31,7 +33,7 @@ struct LibraryOp {
   bool libraryAlone = false;
 };
 constexpr LibraryOp kLibraryOps[] = {
-    {Opcode::kDot, planDot, jit::emitsDot},
+    {Opcode::kDot, planDot, smallDot},
     {Opcode::kRaggedDot, planRaggedDot},
     {Opcode::kScaledDot, planScaledDot},
     {Opcode::kConvolution, planConvolution},
@@ -79,7 +81,7 @@ class ScalarFnBuilder {
         fn_(llvm::Function::Create(llvm::FunctionType::get(llvm::Type::getVoidTy(module.getContext()), {ptr_, ptr_}, false),
                                    llvm::Function::ExternalLinkage, name, module)),
         b_(llvm::BasicBlock::Create(module.getContext(), "entry", fn_)),
-        emitter_(b_, module) {
+        emitter_(b_, module, kCpuEmitterTarget) {
     fn_->addFnAttr(llvm::Attribute::NoUnwind);
   }
   jit::ElementalEmitter& emitter() { return emitter_; }

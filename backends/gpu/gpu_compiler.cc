@@ -1,0 +1,200 @@
+// Compiling a module for an NVIDIA GPU, registered as the "gpu" backend.
+//
+//   1. Walk the entry computation, and the computations its while loops,
+//      conditionals and calls run, one step per instruction (gpu_program.h).
+//   2. Bookkeeping (parameter, constant, tuple, get-tuple-element, the ops
+//      that pass a value on) and control flow become host steps, and so do
+//      the ops of hlo/shared_semantics.h (single-device collectives, async
+//      wrappers, scan); a fusion that cannot be one kernel runs its
+//      computation as a call; everything else is one kernel
+//      (gpu_kernel_emitter.h, GridForm::kNvptx) in a single LLVM module.
+//      What no kernel computes yet (sort, gather, convolution, ...) is an
+//      error naming it, or with --allow-interpreter-fallback a logged step
+//      the interpreter takes.
+//   3. LLVM optimizes the module and emits PTX for the GPU's compute
+//      capability (nvptx.h), which the driver loads at the first run.
+#include <cstdio>
+#include <fstream>
+#include <unordered_map>
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include "backends/gpu/cuda_driver.h"
+#include "backends/gpu/gpu_options.h"
+#include "backends/gpu/gpu_program.h"
+#include "backends/gpu/nvptx.h"
+#include "backends/gpu/ptxas.h"
+#include "hlo/computation.h"
+#include "hlo/shared_semantics.h"
+#include "jit/backend.h"
+#include "jit/elemental_emitter.h"
+
+namespace hlo::gpu {
+
+namespace {
+
+// The PTX target: the options', else the device's (capped at sm_90, what
+// LLVM 19 emits; the driver compiles sm_90 PTX forward for newer GPUs),
+// else sm_90.
+std::string chooseSm(const GpuOptions& options) {
+  if (!options.sm.empty()) return options.sm;
+  StatusOr<CudaDriver*> driver = cudaDriver();
+  if (!driver.ok()) return "sm_90";
+  int cc = (*driver)->properties().computeMajor * 10 + (*driver)->properties().computeMinor;
+  if (cc >= 90) return "sm_90";
+  for (int known : {89, 87, 86, 80, 75})
+    if (cc >= known) return "sm_" + std::to_string(known);
+  return "sm_75";
+}
+
+class ProgramBuilder {
+ public:
+  ProgramBuilder(GpuCompiled& out, llvm::Module& module, const jit::CompileOptions& options)
+      : out_(out), module_(module), options_(options) {}
+
+  StatusOr<const GpuProgram*> build(const Computation& computation) {
+    if (auto it = built_.find(&computation); it != built_.end()) return it->second;
+    auto program = std::make_unique<GpuProgram>();
+    program->computation = &computation;
+    std::unordered_map<const Instruction*, int> slot;
+    for (const auto& owned : computation.instructions()) {
+      GpuStep step;
+      step.instr = owned.get();
+      for (const Instruction* op : owned->operands()) step.operands.push_back(slot.at(op));
+      HLO_RETURN_IF_ERROR(plan(*owned, step));
+      slot[owned.get()] = static_cast<int>(program->steps.size());
+      program->steps.push_back(std::move(step));
+    }
+    program->root = slot.at(computation.root());
+    const GpuProgram* result = program.get();
+    out_.programs.push_back(std::move(program));
+    built_[&computation] = result;
+    return result;
+  }
+
+ private:
+  Status callee(GpuStep& step, const Computation* c) {
+    if (!c) return errorStatus("gpu: %" + step.instr->name() + " calls no computation", step.instr->loc());
+    HLO_ASSIGN_OR_RETURN(const GpuProgram* p, build(*c));
+    step.callees.push_back(p);
+    return okStatus();
+  }
+
+  Status plan(const Instruction& instr, GpuStep& step) {
+    using Kind = GpuStep::Kind;
+    const Attributes& a = instr.attrs();
+    switch (instr.opcode()) {
+      case Opcode::kParameter: step.kind = Kind::kParameter; return okStatus();
+      case Opcode::kConstant: step.kind = Kind::kConstant; return okStatus();
+      case Opcode::kTuple: step.kind = Kind::kTuple; return okStatus();
+      case Opcode::kGetTupleElement: step.kind = Kind::kGetTupleElement; return okStatus();
+      case Opcode::kOptimizationBarrier: case Opcode::kDomain: case Opcode::kAddDependency: case Opcode::kAfterAll:
+        step.kind = Kind::kForward;
+        return okStatus();
+      case Opcode::kWhile:
+        step.kind = Kind::kWhile;
+        HLO_RETURN_IF_ERROR(callee(step, a.getComputation(AttrKey::kCondition)));
+        return callee(step, a.getComputation(AttrKey::kBody));
+      case Opcode::kCall:
+        step.kind = Kind::kCall;
+        return callee(step, a.getComputation(AttrKey::kToApply));
+      case Opcode::kConditional:
+        step.kind = Kind::kConditional;
+        for (const Computation* c : a.conditionalBranches()) HLO_RETURN_IF_ERROR(callee(step, c));
+        if (step.callees.empty() || static_cast<int>(step.callees.size()) + 1 != instr.operandCount())
+          return errorStatus("gpu: conditional %" + instr.name() + " needs one operand per branch", instr.loc());
+        return okStatus();
+      default:
+        break;
+    }
+    if (instr.opcode() == Opcode::kCopy && !instr.shape().isArray()) {
+      step.kind = Kind::kForward;  // a tuple's copy: values are never written after they are made
+      return okStatus();
+    }
+    if (SharedSemantics shared = sharedSemanticsOf(instr)) {
+      step.kind = Kind::kHost;
+      step.shared = shared;
+      Opcode op = instr.opcode();
+      const Computation* runs = op == Opcode::kAsyncStart || op == Opcode::kAsyncUpdate ? a.getComputation(AttrKey::kCalls)
+                                : op == Opcode::kScan                                     ? a.getComputation(AttrKey::kToApply)
+                                                                                          : nullptr;
+      return runs ? callee(step, runs) : okStatus();
+    }
+    if (instr.opcode() == Opcode::kFusion && !gpuOneKernel(instr)) {
+      step.kind = Kind::kCall;
+      return callee(step, instr.calledComputations().empty() ? nullptr : instr.calledComputations()[0]);
+    }
+    std::string name = "kernel_" + std::to_string(out_.kernels);
+    StatusOr<GpuKernelInfo> kernel = emitGpuKernel(module_, instr, name, GridForm::kNvptx);
+    if (kernel.ok()) {
+      step.kind = Kind::kKernel;
+      step.kernelName = name;
+      step.kernel = *kernel;
+      ++out_.kernels;
+      return okStatus();
+    }
+    if (!options_.allowInterpreterFallback)
+      return errorStatus("gpu: " + kernel.status().message(), kernel.status().loc());
+    std::fprintf(stderr, "hlo-run: gpu: %s; running %s (%%%s) on the interpreter\n", kernel.status().message().c_str(),
+                 std::string(opcodeName(instr.opcode())).c_str(), instr.name().c_str());
+    step.kind = Kind::kInterpreter;
+    ++out_.fallbacks;
+    return okStatus();
+  }
+
+  GpuCompiled& out_;
+  llvm::Module& module_;
+  const jit::CompileOptions& options_;
+  std::unordered_map<const Computation*, const GpuProgram*> built_;
+};
+
+Status writeFile(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  if (!out) return errorStatus("gpu: cannot write " + path);
+  return okStatus();
+}
+
+class GpuBackend final : public jit::Backend {
+ public:
+  std::string_view name() const override { return "gpu"; }
+  std::string_view pipeline() const override { return "gpu"; }
+
+  StatusOr<std::unique_ptr<jit::Executable>> compile(std::unique_ptr<Module> optimized,
+                                                     const jit::CompileOptions& options) const override {
+    if (!optimized->entry()) return errorStatus("gpu: the module has no ENTRY computation");
+    HLO_ASSIGN_OR_RETURN(const GpuOptions gpuOptions, jit::backendOptionsFor<GpuOptions>(options));
+    double start = jit::traceNowUs();
+    GpuCompiled compiled;
+    compiled.module = std::move(optimized);
+    compiled.sm = chooseSm(gpuOptions);
+    llvm::LLVMContext context;
+    llvm::Module module(compiled.module->name(), context);
+    HLO_RETURN_IF_ERROR(configureForNvptx(module, PtxTarget{compiled.sm, ""}));
+    ProgramBuilder builder(compiled, module, options);
+    HLO_ASSIGN_OR_RETURN(compiled.entry, builder.build(*compiled.module->entry()));
+    double emitted = jit::traceNowUs();
+    PtxDumps dumps;
+    HLO_ASSIGN_OR_RETURN(compiled.ptx, compileToPtx(module, PtxTarget{compiled.sm, ""}, &dumps));
+    double done = jit::traceNowUs();
+    if (!options.dumpDir.empty()) {
+      HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.ll", dumps.ir));
+      HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.opt.ll", dumps.optimizedIr));
+      HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.ptx", compiled.ptx));
+    }
+    if (!gpuOptions.assembleFor.empty()) HLO_RETURN_IF_ERROR(assembleWithPtxas(compiled.ptx, gpuOptions.assembleFor));
+    if (options.verbose)
+      std::fprintf(stderr, "hlo-run: gpu: %d kernels for %s; emit %.3g ms, LLVM and PTX %.3g ms\n", compiled.kernels,
+                   compiled.sm.c_str(), (emitted - start) / 1e3, (done - emitted) / 1e3);
+    auto exe = std::make_unique<GpuExecutable>(std::move(compiled), options);
+    exe->mutableTrace().push_back({"emit LLVM IR", "compile", "", start, emitted - start, 0});
+    exe->mutableTrace().push_back({"LLVM to PTX", "compile", "", emitted, done - emitted, 0});
+    return std::unique_ptr<jit::Executable>(std::move(exe));
+  }
+};
+
+const jit::BackendRegistration registration(std::make_unique<GpuBackend>());
+
+}  // namespace
+}  // namespace hlo::gpu

@@ -1,0 +1,161 @@
+// GPU kernels from the shared elemental emitter (gpu_kernel_emitter.h).
+//
+// Each thread computes one output position: linear = block * kThreadsPerBlock
+// + thread, guarded by the element count, delinearized into the output's
+// dimensions, and every output of a multi-output fusion at that position
+// (outputs of fewer elements behind a guard of their own). Reductions and
+// small dots inside a kernel are the emitter's serial loops, one per
+// output element.
+#include "backends/gpu/gpu_kernel_emitter.h"
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
+#include <llvm/IR/Module.h>
+
+#include "backends/gpu/nvptx.h"
+#include "hlo/computation.h"
+#include "hlo/shared_semantics.h"
+#include "jit/elemental_emitter.h"
+
+namespace hlo::gpu {
+namespace {
+
+// A host runtime function the kernel calls (declared, not defined, and one
+// of the runtime's hlo_* helpers), or empty. GPU code cannot reach the host.
+std::string hostRuntimeCall(const llvm::Function& fn) {
+  for (const llvm::BasicBlock& block : fn)
+    for (const llvm::Instruction& i : block)
+      if (const auto* call = llvm::dyn_cast<llvm::CallInst>(&i))
+        if (const llvm::Function* callee = call->getCalledFunction())
+          if (callee->isDeclaration() && callee->getName().starts_with("hlo_")) return callee->getName().str();
+  return "";
+}
+
+// The arrays a kernel reads, and the instructions its outputs compute.
+struct KernelShape {
+  std::vector<const Instruction*> inputs;   // bound to kernel arguments, in order
+  std::vector<const Instruction*> outputs;  // emitted, in order
+};
+
+StatusOr<KernelShape> kernelShape(const Instruction& instr) {
+  KernelShape k;
+  const Instruction* root = &instr;
+  if (instr.opcode() == Opcode::kFusion) {
+    const Computation* fused = instr.calledComputations().empty() ? nullptr : instr.calledComputations()[0];
+    if (!fused || fused->parameterCount() != instr.operandCount())
+      return jit::cannotCompile(instr, "malformed fusion");
+    for (int i = 0; i < fused->parameterCount(); ++i) k.inputs.push_back(fused->parameter(i));
+    root = fused->root();
+  } else {
+    k.inputs.assign(instr.operands().begin(), instr.operands().end());
+  }
+  for (const Instruction* in : k.inputs)
+    if (!in->shape().isArray()) return jit::cannotCompile(instr, "a kernel reads arrays, not tuples");
+  k.outputs = {root};
+  if (root->opcode() == Opcode::kTuple && instr.opcode() == Opcode::kFusion)
+    k.outputs.assign(root->operands().begin(), root->operands().end());
+  if (k.outputs.empty()) return jit::cannotCompile(instr, "a kernel needs at least one output");
+  for (const Instruction* out : k.outputs)
+    if (!out->shape().isArray()) return jit::cannotCompile(instr, "a kernel writes arrays, not tuples");
+  return k;
+}
+
+// The body shared by both forms: `args` are the kernel's array pointers
+// (inputs, then outputs), `thread` and `block` its i32 place in the grid.
+Status emitBody(llvm::IRBuilder<>& b, llvm::Module& module, const KernelShape& k,
+                const std::vector<llvm::Value*>& args, llvm::Value* thread, llvm::Value* block, int64_t threads) {
+  jit::ElementalEmitter emitter(b, module, kGpuEmitterTarget);
+  for (size_t i = 0; i < k.inputs.size(); ++i) emitter.bindArray(k.inputs[i], args[i]);
+  llvm::Function* fn = b.GetInsertBlock()->getParent();
+  llvm::LLVMContext& ctx = module.getContext();
+  llvm::Value* linear = b.CreateAdd(b.CreateMul(b.CreateZExt(block, b.getInt64Ty()), b.getInt64(kThreadsPerBlock)),
+                                    b.CreateZExt(thread, b.getInt64Ty()), "linear", /*HasNUW=*/true, /*HasNSW=*/true);
+  auto* work = llvm::BasicBlock::Create(ctx, "work", fn);
+  auto* done = llvm::BasicBlock::Create(ctx, "done", fn);
+  b.CreateCondBr(b.CreateICmpULT(linear, b.getInt64(threads)), work, done);
+  b.SetInsertPoint(work);
+  for (size_t o = 0; o < k.outputs.size(); ++o) {
+    const Instruction& out = *k.outputs[o];
+    llvm::Value* base = args[k.inputs.size() + o];
+    auto store = [&]() -> Status {
+      jit::IrIndex index = emitter.delinearize(linear, out.shape().dims());
+      HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter.emit(out, index));
+      emitter.store(v, base, linear, out.shape().type());
+      return okStatus();
+    };
+    int64_t elements = out.shape().elementCount();
+    if (elements == threads) {
+      HLO_RETURN_IF_ERROR(store());
+      continue;
+    }
+    // A smaller output: its own guard, and values made inside stay inside.
+    auto* own = llvm::BasicBlock::Create(ctx, "output", fn);
+    auto* next = llvm::BasicBlock::Create(ctx, "next", fn);
+    b.CreateCondBr(b.CreateICmpULT(linear, b.getInt64(elements)), own, next);
+    b.SetInsertPoint(own);
+    HLO_RETURN_IF_ERROR(emitter.inScope(store));
+    b.CreateBr(next);
+    b.SetInsertPoint(next);
+  }
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  b.CreateRetVoid();
+  return okStatus();
+}
+
+}  // namespace
+
+bool gpuOneKernel(const Instruction& fusion) {
+  std::string_view kind = fusion.attrs().getString(AttrKey::kKind);
+  if (kind != "kLoop" && kind != "kInput") return false;
+  if (fusion.calledComputations().empty()) return true;
+  for (const auto& i : fusion.calledComputations()[0]->instructions())
+    if (sharedSemanticsOf(*i) || i->opcode() == Opcode::kWhile || i->opcode() == Opcode::kCall) return false;
+  return true;
+}
+
+StatusOr<GpuKernelInfo> emitGpuKernel(llvm::Module& module, const Instruction& instr, const std::string& name,
+                                      GridForm form) {
+  HLO_ASSIGN_OR_RETURN(KernelShape k, kernelShape(instr));
+  GpuKernelInfo info;
+  info.inputs = static_cast<int>(k.inputs.size());
+  info.outputs = static_cast<int>(k.outputs.size());
+  for (const Instruction* out : k.outputs) info.threads = std::max(info.threads, out->shape().elementCount());
+  info.blocks = (info.threads + kThreadsPerBlock - 1) / kThreadsPerBlock;
+  if (info.blocks > int64_t{0x7fffffff}) return jit::cannotCompile(instr, "more blocks than a grid holds");
+
+  llvm::LLVMContext& ctx = module.getContext();
+  llvm::Type* ptr = llvm::PointerType::get(ctx, 0);
+  std::vector<llvm::Type*> params(k.inputs.size() + k.outputs.size(), ptr);
+  if (form == GridForm::kHost) params.insert(params.end(), 2, llvm::Type::getInt32Ty(ctx));
+  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), params, false);
+  const std::string fnName = form == GridForm::kHost ? name + ".grid" : name;
+  llvm::Function* fn = llvm::Function::Create(type, llvm::Function::ExternalLinkage, fnName, module);
+  fn->addFnAttr(llvm::Attribute::NoUnwind);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  std::vector<llvm::Value*> args;
+  for (size_t i = 0; i < k.inputs.size() + k.outputs.size(); ++i) args.push_back(fn->getArg(static_cast<unsigned>(i)));
+  llvm::Value* thread;
+  llvm::Value* block;
+  if (form == GridForm::kHost) {
+    thread = fn->getArg(static_cast<unsigned>(args.size()));
+    block = fn->getArg(static_cast<unsigned>(args.size() + 1));
+  } else {
+    thread = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {});
+    block = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {}, {});
+    markKernel(*fn, kThreadsPerBlock);
+  }
+  Status body = emitBody(b, module, k, args, thread, block, info.threads);
+  if (body.ok())
+    if (std::string helper = hostRuntimeCall(*fn); !helper.empty())
+      body = jit::cannotCompile(instr, "needs the host runtime's " + helper +
+                                           ", which GPU code cannot call (f8/f4 types, complex functions beyond "
+                                           "arithmetic, reduce-precision and stochastic-convert have no device form yet)");
+  if (!body.ok()) {
+    fn->eraseFromParent();
+    return body;
+  }
+  return info;
+}
+
+}  // namespace hlo::gpu

@@ -1,0 +1,85 @@
+// The GPU backend's executable form: per computation, one step per
+// instruction — a kernel launched on the device, or a step the host takes
+// (parameters, constants, tuples, control flow, the shared semantics of
+// hlo/shared_semantics.h) — run in order on one stream, each value in a
+// device buffer of its own.
+#pragma once
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backends/gpu/gpu_kernel_emitter.h"
+#include "hlo/engine_hooks.h"
+#include "jit/executable.h"
+
+namespace hlo::gpu {
+
+struct GpuProgram;
+
+struct GpuStep {
+  enum class Kind {
+    kParameter, kConstant, kTuple, kGetTupleElement, kForward,  // bookkeeping
+    kKernel,                                                    // launched on the device
+    kWhile, kConditional, kCall,                                // run sub-programs, deciding on the host
+    kHost,         // hlo/shared_semantics.h, on the host: operands copied back, the result up
+    kInterpreter,  // --allow-interpreter-fallback, the same way
+  };
+  Kind kind = Kind::kKernel;
+  const Instruction* instr = nullptr;
+  std::vector<int> operands;  // value slots (positions in the computation)
+  std::string kernelName;
+  GpuKernelInfo kernel;
+  SharedSemantics shared = nullptr;
+  std::vector<const GpuProgram*> callees;  // while: {condition, body}; conditional: branches; call: {callee}
+};
+
+struct GpuProgram {
+  const Computation* computation = nullptr;
+  std::vector<GpuStep> steps;  // step i defines slot i
+  int root = 0;
+};
+
+// What a compile produced, before any device is touched: --compile-only
+// and the checks stop here.
+struct GpuCompiled {
+  std::unique_ptr<Module> module;  // after the pipeline; steps point into it
+  std::vector<std::unique_ptr<GpuProgram>> programs;
+  const GpuProgram* entry = nullptr;
+  std::string ptx;
+  std::string sm;
+  int kernels = 0;
+  int fallbacks = 0;
+};
+
+// Runs a GpuCompiled on the device (gpu_runtime.cc). The driver is opened
+// by the first run, so compiling needs none.
+class GpuExecutable final : public jit::Executable {
+ public:
+  GpuExecutable(GpuCompiled compiled, const jit::CompileOptions& options);
+  ~GpuExecutable() override;
+  StatusOr<Literal> run(std::span<const Literal> args) override;
+  int fallbackCount() const override { return compiled_.fallbacks; }
+  jit::MemoryStats memoryStats() const override;
+  const std::string& ptx() const { return compiled_.ptx; }
+
+  // The runtime's own (gpu_runtime.cc).
+  struct Device;    // the driver's module, its functions and the uploaded constants
+  struct Value;     // a device array, or a tuple of values
+  struct RunState;  // one run's device and byte counts
+
+ private:
+  StatusOr<Device*> device();
+  StatusOr<std::shared_ptr<const Value>> runProgram(const GpuProgram& program,
+                                                    const std::vector<std::shared_ptr<const Value>>& args,
+                                                    RunState& run);
+
+  GpuCompiled compiled_;
+  jit::CompileOptions options_;
+  std::mutex mutex_;  // runs are one at a time: they share the device's stream
+  std::unique_ptr<Device> device_;
+  jit::MemoryStats lastStats_;
+};
+
+}  // namespace hlo::gpu

@@ -1,0 +1,333 @@
+// Running a compiled module on the GPU (gpu_program.h).
+//
+// The driver is opened, the PTX loaded and the constants uploaded by the
+// first run. A run uploads its arguments, walks the entry program's steps on
+// one stream, and copies the result back. Every value is a device buffer of
+// its own, written once by the step that makes it and freed when its last
+// holder lets go; tuples are host-side lists of such values, so passing one
+// on (a get-tuple-element, a loop's state) copies nothing.
+//
+// Control flow decides on the host: a loop's predicate and a conditional's
+// selector are copied back (one small synchronous copy each time: a few
+// microseconds per loop iteration). Host steps (hlo/shared_semantics.h, the
+// interpreter fallback) copy their operands back and their result up.
+#include <chrono>
+#include <cstdio>
+#include <unordered_map>
+
+#include "backends/gpu/cuda_driver.h"
+#include "backends/gpu/gpu_program.h"
+#include "hlo/computation.h"
+#include "interp/evaluator.h"
+
+namespace hlo::gpu {
+
+struct GpuExecutable::Value {
+  Shape shape;
+  std::shared_ptr<DeviceBuffer> array;                 // an array's elements
+  std::vector<std::shared_ptr<const Value>> elements;  // a tuple's
+};
+
+struct GpuExecutable::Device {
+  CudaDriver* driver = nullptr;
+  std::optional<CudaModule> module;
+  std::unordered_map<std::string, CUfunction> functions;
+  std::unordered_map<const Instruction*, std::shared_ptr<const Value>> constants;
+};
+
+struct GpuExecutable::RunState {
+  Device& device;
+  int64_t kernelBytes = 0, uploadedBytes = 0, downloadedBytes = 0;  // kernelBytes: the arrays kernels made
+  double uploadSeconds = 0, downloadSeconds = 0;
+};
+
+namespace {
+
+using ValuePtr = std::shared_ptr<const GpuExecutable::Value>;
+
+int64_t arrayBytes(const Shape& shape) { return shape.elementCount() * storageBytes(shape.type()); }
+
+double secondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+GpuExecutable::GpuExecutable(GpuCompiled compiled, const jit::CompileOptions& options)
+    : compiled_(std::move(compiled)), options_(options) {}
+
+GpuExecutable::~GpuExecutable() = default;
+
+jit::MemoryStats GpuExecutable::memoryStats() const { return lastStats_; }
+
+StatusOr<GpuExecutable::Device*> GpuExecutable::device() {
+  if (device_) return device_.get();
+  HLO_ASSIGN_OR_RETURN(CudaDriver * driver, cudaDriver());
+  auto device = std::make_unique<Device>();
+  device->driver = driver;
+  HLO_ASSIGN_OR_RETURN(CudaModule module, CudaModule::loadPtx(*driver, compiled_.ptx));
+  device->module.emplace(std::move(module));
+  for (const auto& program : compiled_.programs)
+    for (const GpuStep& step : program->steps)
+      if (step.kind == GpuStep::Kind::kKernel && !device->functions.count(step.kernelName)) {
+        HLO_ASSIGN_OR_RETURN(CUfunction f, device->module->function(step.kernelName));
+        device->functions[step.kernelName] = f;
+      }
+  device_ = std::move(device);
+  return device_.get();
+}
+
+namespace {
+
+// A fresh device array of `shape` (at least one byte: the driver allocates no empty buffers).
+StatusOr<std::shared_ptr<GpuExecutable::Value>> newArray(const CudaDriver& driver, const Shape& shape) {
+  auto value = std::make_shared<GpuExecutable::Value>();
+  value->shape = shape;
+  HLO_ASSIGN_OR_RETURN(DeviceBuffer buffer,
+                       DeviceBuffer::allocate(driver, static_cast<std::size_t>(std::max<int64_t>(arrayBytes(shape), 1))));
+  value->array = std::make_shared<DeviceBuffer>(std::move(buffer));
+  return value;
+}
+
+}  // namespace
+
+static StatusOr<ValuePtr> upload(GpuExecutable::RunState& run, const Literal& literal);
+static StatusOr<Literal> download(GpuExecutable::RunState& run, const GpuExecutable::Value& value);
+
+static StatusOr<ValuePtr> upload(GpuExecutable::RunState& run, const Literal& literal) {
+  if (literal.shape().isTuple()) {
+    auto tuple = std::make_shared<GpuExecutable::Value>();
+    tuple->shape = literal.shape();
+    for (const Literal& e : literal.tupleElements()) {
+      HLO_ASSIGN_OR_RETURN(ValuePtr v, upload(run, e));
+      tuple->elements.push_back(std::move(v));
+    }
+    return ValuePtr(std::move(tuple));
+  }
+  auto start = std::chrono::steady_clock::now();
+  HLO_ASSIGN_OR_RETURN(auto value, newArray(*run.device.driver, literal.shape()));
+  std::size_t bytes = static_cast<std::size_t>(arrayBytes(literal.shape()));
+  if (bytes > literal.byteSize())
+    return errorStatus("gpu: internal error: " + literal.shape().toString(false) + " holds " +
+                       std::to_string(literal.byteSize()) + " bytes, " + std::to_string(bytes) + " expected");
+  if (bytes > 0) HLO_RETURN_IF_ERROR(value->array->copyFromHost(literal.untypedData(), bytes));
+  run.uploadedBytes += static_cast<int64_t>(bytes);
+  run.uploadSeconds += secondsSince(start);
+  return ValuePtr(std::move(value));
+}
+
+static StatusOr<Literal> download(GpuExecutable::RunState& run, const GpuExecutable::Value& value) {
+  if (value.shape.isTuple()) {
+    Literal tuple;
+    tuple.mutableShape() = value.shape;
+    for (const ValuePtr& e : value.elements) {
+      HLO_ASSIGN_OR_RETURN(Literal element, download(run, *e));
+      tuple.tupleElements().push_back(std::move(element));
+    }
+    return tuple;
+  }
+  auto start = std::chrono::steady_clock::now();
+  Literal out = Literal::uninitialized(value.shape);
+  std::size_t bytes = static_cast<std::size_t>(arrayBytes(value.shape));
+  if (bytes > 0) HLO_RETURN_IF_ERROR(value.array->copyToHost(out.untypedData(), bytes));
+  run.downloadedBytes += static_cast<int64_t>(bytes);
+  run.downloadSeconds += secondsSince(start);
+  return out;
+}
+
+StatusOr<Literal> GpuExecutable::run(std::span<const Literal> args) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  HLO_ASSIGN_OR_RETURN(Device * device, this->device());
+  const Computation& entry = *compiled_.entry->computation;
+  if (static_cast<int>(args.size()) != entry.parameterCount())
+    return errorStatus("gpu: ENTRY takes " + std::to_string(entry.parameterCount()) + " arguments, " +
+                       std::to_string(args.size()) + " given");
+  RunState run{*device};
+  std::vector<ValuePtr> uploaded;
+  for (int p = 0; p < entry.parameterCount(); ++p) {
+    if (!args[p].shape().sameTypeAndDims(entry.parameter(p)->shape()))
+      return errorStatus("gpu: argument " + std::to_string(p) + " is " + args[p].shape().toString(false) +
+                         " but parameter %" + entry.parameter(p)->name() + " is " +
+                         entry.parameter(p)->shape().toString(false));
+    HLO_ASSIGN_OR_RETURN(ValuePtr v, upload(run, args[p]));
+    uploaded.push_back(std::move(v));
+  }
+  HLO_ASSIGN_OR_RETURN(ValuePtr result, runProgram(*compiled_.entry, uploaded, run));
+  HLO_RETURN_IF_ERROR(device->driver->synchronize());
+  HLO_ASSIGN_OR_RETURN(Literal out, download(run, *result));
+  lastStats_.runOutputBytes = run.downloadedBytes;
+  lastStats_.runHeapBytes = run.kernelBytes;
+  if (options_.verbose)
+    std::fprintf(stderr,
+                 "hlo-run: gpu: run: %lld bytes up in %.3g ms, %lld bytes down in %.3g ms, %lld bytes of "
+                 "arrays made by kernels\n",
+                 static_cast<long long>(run.uploadedBytes), run.uploadSeconds * 1e3,
+                 static_cast<long long>(run.downloadedBytes), run.downloadSeconds * 1e3,
+                 static_cast<long long>(run.kernelBytes));
+  return out;
+}
+
+StatusOr<ValuePtr> GpuExecutable::runProgram(const GpuProgram& program, const std::vector<ValuePtr>& args,
+                                             RunState& run) {
+  using Kind = GpuStep::Kind;
+  const CudaDriver& driver = *run.device.driver;
+  std::vector<ValuePtr> values(program.steps.size());
+  // The host's copy of a device value (host steps, predicates).
+  auto toHost = [&](const ValuePtr& v) -> StatusOr<Literal> {
+    HLO_RETURN_IF_ERROR(driver.synchronize());
+    return download(run, *v);
+  };
+  for (size_t s = 0; s < program.steps.size(); ++s) {
+    const GpuStep& step = program.steps[s];
+    const Instruction& instr = *step.instr;
+    std::vector<ValuePtr> ops;
+    for (int op : step.operands) ops.push_back(values[op]);
+    switch (step.kind) {
+      case Kind::kParameter: {
+        int64_t n = instr.parameterNumber();
+        if (n < 0 || n >= static_cast<int64_t>(args.size()))
+          return errorStatus("gpu: parameter %" + instr.name() + " has no argument", instr.loc());
+        values[s] = args[n];
+        break;
+      }
+      case Kind::kConstant: {
+        auto& cached = run.device.constants[&instr];
+        if (!cached) {
+          if (!instr.hasLiteral() || instr.literal().elided())
+            return errorStatus("gpu: constant %" + instr.name() + " has its values left out of the text ({...})",
+                               instr.loc());
+          HLO_ASSIGN_OR_RETURN(cached, upload(run, instr.literal()));
+        }
+        values[s] = cached;
+        break;
+      }
+      case Kind::kTuple: {
+        auto tuple = std::make_shared<Value>();
+        tuple->shape = instr.shape();
+        tuple->elements = ops;
+        values[s] = std::move(tuple);
+        break;
+      }
+      case Kind::kGetTupleElement: {
+        int64_t i = instr.attrs().getInt(AttrKey::kIndex);
+        if (!ops[0] || i < 0 || i >= static_cast<int64_t>(ops[0]->elements.size()))
+          return errorStatus("gpu: %" + instr.name() + " reads no tuple element " + std::to_string(i), instr.loc());
+        values[s] = ops[0]->elements[i];
+        break;
+      }
+      case Kind::kForward:
+        values[s] = ops.empty() ? std::make_shared<Value>() : ops[0];
+        break;
+      case Kind::kKernel: {
+        std::vector<CUdeviceptr> pointers;
+        for (const ValuePtr& op : ops) pointers.push_back(op->array->ptr());
+        std::vector<std::shared_ptr<Value>> outs;
+        std::vector<const Shape*> outShapes;
+        if (step.kernel.outputs == 1) outShapes.push_back(&instr.shape());
+        else
+          for (const Shape& e : instr.shape().tupleElements()) outShapes.push_back(&e);
+        for (const Shape* shape : outShapes) {
+          HLO_ASSIGN_OR_RETURN(auto out, newArray(driver, *shape));
+          pointers.push_back(out->array->ptr());
+          run.kernelBytes += arrayBytes(*shape);
+          outs.push_back(std::move(out));
+        }
+        std::vector<void*> params;
+        for (CUdeviceptr& p : pointers) params.push_back(&p);
+        if (step.kernel.blocks > 0)
+          HLO_RETURN_IF_ERROR(driver.launch(run.device.functions.at(step.kernelName),
+                                            {static_cast<unsigned>(step.kernel.blocks), 1, 1},
+                                            {static_cast<unsigned>(kThreadsPerBlock), 1, 1}, 0, nullptr,
+                                            params.data()));
+        if (outs.size() == 1 && step.kernel.outputs == 1) {
+          values[s] = std::move(outs[0]);
+        } else {
+          auto tuple = std::make_shared<Value>();
+          tuple->shape = instr.shape();
+          for (auto& o : outs) tuple->elements.push_back(std::move(o));
+          values[s] = std::move(tuple);
+        }
+        break;
+      }
+      case Kind::kWhile: {
+        ValuePtr state = ops[0];
+        for (int64_t iteration = 0;; ++iteration) {
+          HLO_ASSIGN_OR_RETURN(ValuePtr go, runProgram(*step.callees[0], {state}, run));
+          HLO_ASSIGN_OR_RETURN(Literal predicate, toHost(go));
+          if (predicate.shape().isTuple() || predicate.type() != ElementType::kPred || predicate.elementCount() != 1)
+            return errorStatus("gpu: the condition of %" + instr.name() + " is not a pred scalar", instr.loc());
+          if (!predicate.bitsAt(0)) break;
+          if (options_.maxWhileIterations > 0 && iteration >= options_.maxWhileIterations)
+            return errorStatus("gpu: %" + instr.name() + " ran past " + std::to_string(options_.maxWhileIterations) +
+                                   " iterations (--max-while-iterations)",
+                               instr.loc());
+          HLO_ASSIGN_OR_RETURN(state, runProgram(*step.callees[1], {state}, run));
+        }
+        values[s] = state;
+        break;
+      }
+      case Kind::kConditional:
+      case Kind::kCall: {
+        const GpuProgram* callee = step.callees[0];
+        std::vector<ValuePtr> callArgs = ops;
+        if (step.kind == Kind::kConditional) {
+          HLO_ASSIGN_OR_RETURN(Literal selector, toHost(ops[0]));
+          int64_t n = static_cast<int64_t>(step.callees.size()), branch;
+          if (selector.type() == ElementType::kPred) {
+            branch = selector.bitsAt(0) ? 0 : 1;
+          } else {
+            // An index out of range runs the last branch, as XLA does.
+            branch = static_cast<int64_t>(selector.toDouble(0));
+            if (branch < 0 || branch >= n) branch = n - 1;
+          }
+          callee = step.callees[branch];
+          callArgs = {ops[branch + 1]};
+        }
+        HLO_ASSIGN_OR_RETURN(values[s], runProgram(*callee, callArgs, run));
+        break;
+      }
+      case Kind::kHost:
+      case Kind::kInterpreter: {
+        std::vector<Literal> hostOps;
+        for (const ValuePtr& op : ops) {
+          HLO_ASSIGN_OR_RETURN(Literal l, toHost(op));
+          hostOps.push_back(std::move(l));
+        }
+        std::vector<const Literal*> pointers;
+        for (const Literal& l : hostOps) pointers.push_back(&l);
+        StatusOr<Literal> result = errorStatus("gpu: internal error: no host semantics");
+        if (step.kind == Kind::kHost) {
+          EngineHooks hooks{
+              [&](const Computation&, Values callArgs) -> StatusOr<Literal> {
+                if (step.callees.empty())
+                  return errorStatus("gpu: %" + instr.name() + " has no compiled computation to run", instr.loc());
+                std::vector<ValuePtr> up;
+                for (const Literal* a : callArgs) {
+                  HLO_ASSIGN_OR_RETURN(ValuePtr v, upload(run, *a));
+                  up.push_back(std::move(v));
+                }
+                HLO_ASSIGN_OR_RETURN(ValuePtr r, runProgram(*step.callees[0], up, run));
+                return toHost(r);
+              },
+              [](const Instruction& i, const std::string& why) {
+                return errorStatus("gpu: " + std::string(opcodeName(i.opcode())) + " (%" + i.name() + "): " + why,
+                                   i.loc());
+              },
+              {}};
+          result = step.shared(instr, pointers, hooks);
+        } else {
+          interp::Options o;
+          o.maxMemoryBytes = options_.maxMemoryBytes;
+          o.maxWhileIterations = options_.maxWhileIterations;
+          result = interp::evaluateInstruction(instr, pointers, o);
+        }
+        if (!result.ok()) return result.status();
+        HLO_ASSIGN_OR_RETURN(values[s], upload(run, *result));
+        break;
+      }
+    }
+  }
+  return values[program.root];
+}
+
+}  // namespace hlo::gpu
