@@ -43,7 +43,7 @@ using Config = hlo::conformance::CorpusFlags;
 
 hlo::jit::CompileOptions compileOptions(const Config& config) {
   // One thread: the runner already runs one module per CPU.
-  hlo::jit::CompileOptions options = hlo::cpu::withCpuOptions({}, {.threads = 1});
+  hlo::jit::CompileOptions options = hlo::cpu::withCpuOptions({}, hlo::cpu::cpuThreads(1));
   options.maxMemoryBytes = config.maxMemory;
   options.maxWhileIterations = config.maxWhileIterations;
   return options;

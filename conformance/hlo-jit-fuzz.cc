@@ -104,7 +104,7 @@ Outcome runUnboundedSeed(uint64_t seed) {
   if (!hlo::verify(**module).ok()) return {"ok", what + ": refused by the verifier"};
   std::vector<hlo::Literal> args = hlo::interp::randomArguments(*(*module)->entry(), seed);
   auto expected = hlo::interp::evaluate(**module, args, {});
-  hlo::jit::CompileOptions options = hlo::cpu::withCpuOptions({}, {.threads = 1});
+  hlo::jit::CompileOptions options = hlo::cpu::withCpuOptions({}, hlo::cpu::cpuThreads(1));
   options.useCache = false;
   if (expected.ok()) {
     // The interpreter runs it (the value unread, or `?` standing for a size
@@ -129,7 +129,7 @@ Outcome runSeed(uint64_t seed, const std::string& mutate) {
   hlo::Status verified = hlo::verify(**module);
   if (!verified.ok()) return {"invalid", "verify: " + verified.message()};
   std::vector<hlo::Literal> args = hlo::interp::randomArguments(*(*module)->entry(), seed);
-  hlo::jit::CompileOptions options = hlo::cpu::withCpuOptions({}, {.threads = 1});  // one module per CPU already
+  hlo::jit::CompileOptions options = hlo::cpu::withCpuOptions({}, hlo::cpu::cpuThreads(1));  // one module per CPU already
   options.useCache = false;
   // Both engines must run every generated module.
   return hlo::conformance::runAgainstInterpreter(**module, args, {}, options, "error");
