@@ -274,6 +274,43 @@ conformance-xla: $(XLA_CORPUS) $(XLA_ORACLE_STAMP)
 bench-xla: $(BUILD)/bin/jit_bench $(XLA_ORACLE_STAMP)
 	$(BUILD)/bin/jit_bench --xla-python=$(XLA_ORACLE_VENV)/bin/python --xla-oracle=conformance/xla_oracle.py
 
+# ---- the GPU check's bundle ------------------------------------------------
+
+# What scripts/gpu-check.sh carries to a machine with a GPU and no LLVM: a
+# self-contained hlo-run (LLVM linked statically, -static-libstdc++,
+# stripped, xz-compressed), the toolkit's libdevice (the GPU backend links
+# it into kernels that call math functions), and a slice of the corpus
+# (scripts/gpu_check.py --make-slice). The uncompressed program stays in
+# gpu-bundle-work/, outside what is carried.
+GPU_BUNDLE := $(BUILD)/gpu-bundle
+GPU_BUNDLE_WORK := $(BUILD)/gpu-bundle-work
+LLVM_STATIC_LIBS = $(shell $(LLVM_CONFIG) --link-static --libs orcjit x86 nvptx passes ipo)
+LIBDEVICE ?= $(firstword $(wildcard $(CUDA_HOME)/nvvm/libdevice/libdevice.10.bc /usr/local/cuda/nvvm/libdevice/libdevice.10.bc))
+.PHONY: gpu-bundle
+gpu-bundle: $(GPU_BUNDLE)/hlo-run.xz $(GPU_BUNDLE)/libdevice.10.bc $(BUILD)/bin/hlo-run
+	python3 scripts/gpu_check.py --make-slice --corpus=$(CORPUS)/xla --hlo-run=$(BUILD)/bin/hlo-run \
+	  --expectations=conformance/gpu_compile_expectations.txt --out=$(GPU_BUNDLE)/corpus
+	@du -sh $(GPU_BUNDLE) $(GPU_BUNDLE)/* | sed 's/^/gpu-bundle: /'
+
+# zstd, which LLVM's compression support calls, stays a shared library:
+# Debian ships no static one, and every Linux system has libzstd.so.1.
+$(GPU_BUNDLE_WORK)/hlo-run: $(BUILD)/obj/tools/hlo-run.o $(JIT_LIBS) $(LIBS)
+	@mkdir -p $(@D)
+	$(CXX) -o $@ $< -Wl,--whole-archive $(BACKEND_LIBS) -Wl,--no-whole-archive $(filter-out $(BACKEND_LIBS),$(JIT_LIBS)) \
+	  $(LIBS) -static-libstdc++ -static-libgcc -L$(shell $(LLVM_CONFIG) --libdir) $(LLVM_STATIC_LIBS) \
+	  -Wl,-Bstatic -lre2 -lz -Wl,-Bdynamic $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libzstd.so.1 /lib/x86_64-linux-gnu/libzstd.so.1) -lzstd) \
+	  -lpthread -ldl -lrt -lm
+	strip $@
+
+$(GPU_BUNDLE)/hlo-run.xz: $(GPU_BUNDLE_WORK)/hlo-run
+	@mkdir -p $(@D)
+	xz -9 -T2 -c $< > $@
+
+$(GPU_BUNDLE)/libdevice.10.bc:
+	@mkdir -p $(@D)
+	@if [ -z "$(LIBDEVICE)" ]; then echo "gpu-bundle: no libdevice.10.bc (the CUDA toolkit's nvvm/libdevice); give LIBDEVICE=PATH" >&2; exit 1; fi
+	cp $(LIBDEVICE) $@
+
 # ---- fuzzing: clang + libFuzzer, its own build dir -------------------------
 
 FUZZ_CXX ?= clang++-19

@@ -37,14 +37,14 @@ inline std::string compileCategory(const std::string& message) {
 //   ok                        they agree
 inline Outcome runAgainstInterpreter(const Module& module, std::span<const Literal> args,
                                      const interp::Options& interpOptions, const jit::CompileOptions& compileOptions,
-                                     const std::string& referenceFailure) {
+                                     const std::string& referenceFailure, std::string_view backend = "cpu") {
   // The reference first: a module the interpreter cannot run has no answer
   // to compare with.
   reportProgress("interpreter");
   auto expected = interp::evaluate(module, args, interpOptions);
   if (!expected.ok()) return {referenceFailure, "interpreter: " + expected.status().message()};
   reportProgress("compile");
-  auto exe = jit::compile(module, "cpu", compileOptions);
+  auto exe = jit::compile(module, backend, compileOptions);
   if (!exe.ok()) return {compileCategory(exe.status().message()), exe.status().message()};
   reportProgress("run");
   auto actual = (*exe)->run(args);

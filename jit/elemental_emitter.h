@@ -112,6 +112,9 @@ class ElementalEmitter {
   StatusOr<llvm::Value*> compare(const Instruction& instr, ElementType t, llvm::Value* a, llvm::Value* c);
   StatusOr<llvm::Value*> convert(const Instruction& instr, ElementType from, ElementType to, llvm::Value* x);
   StatusOr<llvm::Value*> reducePrecision(const Instruction& instr, ElementType t, llvm::Value* x);
+  // The double `d` rounded once to the float type `to` (a dot's sum, as the
+  // interpreter rounds it), where convert takes f16 and bf16 through f32.
+  StatusOr<llvm::Value*> roundedFromDouble(const Instruction& instr, llvm::Value* d, ElementType to);
   StatusOr<llvm::Value*> stochasticConvert(const Instruction& instr, llvm::Value* x, llvm::Value* random);
   llvm::Value* clamp(ElementType t, llvm::Value* lo, llvm::Value* x, llvm::Value* hi);
   // One step of the fold of `reduce` (emitsReduce): acc op x in the type
@@ -238,6 +241,11 @@ using Pow2Scale = std::function<llvm::Value*(llvm::IRBuilder<>& b, llvm::Value* 
 llvm::Value* emitExpF32(llvm::IRBuilder<>& b, llvm::Value* x, const Pow2Scale& scale = {});
 // f8 and f4 types (stored one per byte, computed through those functions).
 bool encodedFloat(ElementType t);
+// Those functions as IR, for a target without the host runtime
+// (elemental_codecs.cc): `bits` (an integer) to its f32 value, and a float
+// or double value rounded to `t`'s bit pattern (an i32).
+llvm::Value* emitDecodeSmallFloat(llvm::IRBuilder<>& b, ElementType t, llvm::Value* bits);
+llvm::Value* emitEncodeSmallFloat(llvm::IRBuilder<>& b, ElementType t, llvm::Value* value);
 // f16, bf16, f8 and f4: stored narrower than they compute (in f32).
 bool smallFloat(ElementType t);
 
@@ -279,7 +287,7 @@ Status ElementalEmitter::emitLoop(llvm::Value* begin, llvm::Value* end, const st
   llvm::Value* next = b_.CreateAdd(i, i64(1), name + ".next", /*HasNUW=*/true, /*HasNSW=*/true);
   i->addIncoming(next, b_.GetInsertBlock());
   llvm::BranchInst* latch = b_.CreateBr(header);
-  if (!unroll) {
+  if (!unroll || !target_.unrollLoops) {
     // A distinct loop ID whose first operand is itself, as LLVM requires.
     llvm::Metadata* disable = llvm::MDNode::get(ctx, llvm::MDString::get(ctx, "llvm.loop.unroll.disable"));
     llvm::MDNode* id = llvm::MDNode::getDistinct(ctx, {nullptr, disable});

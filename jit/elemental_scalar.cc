@@ -41,10 +41,11 @@ bool smallFloat(ElementType t) { return t == ElementType::kF16 || t == ElementTy
 // f8 and f4 formats are decoded and encoded by the runtime functions named
 // in elemental_emitter.h, which apply hlo/float_formats.h: the
 // interpreter's own rounding rules.
-static llvm::Value* toCompute(llvm::IRBuilder<>& b, ElementType t, llvm::Value* x) {
+static llvm::Value* toCompute(llvm::IRBuilder<>& b, const EmitterTarget& target, ElementType t, llvm::Value* x) {
   if (t == ElementType::kF16) return b.CreateFPExt(x, b.getFloatTy());
   if (t == ElementType::kBF16)
     return b.CreateBitCast(b.CreateShl(b.CreateZExt(x, b.getInt32Ty()), 16), b.getFloatTy());
+  if (encodedFloat(t) && !target.hostRuntime) return emitDecodeSmallFloat(b, t, x);
   if (encodedFloat(t)) {
     llvm::Module& module = *b.GetInsertBlock()->getModule();
     llvm::FunctionCallee decode = runtimeFloatCodec(module, kDecodeSmallFloat, b.getDoubleTy(), b.getInt32Ty());
@@ -54,8 +55,9 @@ static llvm::Value* toCompute(llvm::IRBuilder<>& b, ElementType t, llvm::Value* 
   return x;
 }
 
-static llvm::Value* fromCompute(llvm::IRBuilder<>& b, ElementType t, llvm::Value* f) {
+static llvm::Value* fromCompute(llvm::IRBuilder<>& b, const EmitterTarget& target, ElementType t, llvm::Value* f) {
   if (t == ElementType::kF16) return b.CreateFPTrunc(f, b.getHalfTy());
+  if (encodedFloat(t) && !target.hostRuntime) return b.CreateTrunc(emitEncodeSmallFloat(b, t, f), b.getInt8Ty());
   if (encodedFloat(t)) {
     llvm::Module& module = *b.GetInsertBlock()->getModule();
     llvm::FunctionCallee encode = runtimeFloatCodec(module, kEncodeSmallFloat, b.getInt32Ty(), b.getDoubleTy());
@@ -167,7 +169,7 @@ llvm::Value* ElementalEmitter::identity(Opcode op, ElementType t) {
   bool isF = isFloat(t);
   int bits = ty->isIntegerTy() ? static_cast<int>(ty->getIntegerBitWidth()) : 0;
   auto fp = [&](double v) -> llvm::Value* {
-    if (t == ElementType::kBF16 || encodedFloat(t)) return fromCompute(b_, t, llvm::ConstantFP::get(b_.getFloatTy(), v));
+    if (t == ElementType::kBF16 || encodedFloat(t)) return fromCompute(b_, target_, t, llvm::ConstantFP::get(b_.getFloatTy(), v));
     return llvm::ConstantFP::get(ty, v);
   };
   if (isComplex(t)) {
@@ -222,7 +224,7 @@ StatusOr<llvm::Value*> ElementalEmitter::unary(const Instruction& instr, Element
   }
   if (op == Opcode::kBitcastConvert) return cannotCompile(instr);
   if (op == Opcode::kReducePrecision) return reducePrecision(instr, t, x);
-  llvm::Value* f = toCompute(b_, t, x);
+  llvm::Value* f = toCompute(b_, target_, t, x);
   llvm::Type* ft = f->getType();
   llvm::Value* one = llvm::ConstantFP::get(ft, 1.0);
   llvm::Value* r = nullptr;
@@ -269,7 +271,7 @@ StatusOr<llvm::Value*> ElementalEmitter::unary(const Instruction& instr, Element
     default:
       return cannotCompile(instr, "not supported for " + std::string(elementTypeName(t)));
   }
-  return fromCompute(b_, t, r);
+  return fromCompute(b_, target_, t, r);
 }
 
 // reduce-precision works on the stored bits through the runtime's
@@ -299,7 +301,7 @@ StatusOr<llvm::Value*> ElementalEmitter::stochasticConvert(const Instruction& in
   ElementType to = instr.shape().type();
   if (!isFloat(from) || !isUnsigned(bitsType) || !isSigned(to))
     return cannotCompile(instr, "needs a float operand, unsigned random bits and a signed integer result");
-  llvm::Value* d = toCompute(b_, from, x);
+  llvm::Value* d = toCompute(b_, target_, from, x);
   if (!d->getType()->isDoubleTy()) d = b_.CreateFPExt(d, b_.getDoubleTy());
   llvm::FunctionCallee fn = pureRuntimeFunction(module_, kStochasticRound, b_.getInt64Ty(),
                                                 {b_.getDoubleTy(), b_.getInt64Ty(), b_.getInt32Ty(), b_.getInt32Ty()});
@@ -387,8 +389,8 @@ StatusOr<llvm::Value*> ElementalEmitter::binary(Opcode op, const Instruction& in
       default: return cannotCompile(instr, "not supported for integers");
     }
   }
-  llvm::Value* x = toCompute(b_, t, a);
-  llvm::Value* y = toCompute(b_, t, c);
+  llvm::Value* x = toCompute(b_, target_, t, a);
+  llvm::Value* y = toCompute(b_, target_, t, c);
   llvm::Value* r = nullptr;
   switch (op) {
     case Opcode::kAdd: r = b_.CreateFAdd(x, y); break;
@@ -412,7 +414,7 @@ StatusOr<llvm::Value*> ElementalEmitter::binary(Opcode op, const Instruction& in
     }
     default: return cannotCompile(instr, "not supported for " + std::string(elementTypeName(t)));
   }
-  return fromCompute(b_, t, r);
+  return fromCompute(b_, target_, t, r);
 }
 
 StatusOr<llvm::Value*> ElementalEmitter::compare(const Instruction& instr, ElementType t, llvm::Value* a,
@@ -435,8 +437,8 @@ StatusOr<llvm::Value*> ElementalEmitter::compare(const Instruction& instr, Eleme
     return eq;
   };
   if (isFloat(t) && *type == ComparisonType::kFloat) {
-    llvm::Value* x = toCompute(b_, t, a);
-    llvm::Value* y = toCompute(b_, t, c);
+    llvm::Value* x = toCompute(b_, target_, t, a);
+    llvm::Value* y = toCompute(b_, target_, t, c);
     return b_.CreateFCmp(pick(P::FCMP_OEQ, P::FCMP_UNE, P::FCMP_OGE, P::FCMP_OGT, P::FCMP_OLE, P::FCMP_OLT), x, y);
   }
   if (isFloat(t)) {
@@ -491,7 +493,7 @@ StatusOr<llvm::Value*> ElementalEmitter::convert(const Instruction& instr, Eleme
   }
   llvm::Type* target = valueType(to);
   if (to == ElementType::kPred) {
-    if (isFloat(from)) return b_.CreateFCmpUNE(toCompute(b_, from, x), llvm::ConstantFP::get(toCompute(b_, from, x)->getType(), 0.0));
+    if (isFloat(from)) return b_.CreateFCmpUNE(toCompute(b_, target_, from, x), llvm::ConstantFP::get(toCompute(b_, target_, from, x)->getType(), 0.0));
     return b_.CreateICmpNE(x, llvm::ConstantInt::get(x->getType(), 0));
   }
   bool fromSigned = isSigned(from);
@@ -503,7 +505,7 @@ StatusOr<llvm::Value*> ElementalEmitter::convert(const Instruction& instr, Eleme
       return fromSigned ? b_.CreateSExt(x, target) : b_.CreateZExt(x, target);
     }
     // NaN -> 0; at or beyond the range saturate; else truncate toward zero.
-    llvm::Value* d = toCompute(b_, from, x);
+    llvm::Value* d = toCompute(b_, target_, from, x);
     if (!d->getType()->isDoubleTy()) d = b_.CreateFPExt(d, b_.getDoubleTy());
     unsigned tw = target->getIntegerBitWidth();
     llvm::APInt maxV = isSigned(to) ? llvm::APInt::getSignedMaxValue(tw) : llvm::APInt::getMaxValue(tw);
@@ -531,10 +533,26 @@ StatusOr<llvm::Value*> ElementalEmitter::convert(const Instruction& instr, Eleme
   } else if (isInteger(from)) {
     f = fromSigned ? b_.CreateSIToFP(x, compute) : b_.CreateUIToFP(x, compute);
   } else {
-    f = toCompute(b_, from, x);
+    f = toCompute(b_, target_, from, x);
     if (f->getType() != compute) f = compute->isDoubleTy() ? b_.CreateFPExt(f, compute) : b_.CreateFPTrunc(f, compute);
   }
-  return fromCompute(b_, to, f);
+  return fromCompute(b_, target_, to, f);
+}
+
+// f16 and bf16 are rounded from f32 (fromCompute): d is first narrowed to
+// f32 rounding to odd (toward zero, then the last bit set when inexact),
+// which keeps the information a second rounding to fewer bits needs, so the
+// two roundings give what one from d would.
+StatusOr<llvm::Value*> ElementalEmitter::roundedFromDouble(const Instruction& instr, llvm::Value* d, ElementType to) {
+  if (to != ElementType::kF16 && to != ElementType::kBF16) return convert(instr, ElementType::kF64, to, d);
+  llvm::Value* t = b_.CreateFPTrunc(d, b_.getFloatTy());
+  llvm::Value* back = b_.CreateFPExt(t, b_.getDoubleTy());
+  llvm::Value* inexact = b_.CreateFCmpONE(back, d);
+  llvm::Value* away = b_.CreateFCmpOGT(intrinsic(b_, llvm::Intrinsic::fabs, {back}), intrinsic(b_, llvm::Intrinsic::fabs, {d}));
+  llvm::Value* bits = b_.CreateBitCast(t, b_.getInt32Ty());
+  bits = b_.CreateSelect(b_.CreateAnd(inexact, away), b_.CreateSub(bits, b_.getInt32(1)), bits);
+  bits = b_.CreateSelect(inexact, b_.CreateOr(bits, b_.getInt32(1)), bits);
+  return fromCompute(b_, target_, to, b_.CreateBitCast(bits, b_.getFloatTy()));
 }
 
 llvm::Value* ElementalEmitter::clamp(ElementType t, llvm::Value* lo, llvm::Value* x, llvm::Value* hi) {
@@ -545,9 +563,9 @@ llvm::Value* ElementalEmitter::clamp(ElementType t, llvm::Value* lo, llvm::Value
     return b_.CreateSelect(lt(atLeastLo, hi), atLeastLo, hi);
   }
   // A NaN bound or x is returned: lo first, then x, then hi.
-  llvm::Value* fl = toCompute(b_, t, lo);
-  llvm::Value* fx = toCompute(b_, t, x);
-  llvm::Value* fh = toCompute(b_, t, hi);
+  llvm::Value* fl = toCompute(b_, target_, t, lo);
+  llvm::Value* fx = toCompute(b_, target_, t, x);
+  llvm::Value* fh = toCompute(b_, target_, t, hi);
   llvm::Value* atLeastLo = b_.CreateSelect(b_.CreateFCmpOLT(fx, fl), lo, x);
   llvm::Value* fa = b_.CreateSelect(b_.CreateFCmpOLT(fx, fl), fl, fx);
   llvm::Value* r = b_.CreateSelect(b_.CreateFCmpOLT(fa, fh), atLeastLo, hi);

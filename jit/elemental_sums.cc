@@ -319,7 +319,7 @@ StatusOr<llvm::Value*> ElementalEmitter::emitDot(const Instruction& instr, const
   };
   HLO_RETURN_IF_ERROR(nest(0));
   llvm::Value* total = b_.CreateLoad(accType, sum);
-  if (floatResult) return convert(instr, acc, out, total);
+  if (floatResult) return roundedFromDouble(instr, total, out);
   return b_.CreateTrunc(total, valueType(out));
 }
 }  // namespace hlo::jit

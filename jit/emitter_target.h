@@ -18,6 +18,16 @@ struct EmitterTarget {
   // exp of f32 through the module's own kExpF32 (emitExpF32), which a CPU's
   // loop vectorizer widens; else the math library's function.
   bool inlineExpF32 = true;
+  // Whether the emitter's loops (a reduce's, a dot's) may be unrolled. Off
+  // on a GPU: LLVM and ptxas then leave them rolled ("nounroll"), where
+  // ptxas would otherwise spend minutes unrolling a long loop of constant
+  // trip count, and a thread's serial loop gains little from unrolling.
+  bool unrollLoops = true;
+  // Whether code may call the host runtime's helpers (kDecodeSmallFloat,
+  // ...). Where it may not (a GPU), the f8, f6 and f4 codecs are emitted as
+  // IR over tables made from the same definitions (elemental_codecs.cc);
+  // the backend refuses code that calls the other helpers.
+  bool hostRuntime = true;
 };
 
 }  // namespace hlo::jit

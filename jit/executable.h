@@ -47,7 +47,7 @@ struct CompileOptions {
   // the assembly (module.s); per part (module.0.ll, ...) for a module
   // compiled in parts (llvmParts).
   std::string dumpDir;
-  // The compile cache (backends/cpu/compile_cache.h): code of modules
+  // The compile cache (jit/compile_cache.h): code of modules
   // compiled before, in this process's memory and, when cacheDir is set, on
   // disk. hlo-run sets cacheDir to $HLO_CACHE_DIR or ~/.cache/hlo. Every
   // backend that keeps code keeps it there, so these are shared options.

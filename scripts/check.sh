@@ -93,10 +93,11 @@ else
   echo "check: $bin/hlo-corpus-check not built yet; corpus suite not run"
 fi
 
-# A corpus program run in child processes: SUITE PROGRAM EXPECTATIONS WHAT.
+# A corpus program run in child processes: SUITE PROGRAM EXPECTATIONS WHAT [ARGS...].
 # It prints "SUITE: N passed, N failed, N skipped" last; that line is added in.
 corpus_suite() {
   local suite=$1 program=$2 expectations=$3 what=$4
+  shift 4
   if [ ! -d "$corpus" ]; then
     echo "corpus not found at $corpus: $what run skipped"
     skipped=$((skipped + 1))
@@ -106,7 +107,7 @@ corpus_suite() {
     echo "check: $bin/$program not built yet; $what suite not run"
     return
   fi
-  local args=(--corpus="$corpus/xla") rc
+  local args=(--corpus="$corpus/xla" "$@") rc
   [ -f "$expectations" ] && args+=(--expectations="$expectations")
   run "$suite" "$bin/$program" "${args[@]}"; rc=$?
   add_summary "$suite" "$program" "$rc"
@@ -117,8 +118,18 @@ corpus_suite interp-corpus hlo-interp-corpus conformance/interp_expectations.txt
 # e) Every pass, and the cpu pipeline, over the corpus: the interpreter's
 #    result must not change.
 corpus_suite pass-corpus hlo-pass-corpus conformance/pass_expectations.txt "pass corpus"
-# f) The corpus through the CPU JIT, compared with the interpreter.
+# f) The corpus through the CPU JIT, compared with the interpreter; through
+#    the GPU backend's kernels on the host grid runner, compared with the
+#    interpreter; and compiled for the GPU, its PTX assembled by the CUDA
+#    toolkit's ptxas (no GPU needed; skipped where the toolkit is absent).
 corpus_suite jit-corpus hlo-jit-corpus conformance/jit_expectations.txt "JIT corpus"
+corpus_suite gpu-host-corpus hlo-jit-corpus conformance/gpu_host_expectations.txt "GPU host grid corpus" --engine=gpu-host
+if command -v ptxas >/dev/null || [ -x /usr/local/cuda/bin/ptxas ]; then
+  corpus_suite gpu-compile-corpus hlo-jit-corpus conformance/gpu_compile_expectations.txt "GPU compile corpus" --engine=gpu
+else
+  echo "check: no ptxas (the CUDA toolkit) on PATH or in /usr/local/cuda/bin: GPU compile corpus skipped"
+  skipped=$((skipped + 1))
+fi
 
 # g) Random modules through the CPU JIT and the interpreter (a fixed range
 #    of seeds: the same modules every run).
@@ -131,6 +142,9 @@ if [ -x "$bin/hlo-jit-fuzz" ]; then
   add_summary jit-fuzz-unbounded hlo-jit-fuzz "$rc"
   run jit-fuzz-deep "$bin/hlo-jit-fuzz" --seeds=0:6 --jobs=2 --mutate=deep; rc=$?
   add_summary jit-fuzz-deep hlo-jit-fuzz "$rc"
+  # The same random modules through the GPU's kernels on the host grid runner.
+  run gpu-host-fuzz "$bin/hlo-jit-fuzz" --seeds=0:400 --jobs=2 --engine=gpu-host; rc=$?
+  add_summary gpu-host-fuzz hlo-jit-fuzz "$rc"
 else
   echo "check: $bin/hlo-jit-fuzz not built yet; JIT fuzz not run"
 fi

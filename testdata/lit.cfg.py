@@ -38,3 +38,9 @@ for program in ("hlo-opt", "hlo-run", "hlo-compare"):
     tool(program, path)
     if os.access(path, os.X_OK):
         config.available_features.add(program)
+
+# The CUDA toolkit's PTX assembler, for the GPU backend's checks (no GPU needed).
+import shutil
+
+if shutil.which("ptxas", path=config.environment["PATH"]):
+    config.available_features.add("ptxas")

@@ -36,12 +36,14 @@ using hlo::Shape;
 
 constexpr const char* kUsage =
     "usage: hlo-run [options] FILE.hlo   (FILE may be - for standard input)\n"
-    "  --engine=cpu|gpu-host|interp  what runs the module: cpu, the LLVM JIT for this\n"
-    "                            machine (the default; an instruction it cannot compile is an\n"
-    "                            error naming it); gpu-host, the GPU backend's kernels run on\n"
-    "                            this CPU thread by thread (checks the GPU's code without a\n"
-    "                            GPU); or interp, the reference interpreter. The JIT engines\n"
-    "                            (cpu, gpu-host) take the flags below that say 'JIT'\n"
+    "  --engine=cpu|gpu|gpu-host|interp  what runs the module: cpu, the LLVM JIT for\n"
+    "                            this machine (the default; an instruction it cannot compile\n"
+    "                            is an error naming it); gpu, the JIT for an NVIDIA GPU\n"
+    "                            (PTX through the CUDA driver, opened when a run needs it;\n"
+    "                            --compile-only needs none); gpu-host, the GPU's kernels run\n"
+    "                            on this CPU thread by thread (checks them without a GPU); or\n"
+    "                            interp, the reference interpreter. The flags below that say\n"
+    "                            'a JIT engine' go with cpu, gpu and gpu-host\n"
     "  --compare=interp          also run the interpreter and compare: print max abs/rel\n"
     "                            error and ULP distance to stderr; exit 1 on a mismatch\n"
     "  --allow-interpreter-fallback  with a JIT engine, run what the JIT cannot compile on\n"
@@ -264,13 +266,13 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
   if (flags.file.empty()) return usageError("no input file");
   const bool jit = flags.engine != "interp";
   const bool hostCode = flags.engine == "cpu" || flags.engine == "gpu-host";  // the CPU backend's options apply
-  if (flags.allowFallback && !jit) return usageError("--allow-interpreter-fallback needs a JIT engine (--engine=cpu, gpu-host)");
+  if (flags.allowFallback && !jit) return usageError("--allow-interpreter-fallback needs a JIT engine (--engine=cpu, gpu, gpu-host)");
   if (!flags.dumpLlvm.empty() && !hostCode) return usageError("--dump-llvm needs --engine=cpu or gpu-host");
-  if (!flags.dumpTo.empty() && !jit) return usageError("--dump-to needs a JIT engine (--engine=cpu, gpu-host)");
-  if (!flags.profile.empty() && !jit) return usageError("--profile needs a JIT engine (--engine=cpu, gpu-host)");
+  if (!flags.dumpTo.empty() && !jit) return usageError("--dump-to needs a JIT engine (--engine=cpu, gpu, gpu-host)");
+  if (!flags.profile.empty() && !jit) return usageError("--profile needs a JIT engine (--engine=cpu, gpu, gpu-host)");
   if (flags.llvmParts && !hostCode) return usageError("--llvm-parts needs --engine=cpu or gpu-host");
   if (flags.compileOnly) {
-    if (!jit) return usageError("--compile-only needs a JIT engine (--engine=cpu, gpu-host)");
+    if (!jit) return usageError("--compile-only needs a JIT engine (--engine=cpu, gpu, gpu-host)");
     for (const auto& [given, name] : {std::pair<bool, const char*>{!flags.compare.empty(), "--compare"},
                                       {!flags.output.empty(), "--output"},
                                       {!flags.inputs.empty(), "--input"},

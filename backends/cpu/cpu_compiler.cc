@@ -32,9 +32,9 @@
 #include "hlo/passes/fusion_rules.h"
 #include "hlo/shape_inference.h"
 #include "hlo/shared_semantics.h"
-#include "hlo/structural_equality.h"
 #include "jit/backend.h"
 #include "jit/elemental_emitter.h"
+#include "jit/kernel_reuse.h"
 
 namespace hlo::cpu {
 namespace {
@@ -200,7 +200,7 @@ class Builder {
   // The kernels emitted, in order (steps may share one).
   std::vector<std::string> kernelNames() const {
     std::vector<std::string> names;
-    for (const Emitted& e : emitted_) names.push_back(e.name);
+    for (const auto& [name, info] : emitted_) names.push_back(name);
     return names;
   }
 
@@ -282,10 +282,10 @@ class Builder {
       step.helperNames = std::move(library->helperNames);
       return okStatus();
     }
-    if (const Emitted* same = library.ok() ? emittedLike(instr) : nullptr) {
+    if (const std::string* same = library.ok() ? reuse_.find(instr) : nullptr) {
       step.kind = Step::Kind::kKernel;
-      step.kernelName = same->name;
-      step.info = same->info;
+      step.kernelName = *same;
+      step.info = infoOf_.at(*same);
       return okStatus();
     }
     StatusOr<KernelInfo> info = library.ok() ? source_.emitKernel(module, instr, name) : library.status();
@@ -293,8 +293,9 @@ class Builder {
       step.kind = Step::Kind::kKernel;
       step.kernelName = name;
       step.info = *info;
-      byHash_[kernelHash(instr)].push_back(emitted_.size());
-      emitted_.push_back({&instr, name, *info});
+      reuse_.add(instr, name);
+      infoOf_[name] = *info;
+      emitted_.emplace_back(name, *info);
       return okStatus();
     }
     if (Status typed = wellTyped(instr); !typed.ok()) {
@@ -317,52 +318,15 @@ class Builder {
     return okStatus();
   }
 
-  // A kernel emitted before, and the instruction it computes.
-  struct Emitted {
-    const Instruction* instr;
-    std::string name;
-    KernelInfo info;
-  };
-  // What a kernel's code depends on, hashed: structuralHash and the
-  // operands' shapes.
-  static size_t kernelHash(const Instruction& instr) {
-    size_t h = structuralHash(instr);
-    for (const Instruction* op : instr.operands()) {
-      hashCombine(h, static_cast<size_t>(op->shape().type()));
-      for (int64_t d : op->shape().dims()) hashCombine(h, static_cast<size_t>(d));
-    }
-    return h;
-  }
-  // A kernel already emitted for an instruction of the same structure
-  // (hlo/structural_equality.h) whose operands have the same shapes and
-  // layouts, and repeat in the same places (a kernel reads an operand
-  // named twice, as in add(%p, %p), through one input): its code computes
-  // this one too. A model's repeated layers compile once.
-  const Emitted* emittedLike(const Instruction& instr) {
-    auto bucket = byHash_.find(kernelHash(instr));
-    if (bucket == byHash_.end()) return nullptr;
-    auto sameShape = [](const Instruction* p, const Instruction* q) { return p->shape() == q->shape(); };
-    auto sameRepeats = [&](const Instruction& other) {
-      for (int i = 0; i < instr.operandCount(); ++i)
-        for (int j = i + 1; j < instr.operandCount(); ++j)
-          if ((instr.operand(i) == instr.operand(j)) != (other.operand(i) == other.operand(j))) return false;
-      return true;
-    };
-    for (size_t k : bucket->second)
-      if (sameRepeats(*emitted_[k].instr) && matcher_.sameInstruction(*emitted_[k].instr, instr, sameShape))
-        return &emitted_[k];
-    return nullptr;
-  }
-
   std::vector<std::unique_ptr<Program>>& programs_;
   std::vector<OrcJit::Part>& parts_;
   const jit::CompileOptions& options_;
   const KernelSource& source_;
   int& fallbacks_;
   std::unordered_map<const Computation*, const Program*> built_;
-  std::vector<Emitted> emitted_;                                 // in the order emitted
-  std::unordered_map<size_t, std::vector<size_t>> byHash_;     // kernelHash -> positions in emitted_
-  StructuralMatcher matcher_;
+  std::vector<std::pair<std::string, KernelInfo>> emitted_;  // in the order emitted
+  std::unordered_map<std::string, KernelInfo> infoOf_;        // by kernel name
+  jit::KernelReuse reuse_;  // a kernel reused by instructions of its structure
   int counter_ = 0;
 };
 

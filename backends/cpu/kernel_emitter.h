@@ -26,7 +26,8 @@ using KernelFn = void (*)(const char* const*, char* const*, int64_t, int64_t);
 
 // The elemental emitter's hooks on a CPU: libm's math functions, and exp of
 // f32 inline, where the loop vectorizer widens it (vector_math.h).
-inline const jit::EmitterTarget kCpuEmitterTarget{.mathPrefix = "", .inlineExpF32 = true};
+inline const jit::EmitterTarget kCpuEmitterTarget{
+    .mathPrefix = "", .inlineExpF32 = true, .unrollLoops = true, .hostRuntime = true};
 
 // A dot of at most this many multiply-adds is computed by a kernel's plain
 // loop (jit::emitsDot), which costs less than a library call's setup;

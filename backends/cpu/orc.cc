@@ -29,7 +29,7 @@
 #include <llvm/TargetParser/SubtargetFeature.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 
-#include "backends/cpu/compile_cache.h"
+#include "jit/compile_cache.h"
 #include "backends/cpu/kernel_emitter.h"
 #include "backends/cpu/vector_math.h"
 #include "hlo/complex_math.h"
@@ -162,7 +162,7 @@ struct OrcJit::CompiledPart {
   double fingerprintMs = 0, optimizeMs = 0, codegenMs = 0;
   std::string optimizedIr;  // for AddOptions::irPath
   std::string cacheProblem;
-  CacheKey key;
+  jit::CacheKey key;
 };
 
 StatusOr<OrcJit::CompiledPart> OrcJit::compilePart(Part& part, llvm::TargetMachine& machine,
@@ -186,12 +186,12 @@ StatusOr<OrcJit::CompiledPart> OrcJit::compilePart(Part& part, llvm::TargetMachi
                                   machine.getTargetFeatureString().str(), std::string(LLVM_VERSION_STRING),
                                   std::string(vectorMath_ ? "libmvec" : "no vector math"),
                                   std::to_string(libraryVariants_.size()),
-                                  std::to_string(kCacheVersion)}) {
+                                  std::to_string(jit::kCacheVersion)}) {
     hash.update(llvm::StringRef(item));
     hash.update(llvm::StringRef("\0", 1));
   }
   out.key = hash.final();
-  CompileCache cache(options.cacheDir);
+  jit::CompileCache cache(options.cacheDir);
   std::optional<std::string> object;
   // Dumps of the optimized IR and the assembly come from compiling: when
   // they are asked for, the cache is written but not read.
@@ -260,7 +260,7 @@ StatusOr<OrcJit::AddReport> OrcJit::add(std::vector<Part> parts, const AddOption
   start = std::chrono::steady_clock::now();
   for (size_t i = 0; i < parts.size(); ++i) {
     CompiledPart& c = compiled[i]->value();
-    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(c.object, "hlo-module-" + toHex(c.key).substr(0, 16) + ".o");
+    auto buffer = llvm::MemoryBuffer::getMemBufferCopy(c.object, "hlo-module-" + jit::toHex(c.key).substr(0, 16) + ".o");
     if (llvm::Error e = jit_->addObjectFile(std::move(buffer))) return llvmError("cannot load the object", std::move(e));
   }
   report.loadMs = msSince(start);

@@ -26,7 +26,7 @@ class OrcJit {
   void configure(llvm::Module& module) const;
   struct AddOptions {
     bool useCache = true;     // the in-memory cache, and the disk one when cacheDir is set
-    std::string cacheDir;     // compile_cache.h; empty: memory only
+    std::string cacheDir;     // jit/compile_cache.h; empty: memory only
     std::string irPath;       // the optimized IR, when not empty
     std::string dumpDir;      // module.ll, module.opt.ll and module.s, when not empty
   };

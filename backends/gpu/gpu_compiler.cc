@@ -12,23 +12,32 @@
 //      error naming it, or with --allow-interpreter-fallback a logged step
 //      the interpreter takes.
 //   3. LLVM optimizes the module and emits PTX for the GPU's compute
-//      capability (nvptx.h), which the driver loads at the first run.
+//      capability (nvptx.h), which the driver loads at the first run. The
+//      compile cache (jit/compile_cache.h) keeps the PTX of modules
+//      compiled before, keyed by the emitted IR and the target.
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <unordered_map>
 
+#include <llvm/Config/llvm-config.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
+#include <llvm/Support/SHA256.h>
+#include <llvm/Support/raw_ostream.h>
 
 #include "backends/gpu/cuda_driver.h"
 #include "backends/gpu/gpu_options.h"
 #include "backends/gpu/gpu_program.h"
+#include "backends/gpu/libdevice.h"
 #include "backends/gpu/nvptx.h"
 #include "backends/gpu/ptxas.h"
 #include "hlo/computation.h"
 #include "hlo/shared_semantics.h"
 #include "jit/backend.h"
+#include "jit/compile_cache.h"
 #include "jit/elemental_emitter.h"
+#include "jit/kernel_reuse.h"
 
 namespace hlo::gpu {
 
@@ -125,12 +134,20 @@ class ProgramBuilder {
       step.kind = Kind::kCall;
       return callee(step, instr.calledComputations().empty() ? nullptr : instr.calledComputations()[0]);
     }
+    if (const std::string* same = reuse_.find(instr)) {
+      step.kind = Kind::kKernel;
+      step.kernelName = *same;
+      step.kernel = infoOf_.at(*same);
+      return okStatus();
+    }
     std::string name = "kernel_" + std::to_string(out_.kernels);
     StatusOr<GpuKernelInfo> kernel = emitGpuKernel(module_, instr, name, GridForm::kNvptx);
     if (kernel.ok()) {
       step.kind = Kind::kKernel;
       step.kernelName = name;
       step.kernel = *kernel;
+      reuse_.add(instr, name);
+      infoOf_[name] = *kernel;
       ++out_.kernels;
       return okStatus();
     }
@@ -147,7 +164,31 @@ class ProgramBuilder {
   llvm::Module& module_;
   const jit::CompileOptions& options_;
   std::unordered_map<const Computation*, const GpuProgram*> built_;
+  jit::KernelReuse reuse_;  // a kernel reused by instructions of its structure
+  std::unordered_map<std::string, GpuKernelInfo> infoOf_;
 };
+
+// The cache key of the PTX `module` compiles to for `sm`: its IR before
+// optimization, the target, LLVM's version and, when kernels call it, which
+// libdevice (its path and size).
+jit::CacheKey ptxCacheKey(const llvm::Module& module, const std::string& sm) {
+  std::string ir;
+  llvm::raw_string_ostream os(ir);
+  module.print(os, nullptr);
+  std::string libdevice = "no libdevice";
+  if (usesLibdevice(module))
+    if (StatusOr<std::string> path = findLibdevice(); path.ok()) {
+      std::error_code error;
+      libdevice = *path + " " + std::to_string(std::filesystem::file_size(*path, error));
+    }
+  llvm::SHA256 hash;
+  for (const std::string& item : {std::string("gpu ptx"), ir, sm, std::string(LLVM_VERSION_STRING), libdevice,
+                                  std::to_string(jit::kCacheVersion)}) {
+    hash.update(llvm::StringRef(item));
+    hash.update(llvm::StringRef("\0", 1));
+  }
+  return hash.final();
+}
 
 Status writeFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::trunc);
@@ -175,18 +216,38 @@ class GpuBackend final : public jit::Backend {
     ProgramBuilder builder(compiled, module, options);
     HLO_ASSIGN_OR_RETURN(compiled.entry, builder.build(*compiled.module->entry()));
     double emitted = jit::traceNowUs();
-    PtxDumps dumps;
-    HLO_ASSIGN_OR_RETURN(compiled.ptx, compileToPtx(module, PtxTarget{compiled.sm, ""}, &dumps));
+    // Dumps come from compiling: when they are asked for, the cache is
+    // written but not read.
+    const bool dumps = !options.dumpDir.empty();
+    jit::CacheKey key{};
+    std::optional<std::string> cached;
+    std::string cacheProblem;
+    jit::CompileCache cache(options.cacheDir);
+    if (options.useCache) {
+      key = ptxCacheKey(module, compiled.sm);
+      if (!dumps) cached = cache.lookup(key, &cacheProblem);
+    }
+    PtxDumps irDumps;
+    if (cached) {
+      compiled.ptx = std::move(*cached);
+    } else {
+      HLO_ASSIGN_OR_RETURN(compiled.ptx, compileToPtx(module, PtxTarget{compiled.sm, ""}, &irDumps));
+      if (options.useCache)
+        if (std::optional<std::string> problem = cache.store(key, compiled.ptx)) cacheProblem = *problem;
+    }
     double done = jit::traceNowUs();
     if (!options.dumpDir.empty()) {
-      HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.ll", dumps.ir));
-      HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.opt.ll", dumps.optimizedIr));
+      HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.ll", irDumps.ir));
+      HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.opt.ll", irDumps.optimizedIr));
       HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.ptx", compiled.ptx));
     }
     if (!gpuOptions.assembleFor.empty()) HLO_RETURN_IF_ERROR(assembleWithPtxas(compiled.ptx, gpuOptions.assembleFor));
-    if (options.verbose)
-      std::fprintf(stderr, "hlo-run: gpu: %d kernels for %s; emit %.3g ms, LLVM and PTX %.3g ms\n", compiled.kernels,
-                   compiled.sm.c_str(), (emitted - start) / 1e3, (done - emitted) / 1e3);
+    if (options.verbose) {
+      if (!cacheProblem.empty()) std::fprintf(stderr, "hlo-run: gpu: compile cache: %s\n", cacheProblem.c_str());
+      std::fprintf(stderr, "hlo-run: gpu: %d kernels for %s; emit %.3g ms, %s %.3g ms\n", compiled.kernels,
+                   compiled.sm.c_str(), (emitted - start) / 1e3, cached ? "PTX from the compile cache" : "LLVM and PTX",
+                   (done - emitted) / 1e3);
+    }
     auto exe = std::make_unique<GpuExecutable>(std::move(compiled), options);
     exe->mutableTrace().push_back({"emit LLVM IR", "compile", "", start, emitted - start, 0});
     exe->mutableTrace().push_back({"LLVM to PTX", "compile", "", emitted, done - emitted, 0});

@@ -11,6 +11,8 @@
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
 
 #include "backends/gpu/nvptx.h"
 #include "hlo/computation.h"
@@ -109,8 +111,24 @@ bool gpuOneKernel(const Instruction& fusion) {
   std::string_view kind = fusion.attrs().getString(AttrKey::kKind);
   if (kind != "kLoop" && kind != "kInput") return false;
   if (fusion.calledComputations().empty()) return true;
-  for (const auto& i : fusion.calledComputations()[0]->instructions())
+  // A kernel reads arrays and writes an array or a flat tuple of them.
+  for (const Instruction* operand : fusion.operands())
+    if (!operand->shape().isArray()) return false;
+  if (fusion.shape().isTuple())
+    for (const Shape& e : fusion.shape().tupleElements())
+      if (!e.isArray()) return false;
+  const Computation& fused = *fusion.calledComputations()[0];
+  if (fused.root()->opcode() != Opcode::kTuple && !fused.root()->shape().isArray()) return false;
+  const Instruction* root = fused.root();
+  for (const auto& i : fused.instructions()) {
     if (sharedSemanticsOf(*i) || i->opcode() == Opcode::kWhile || i->opcode() == Opcode::kCall) return false;
+    // A reduce that other fused ops read (row fusion: softmax's row maximum)
+    // would be folded again for every element that reads it; until a block
+    // computes such a row together, it is a kernel of its own.
+    if (i->opcode() == Opcode::kReduce && i.get() != root)
+      for (const Instruction* user : i->users())
+        if (user != root || root->opcode() != Opcode::kTuple) return false;
+  }
   return true;
 }
 
@@ -146,11 +164,17 @@ StatusOr<GpuKernelInfo> emitGpuKernel(llvm::Module& module, const Instruction& i
     markKernel(*fn, kThreadsPerBlock);
   }
   Status body = emitBody(b, module, k, args, thread, block, info.threads);
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  // Ill-typed HLO the verifier lets through (a broadcast that changes the
+  // element type) makes ill-typed IR: refused here, naming the instruction.
+  if (body.ok() && llvm::verifyFunction(*fn, &os))
+    body = jit::cannotCompile(instr, "internal error: the kernel's IR is invalid: " + problems);
   if (body.ok())
     if (std::string helper = hostRuntimeCall(*fn); !helper.empty())
       body = jit::cannotCompile(instr, "needs the host runtime's " + helper +
-                                           ", which GPU code cannot call (f8/f4 types, complex functions beyond "
-                                           "arithmetic, reduce-precision and stochastic-convert have no device form yet)");
+                                           ", which GPU code cannot call (complex functions beyond arithmetic, "
+                                           "reduce-precision and stochastic-convert have no device form yet)");
   if (!body.ok()) {
     fn->eraseFromParent();
     return body;

@@ -27,8 +27,10 @@ class Module;
 namespace hlo::gpu {
 
 // The elemental emitter's hooks on an NVIDIA GPU: libdevice's math
-// functions (__nv_expf, ...), exp included.
-inline const jit::EmitterTarget kGpuEmitterTarget{.mathPrefix = "__nv_", .inlineExpF32 = false};
+// functions (__nv_expf, ...), exp included; loops left rolled; the small
+// float codecs as IR, no host runtime.
+inline const jit::EmitterTarget kGpuEmitterTarget{
+    .mathPrefix = "__nv_", .inlineExpF32 = false, .unrollLoops = false, .hostRuntime = false};
 
 // Threads per block of every kernel (a multiple of the warp size that keeps
 // several blocks resident per SM).
@@ -53,9 +55,10 @@ StatusOr<GpuKernelInfo> emitGpuKernel(llvm::Module& module, const Instruction& i
 
 // Whether the fusion `fusion` is one kernel: a loop or input fusion holding
 // nothing that runs outside kernels (a loop, a call, an op of
-// hlo/shared_semantics.h). Otherwise its computation runs as a call, one
-// kernel per instruction. (The fusion pass fuses only what the emitter
-// computes: library ops stay outside fusions.)
+// hlo/shared_semantics.h) and no reduce that other fused ops read (one
+// thread per element would fold it again for each). Otherwise its
+// computation runs as a call, one kernel per instruction. (The fusion pass
+// fuses only what the emitter computes: library ops stay outside fusions.)
 bool gpuOneKernel(const Instruction& fusion);
 
 }  // namespace hlo::gpu

@@ -95,6 +95,11 @@ static StatusOr<ValuePtr> upload(GpuExecutable::RunState& run, const Literal& li
 static StatusOr<Literal> download(GpuExecutable::RunState& run, const GpuExecutable::Value& value);
 
 static StatusOr<ValuePtr> upload(GpuExecutable::RunState& run, const Literal& literal) {
+  if (!literal.shape().isTuple() && !literal.shape().isArray()) {  // a token
+    auto token = std::make_shared<GpuExecutable::Value>();
+    token->shape = literal.shape();
+    return ValuePtr(std::move(token));
+  }
   if (literal.shape().isTuple()) {
     auto tuple = std::make_shared<GpuExecutable::Value>();
     tuple->shape = literal.shape();
@@ -126,6 +131,7 @@ static StatusOr<Literal> download(GpuExecutable::RunState& run, const GpuExecuta
     }
     return tuple;
   }
+  if (!value.array) return Literal(value.shape);  // a token: no elements
   auto start = std::chrono::steady_clock::now();
   Literal out = Literal::uninitialized(value.shape);
   std::size_t bytes = static_cast<std::size_t>(arrayBytes(value.shape));
@@ -216,7 +222,13 @@ StatusOr<ValuePtr> GpuExecutable::runProgram(const GpuProgram& program, const st
         break;
       }
       case Kind::kForward:
-        values[s] = ops.empty() ? std::make_shared<Value>() : ops[0];
+        if (ops.empty()) {  // after-all's token
+          auto token = std::make_shared<Value>();
+          token->shape = instr.shape();
+          values[s] = std::move(token);
+        } else {
+          values[s] = ops[0];
+        }
         break;
       case Kind::kKernel: {
         std::vector<CUdeviceptr> pointers;

@@ -1,14 +1,15 @@
-// The compile cache: machine code of compiled modules, kept in memory for
-// this process and on disk for later ones, so a module compiled before skips
-// LLVM's optimization and code generation.
+// The compile cache, shared by the backends: the code of compiled modules
+// (a CPU's object files, a GPU's PTX), kept in memory for this process and on
+// disk for later ones, so a module compiled before skips LLVM's optimization
+// and code generation.
 //
-// Entries are keyed by a SHA-256 fingerprint of everything the machine code
-// depends on: the LLVM IR emitted for the optimized module (which covers the
-// module, the pass pipeline and the emitters), the target triple, CPU and
-// features, and kCacheVersion. An entry on disk is one file,
-// <dir>/<key in hex>.hlocache:
+// Entries are keyed by a SHA-256 fingerprint the backend computes of
+// everything its code depends on: the LLVM IR emitted for the optimized
+// module (which covers the module, the pass pipeline and the emitters), the
+// target (triple, CPU and features; the GPU's sm), and kCacheVersion. An
+// entry on disk is one file, <dir>/<key in hex>.hlocache:
 //   magic "HLOCACHE" | format u32 | key [32] | payload length u64 |
-//   payload SHA-256 [32] | payload (an object file)
+//   payload SHA-256 [32] | payload (the code)
 // A file that is short, has another magic, format or key, or whose payload
 // does not hash to the recorded value is reported, deleted and rebuilt —
 // never loaded. Writers write a temporary file in the same folder and rename
@@ -20,7 +21,7 @@
 #include <optional>
 #include <string>
 
-namespace hlo::cpu {
+namespace hlo::jit {
 
 using CacheKey = std::array<uint8_t, 32>;
 
@@ -48,4 +49,4 @@ class CompileCache {
   std::string dir_;
 };
 
-}  // namespace hlo::cpu
+}  // namespace hlo::jit

@@ -1,4 +1,4 @@
-#include "backends/cpu/compile_cache.h"
+#include "jit/compile_cache.h"
 
 #include <unistd.h>
 
@@ -16,7 +16,7 @@
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/SHA256.h>
 
-namespace hlo::cpu {
+namespace hlo::jit {
 namespace {
 
 constexpr char kMagic[8] = {'H', 'L', 'O', 'C', 'A', 'C', 'H', 'E'};
@@ -144,4 +144,4 @@ std::optional<std::string> CompileCache::store(const CacheKey& key, const std::s
   return std::nullopt;
 }
 
-}  // namespace hlo::cpu
+}  // namespace hlo::jit

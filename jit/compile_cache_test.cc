@@ -1,6 +1,6 @@
 // The compile cache's disk entries: found when whole, refused (and deleted)
 // when damaged, and whole after concurrent writers.
-#include "backends/cpu/compile_cache.h"
+#include "jit/compile_cache.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-namespace hlo::cpu {
+namespace hlo::jit {
 namespace {
 
 // A fresh folder per test; each test uses its own keys too, since the
@@ -132,4 +132,4 @@ TEST(CompileCacheTest, ConcurrentWritersLeaveOneWholeEntry) {
 }
 
 }  // namespace
-}  // namespace hlo::cpu
+}  // namespace hlo::jit
