@@ -7,11 +7,8 @@
 #include "hlo/float_formats.h"
 
 namespace hlo {
-namespace {
 
-// Exponent and mantissa widths of the IEEE-style float types, whose bit
-// patterns reduce-precision rounds in place; nullopt for the others.
-std::optional<std::pair<int, int>> ieeeLayout(ElementType t) {
+std::optional<std::pair<int, int>> ieeeFloatLayout(ElementType t) {
   using T = ElementType;
   if (t == T::kF16) return std::pair{5, 10};
   if (t == T::kBF16) return std::pair{8, 7};
@@ -22,8 +19,6 @@ std::optional<std::pair<int, int>> ieeeLayout(ElementType t) {
   if (t == T::kF8E3M4) return std::pair{3, 4};
   return std::nullopt;
 }
-
-}  // namespace
 
 uint64_t reducePrecisionBits(uint64_t bits, int srcExponentBits, int srcMantissaBits,
                              int exponentBits, int mantissaBits) {
@@ -59,7 +54,7 @@ uint64_t reducePrecisionBits(uint64_t bits, int srcExponentBits, int srcMantissa
 }
 
 uint64_t reducePrecisionOf(ElementType t, uint64_t bits, int exponentBits, int mantissaBits) {
-  if (std::optional<std::pair<int, int>> layout = ieeeLayout(t))
+  if (std::optional<std::pair<int, int>> layout = ieeeFloatLayout(t))
     return reducePrecisionBits(bits, layout->first, layout->second, exponentBits, mantissaBits);
   auto wide = std::bit_cast<uint32_t>(static_cast<float>(decodeSmallFloat(t, static_cast<uint32_t>(bits))));
   auto reduced = std::bit_cast<float>(static_cast<uint32_t>(reducePrecisionBits(wide, 8, 23, exponentBits, mantissaBits)));

@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
+#include <utility>
 
 #include "hlo/element_type.h"
 
@@ -26,5 +28,10 @@ uint64_t reducePrecisionBits(uint64_t bits, int srcExponentBits, int srcMantissa
 // widths changes nothing); the f8 types without infinities, f8e8m0fnu and
 // f4e2m1fn are widened to f32 (exactly), reduced there and rounded back.
 uint64_t reducePrecisionOf(ElementType t, uint64_t bits, int exponentBits, int mantissaBits);
+
+// Exponent and mantissa widths of the IEEE-style float types, whose bit
+// patterns reduce-precision rounds in place (f16: 5 and 10); nullopt for the
+// others, which go through f32.
+std::optional<std::pair<int, int>> ieeeFloatLayout(ElementType t);
 
 }  // namespace hlo

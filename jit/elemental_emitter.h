@@ -246,6 +246,14 @@ bool encodedFloat(ElementType t);
 // or double value rounded to `t`'s bit pattern (an i32).
 llvm::Value* emitDecodeSmallFloat(llvm::IRBuilder<>& b, ElementType t, llvm::Value* bits);
 llvm::Value* emitEncodeSmallFloat(llvm::IRBuilder<>& b, ElementType t, llvm::Value* value);
+// hlo/stochastic_round.h's stochasticRound as IR: the double x, the random
+// bits as an i64, an i64 result; the widths known when compiling.
+llvm::Value* emitStochasticRound(llvm::IRBuilder<>& b, llvm::Value* x, llvm::Value* random, int randomBits,
+                                 int targetBits);
+// hlo/reduce_precision.h's reducePrecisionBits as IR, on an i64 holding the
+// bits; the widths are the instruction's, known when compiling.
+llvm::Value* emitReducePrecisionBits(llvm::IRBuilder<>& b, llvm::Value* bits, int srcExponentBits, int srcMantissaBits,
+                                     int exponentBits, int mantissaBits);
 // f16, bf16, f8 and f4: stored narrower than they compute (in f32).
 bool smallFloat(ElementType t);
 

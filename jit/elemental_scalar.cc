@@ -5,6 +5,7 @@
 #include <llvm/IR/Intrinsics.h>
 
 #include "hlo/attributes.h"
+#include "hlo/reduce_precision.h"
 #include "jit/elemental_emitter.h"
 
 namespace hlo::jit {
@@ -282,6 +283,21 @@ StatusOr<llvm::Value*> ElementalEmitter::reducePrecision(const Instruction& inst
   if (exponentBits < 1 || mantissaBits < 0) return cannotCompile(instr, "needs exponent_bits >= 1 and mantissa_bits >= 0");
   llvm::Type* bitsType = b_.getIntNTy(storageBytes(t) * 8);
   llvm::Value* bits = x->getType() == bitsType ? x : b_.CreateBitCast(x, bitsType);
+  if (!target_.hostRuntime) {
+    int e = static_cast<int>(std::min<int64_t>(exponentBits, 64)), m = static_cast<int>(std::min<int64_t>(mantissaBits, 64));
+    llvm::Value* reduced;
+    if (std::optional<std::pair<int, int>> layout = ieeeFloatLayout(t)) {
+      reduced = b_.CreateTrunc(emitReducePrecisionBits(b_, b_.CreateZExt(bits, b_.getInt64Ty()), layout->first,
+                                                       layout->second, e, m),
+                               bitsType);
+    } else {
+      // Through f32, as reducePrecisionOf does.
+      llvm::Value* wide = b_.CreateZExt(b_.CreateBitCast(emitDecodeSmallFloat(b_, t, bits), b_.getInt32Ty()), b_.getInt64Ty());
+      llvm::Value* r = b_.CreateTrunc(emitReducePrecisionBits(b_, wide, 8, 23, e, m), b_.getInt32Ty());
+      reduced = b_.CreateTrunc(emitEncodeSmallFloat(b_, t, b_.CreateBitCast(r, b_.getFloatTy())), bitsType);
+    }
+    return reduced->getType() == x->getType() ? reduced : b_.CreateBitCast(reduced, x->getType());
+  }
   llvm::FunctionCallee fn = pureRuntimeFunction(module_, kReducePrecision, b_.getInt64Ty(),
                                                 {b_.getInt32Ty(), b_.getInt64Ty(), b_.getInt32Ty(), b_.getInt32Ty()});
   llvm::Value* reduced = b_.CreateCall(
@@ -303,6 +319,9 @@ StatusOr<llvm::Value*> ElementalEmitter::stochasticConvert(const Instruction& in
     return cannotCompile(instr, "needs a float operand, unsigned random bits and a signed integer result");
   llvm::Value* d = toCompute(b_, target_, from, x);
   if (!d->getType()->isDoubleTy()) d = b_.CreateFPExt(d, b_.getDoubleTy());
+  if (!target_.hostRuntime)
+    return b_.CreateTrunc(emitStochasticRound(b_, d, b_.CreateZExt(random, b_.getInt64Ty()), bitWidth(bitsType), bitWidth(to)),
+                          valueType(to));
   llvm::FunctionCallee fn = pureRuntimeFunction(module_, kStochasticRound, b_.getInt64Ty(),
                                                 {b_.getDoubleTy(), b_.getInt64Ty(), b_.getInt32Ty(), b_.getInt32Ty()});
   llvm::Value* r = b_.CreateCall(fn, {d, b_.CreateZExt(random, b_.getInt64Ty()), b_.getInt32(bitWidth(bitsType)),

@@ -173,8 +173,8 @@ StatusOr<GpuKernelInfo> emitGpuKernel(llvm::Module& module, const Instruction& i
   if (body.ok())
     if (std::string helper = hostRuntimeCall(*fn); !helper.empty())
       body = jit::cannotCompile(instr, "needs the host runtime's " + helper +
-                                           ", which GPU code cannot call (complex functions beyond arithmetic, "
-                                           "reduce-precision and stochastic-convert have no device form yet)");
+                                           ", which GPU code cannot call (complex functions beyond arithmetic "
+                                           "have no device form yet)");
   if (!body.ok()) {
     fn->eraseFromParent();
     return body;
