@@ -311,7 +311,7 @@ StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<c
   auto room = [&](const Instruction& instr, const Shape& shape) -> Status {
     int64_t bytes = arrayBytes(shape);
     if (bytes <= options_.maxMemoryBytes - run.liveBytes) return okStatus();
-    return errorStatus("cpu: %" + instr.name() + " needs " + std::to_string(bytes) +
+    return errorStatus(backend_ + ": %" + instr.name() + " needs " + std::to_string(bytes) +
                            " bytes, beyond the memory limit of " + std::to_string(options_.maxMemoryBytes) +
                            " bytes with " + std::to_string(run.liveBytes) + " in use",
                        instr.loc());
@@ -348,13 +348,13 @@ StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<c
       case Step::Kind::kParameter: {
         int64_t n = instr.parameterNumber();
         if (n < 0 || n >= static_cast<int64_t>(args.size()))
-          return errorStatus("cpu: parameter %" + instr.name() + " has no argument", instr.loc());
+          return errorStatus(backend_ + ": parameter %" + instr.name() + " has no argument", instr.loc());
         values[s] = unowned(args[n]);
         break;
       }
       case Step::Kind::kConstant:
         if (!instr.hasLiteral() || instr.literal().elided())
-          return errorStatus("cpu: constant %" + instr.name() + " has its values left out of the text ({...})",
+          return errorStatus(backend_ + ": constant %" + instr.name() + " has its values left out of the text ({...})",
                              instr.loc());
         values[s] = unowned(&instr.literal());
         break;
@@ -378,7 +378,7 @@ StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<c
         int64_t index = instr.attrs().getInt(AttrKey::kIndex);
         const std::vector<Literal>& elements = ops[0]->tupleElements();
         if (index < 0 || index >= static_cast<int64_t>(elements.size()))
-          return errorStatus("cpu: %" + instr.name() + ": tuple index out of range", instr.loc());
+          return errorStatus(backend_ + ": %" + instr.name() + ": tuple index out of range", instr.loc());
         values[s] = ValuePtr(values[step.operands[0]], &elements[index]);
         break;
       }
@@ -440,10 +440,10 @@ StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<c
         for (int64_t iteration = 0;; ++iteration) {
           HLO_ASSIGN_OR_RETURN(ValuePtr cond, runProgram(condition, std::span(&arg, 1), conditionFrame, run));
           if (!cond->shape().isArray() || cond->type() != ElementType::kPred || cond->elementCount() != 1)
-            return errorStatus("cpu: the condition of %" + instr.name() + " is not a pred scalar", instr.loc());
+            return errorStatus(backend_ + ": the condition of %" + instr.name() + " is not a pred scalar", instr.loc());
           if (cond->bitsAt(0) == 0) break;
           if (options_.maxWhileIterations > 0 && iteration >= options_.maxWhileIterations)
-            return errorStatus("cpu: %" + instr.name() + " ran more than " +
+            return errorStatus(backend_ + ": %" + instr.name() + " ran more than " +
                                    std::to_string(options_.maxWhileIterations) + " iterations (--max-while-iterations)",
                                instr.loc());
           // With a plan the new state is copied in from the body's root,
@@ -500,12 +500,12 @@ StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<c
         EngineHooks hooks{
             [&](const Computation&, Values callArgs) -> StatusOr<Literal> {
               if (step.callees.empty())
-                return errorStatus("cpu: %" + instr.name() + " has no compiled computation to run", instr.loc());
+                return errorStatus(backend_ + ": %" + instr.name() + " has no compiled computation to run", instr.loc());
               HLO_ASSIGN_OR_RETURN(ValuePtr result, runProgram(*step.callees[0], callArgs, nullptr, run));
               return materialize(std::move(result));
             },
-            [](const Instruction& i, const std::string& why) {
-              return errorStatus("cpu: " + std::string(opcodeName(i.opcode())) + " (%" + i.name() + "): " + why,
+            [this](const Instruction& i, const std::string& why) {
+              return errorStatus(backend_ + ": " + std::string(opcodeName(i.opcode())) + " (%" + i.name() + "): " + why,
                                  i.loc());
             },
             room};
@@ -540,7 +540,7 @@ StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<c
 StatusOr<Literal> CpuExecutable::run(std::span<const Literal> args) {
   const Computation& entry = *entry_->computation;
   if (static_cast<int>(args.size()) != entry.parameterCount())
-    return errorStatus("cpu: ENTRY takes " + std::to_string(entry.parameterCount()) + " arguments, " +
+    return errorStatus(backend_ + ": ENTRY takes " + std::to_string(entry.parameterCount()) + " arguments, " +
                        std::to_string(args.size()) + " given");
   std::vector<const Literal*> pointers;
   for (int p = 0; p < entry.parameterCount(); ++p) {
@@ -548,13 +548,13 @@ StatusOr<Literal> CpuExecutable::run(std::span<const Literal> args) {
     const Shape& got = args[p].shape();
     if (!got.compatible(want) && !(want.isArray() && got.isArray() && want.type() == got.type() &&
                                    want.dims() == got.dims()))
-      return errorStatus("cpu: argument " + std::to_string(p) + " is " + got.toString(false) + " but parameter %" +
+      return errorStatus(backend_ + ": argument " + std::to_string(p) + " is " + got.toString(false) + " but parameter %" +
                          entry.parameter(p)->name() + " is " + want.toString(false));
     // Compiled code runs dynamic dimensions at their bounds (jit/compile.cc).
     if (args[p].hasPadding()) {
       std::string sizes;
       for (int64_t d : args[p].runtimeDims()) sizes += (sizes.empty() ? "" : ",") + std::to_string(d);
-      return errorStatus("cpu: argument " + std::to_string(p) + " has runtime sizes [" + sizes + "] below its bounds " +
+      return errorStatus(backend_ + ": argument " + std::to_string(p) + " has runtime sizes [" + sizes + "] below its bounds " +
                          got.toString(false) + ", which compiled code does not model");
     }
     pointers.push_back(&args[p]);
