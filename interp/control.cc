@@ -1,5 +1,6 @@
 // Interpreter ops for control flow: call and fusion, while, conditional.
 // (The async wrappers are in single_device_ops.cc.)
+#include "hlo/conditional_branch.h"
 #include "interp/ops.h"
 
 namespace hlo::interp {
@@ -39,20 +40,13 @@ StatusOr<Literal> evalWhile(EvalContext& ctx, const Instruction& instr, Operands
 }
 
 // Predicate form (true_computation / false_computation) or index form
-// (branch_computations); an index out of range runs the last branch.
+// (branch_computations), hlo/conditional_branch.h.
 StatusOr<Literal> evalConditional(EvalContext& ctx, const Instruction& instr, Operands ops) {
   const Literal& selector = *ops[0];
   std::vector<Computation*> branches = instr.attrs().conditionalBranches();
   if (branches.empty()) return EvalContext::unsupported(instr, "no branch computations");
   int64_t n = static_cast<int64_t>(branches.size());
-  int64_t index;
-  if (selector.type() == ElementType::kPred) {
-    index = selector.bitsAt(0) ? 0 : 1;  // true runs branch 0, false branch 1
-  } else {
-    index = static_cast<int32_t>(selector.bitsAt(0));
-    if (index < 0 || index >= n) index = n - 1;
-  }
-  // Branch i takes operand i + 1.
+  int64_t index = conditionalBranch(selector, n);
   if (index >= n || !branches[index] || static_cast<size_t>(index + 1) >= ops.size())
     return EvalContext::unsupported(instr, "missing branch computation or operand");
   return ctx.call(*branches[index], Operands(ops.data() + index + 1, 1));

@@ -70,6 +70,15 @@ std::optional<std::string> invalid(const std::string& bytes, const CacheKey& key
 
 }  // namespace
 
+CacheKey cacheKeyOf(std::initializer_list<std::string_view> items) {
+  llvm::SHA256 hash;
+  for (std::string_view item : items) {
+    hash.update(llvm::StringRef(item.data(), item.size()));
+    hash.update(llvm::StringRef("\0", 1));
+  }
+  return hash.final();
+}
+
 std::string toHex(const CacheKey& key) {
   static const char* digits = "0123456789abcdef";
   std::string out;

@@ -18,8 +18,10 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 
 namespace hlo::jit {
 
@@ -29,6 +31,10 @@ using CacheKey = std::array<uint8_t, 32>;
 inline constexpr uint32_t kCacheVersion = 6;
 
 std::string toHex(const CacheKey& key);
+
+// The SHA-256 key of `items`, each followed by a NUL so that no two lists
+// of items hash alike by running into each other.
+CacheKey cacheKeyOf(std::initializer_list<std::string_view> items);
 
 class CompileCache {
  public:

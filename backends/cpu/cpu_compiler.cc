@@ -34,6 +34,7 @@
 #include "hlo/shared_semantics.h"
 #include "jit/backend.h"
 #include "jit/elemental_emitter.h"
+#include "jit/host_steps.h"
 #include "jit/kernel_reuse.h"
 
 namespace hlo::cpu {
@@ -158,6 +159,26 @@ bool updatesParameterElement(const Instruction& dus) {
          root->operand(static_cast<int>(index)) == &dus;
 }
 
+// The runtime step of a host step (jit/host_steps.h).
+Step::Kind hostKind(jit::HostStep host) {
+  switch (host) {
+    case jit::HostStep::kParameter: return Step::Kind::kParameter;
+    // A constant whose values the text left out ({...}, as XLA's dumps
+    // print large ones) compiles; running it is the error (as on the
+    // interpreter), so such a dump can still be compiled and inspected.
+    case jit::HostStep::kConstant: return Step::Kind::kConstant;
+    case jit::HostStep::kTuple: return Step::Kind::kTuple;
+    case jit::HostStep::kGetTupleElement: return Step::Kind::kGetTupleElement;
+    case jit::HostStep::kForward: return Step::Kind::kForward;
+    case jit::HostStep::kToken: return Step::Kind::kToken;
+    case jit::HostStep::kWhile: return Step::Kind::kWhile;
+    case jit::HostStep::kCall: return Step::Kind::kCall;
+    case jit::HostStep::kConditional: return Step::Kind::kConditional;
+    case jit::HostStep::kNone: break;
+  }
+  return Step::Kind::kKernel;  // not a host step: the caller plans it
+}
+
 class Builder {
  public:
   // Kernels go into `parts` in turn (OrcJit compiles the parts side by side).
@@ -213,37 +234,11 @@ class Builder {
   }
 
   Status plan(const Instruction& instr, Step& step) {
-    const Attributes& a = instr.attrs();
-    switch (instr.opcode()) {
-      case Opcode::kParameter: step.kind = Step::Kind::kParameter; return okStatus();
-      case Opcode::kConstant:
-        // A constant whose values the text left out ({...}, as XLA's dumps
-        // print large ones) compiles; running it is the error (as on the
-        // interpreter), so such a dump can still be compiled and inspected.
-        step.kind = Step::Kind::kConstant;
-        return okStatus();
-      case Opcode::kTuple: step.kind = Step::Kind::kTuple; return okStatus();
-      case Opcode::kGetTupleElement: step.kind = Step::Kind::kGetTupleElement; return okStatus();
-      case Opcode::kOptimizationBarrier:
-      case Opcode::kDomain:
-      case Opcode::kAddDependency: step.kind = Step::Kind::kForward; return okStatus();
-      case Opcode::kAfterAll: step.kind = Step::Kind::kToken; return okStatus();
-      case Opcode::kWhile:
-        step.kind = Step::Kind::kWhile;
-        HLO_RETURN_IF_ERROR(callee(step, a.getComputation(AttrKey::kCondition)));
-        return callee(step, a.getComputation(AttrKey::kBody));
-      case Opcode::kCall:
-        step.kind = Step::Kind::kCall;
-        return callee(step, a.getComputation(AttrKey::kToApply));
-      case Opcode::kConditional: {
-        step.kind = Step::Kind::kConditional;
-        for (const Computation* c : a.conditionalBranches()) HLO_RETURN_IF_ERROR(callee(step, c));
-        if (step.callees.empty() || static_cast<int>(step.callees.size()) + 1 != instr.operandCount())
-          return errorStatus("cpu: conditional %" + instr.name() + " needs one operand per branch", instr.loc());
-        return okStatus();
-      }
-      default:
-        break;
+    if (jit::HostStep host = jit::hostStepOf(instr.opcode()); host != jit::HostStep::kNone) {
+      step.kind = hostKind(host);
+      HLO_ASSIGN_OR_RETURN(std::vector<const Computation*> callees, jit::controlFlowCallees(instr, "cpu"));
+      for (const Computation* c : callees) HLO_RETURN_IF_ERROR(callee(step, c));
+      return okStatus();
     }
     if (renamesOperand(instr)) {
       step.kind = Step::Kind::kView;
@@ -261,10 +256,7 @@ class Builder {
       // wrapped computation and a scan's body are compiled like a call's.
       step.kind = Step::Kind::kShared;
       step.shared = shared;
-      Opcode op = instr.opcode();
-      const Computation* runs = op == Opcode::kAsyncStart || op == Opcode::kAsyncUpdate ? a.getComputation(AttrKey::kCalls)
-                                : op == Opcode::kScan                                     ? a.getComputation(AttrKey::kToApply)
-                                                                                          : nullptr;
+      const Computation* runs = jit::sharedSemanticsCallee(instr);
       return runs ? callee(step, runs) : okStatus();
     }
     if (instr.opcode() == Opcode::kFusion && !source_.oneKernel(instr)) {

@@ -25,6 +25,7 @@
 
 #include "backends/cpu/program.h"
 #include "hlo/computation.h"
+#include "hlo/conditional_branch.h"
 #include "interp/data_movement.h"
 #include "interp/evaluator.h"
 
@@ -469,16 +470,7 @@ StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<c
         const Program* callee = step.callees[0];
         std::span<const Literal* const> callArgs = ops;
         if (step.kind == Step::Kind::kConditional) {
-          const Literal& selector = *ops[0];
-          int64_t n = static_cast<int64_t>(step.callees.size());
-          int64_t branch;
-          if (selector.type() == ElementType::kPred) {
-            branch = selector.bitsAt(0) ? 0 : 1;
-          } else {
-            // An index out of range runs the last branch, as XLA does.
-            branch = static_cast<int64_t>(selector.toDouble(0));
-            if (branch < 0 || branch >= n) branch = n - 1;
-          }
+          int64_t branch = conditionalBranch(*ops[0], static_cast<int64_t>(step.callees.size()));
           callee = step.callees[branch];
           callArgs = std::span(ops).subspan(branch + 1, 1);
         }

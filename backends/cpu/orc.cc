@@ -20,7 +20,6 @@
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/MemoryBuffer.h>
-#include <llvm/Support/SHA256.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/raw_ostream.h>
@@ -181,16 +180,10 @@ StatusOr<OrcJit::CompiledPart> OrcJit::compilePart(Part& part, llvm::TargetMachi
   // The cache key: the emitted IR and everything else the code depends on.
   auto start = std::chrono::steady_clock::now();
   std::string ir = printed(module);
-  llvm::SHA256 hash;
-  for (const std::string& item : {ir, machine.getTargetTriple().str(), machine.getTargetCPU().str(),
-                                  machine.getTargetFeatureString().str(), std::string(LLVM_VERSION_STRING),
-                                  std::string(vectorMath_ ? "libmvec" : "no vector math"),
-                                  std::to_string(libraryVariants_.size()),
-                                  std::to_string(jit::kCacheVersion)}) {
-    hash.update(llvm::StringRef(item));
-    hash.update(llvm::StringRef("\0", 1));
-  }
-  out.key = hash.final();
+  out.key = jit::cacheKeyOf({ir, machine.getTargetTriple().str(), machine.getTargetCPU(),
+                             machine.getTargetFeatureString(), LLVM_VERSION_STRING,
+                             vectorMath_ ? "libmvec" : "no vector math", std::to_string(libraryVariants_.size()),
+                             std::to_string(jit::kCacheVersion)});
   jit::CompileCache cache(options.cacheDir);
   std::optional<std::string> object;
   // Dumps of the optimized IR and the assembly come from compiling: when

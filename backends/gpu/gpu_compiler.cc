@@ -23,7 +23,6 @@
 #include <llvm/Config/llvm-config.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
-#include <llvm/Support/SHA256.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include "backends/gpu/cuda_driver.h"
@@ -37,6 +36,7 @@
 #include "jit/backend.h"
 #include "jit/compile_cache.h"
 #include "jit/elemental_emitter.h"
+#include "jit/host_steps.h"
 #include "jit/kernel_reuse.h"
 
 namespace hlo::gpu {
@@ -55,6 +55,24 @@ std::string chooseSm(const GpuOptions& options) {
   for (int known : {89, 87, 86, 80, 75})
     if (cc >= known) return "sm_" + std::to_string(known);
   return "sm_75";
+}
+
+// The step of a host step (jit/host_steps.h); after-all's token passes on
+// nothing, as kForward of no operand.
+GpuStep::Kind hostKind(jit::HostStep host) {
+  using Kind = GpuStep::Kind;
+  switch (host) {
+    case jit::HostStep::kParameter: return Kind::kParameter;
+    case jit::HostStep::kConstant: return Kind::kConstant;
+    case jit::HostStep::kTuple: return Kind::kTuple;
+    case jit::HostStep::kGetTupleElement: return Kind::kGetTupleElement;
+    case jit::HostStep::kForward: case jit::HostStep::kToken: return Kind::kForward;
+    case jit::HostStep::kWhile: return Kind::kWhile;
+    case jit::HostStep::kCall: return Kind::kCall;
+    case jit::HostStep::kConditional: return Kind::kConditional;
+    case jit::HostStep::kNone: break;
+  }
+  return Kind::kKernel;  // not a host step: the caller plans it
 }
 
 class ProgramBuilder {
@@ -92,30 +110,11 @@ class ProgramBuilder {
 
   Status plan(const Instruction& instr, GpuStep& step) {
     using Kind = GpuStep::Kind;
-    const Attributes& a = instr.attrs();
-    switch (instr.opcode()) {
-      case Opcode::kParameter: step.kind = Kind::kParameter; return okStatus();
-      case Opcode::kConstant: step.kind = Kind::kConstant; return okStatus();
-      case Opcode::kTuple: step.kind = Kind::kTuple; return okStatus();
-      case Opcode::kGetTupleElement: step.kind = Kind::kGetTupleElement; return okStatus();
-      case Opcode::kOptimizationBarrier: case Opcode::kDomain: case Opcode::kAddDependency: case Opcode::kAfterAll:
-        step.kind = Kind::kForward;
-        return okStatus();
-      case Opcode::kWhile:
-        step.kind = Kind::kWhile;
-        HLO_RETURN_IF_ERROR(callee(step, a.getComputation(AttrKey::kCondition)));
-        return callee(step, a.getComputation(AttrKey::kBody));
-      case Opcode::kCall:
-        step.kind = Kind::kCall;
-        return callee(step, a.getComputation(AttrKey::kToApply));
-      case Opcode::kConditional:
-        step.kind = Kind::kConditional;
-        for (const Computation* c : a.conditionalBranches()) HLO_RETURN_IF_ERROR(callee(step, c));
-        if (step.callees.empty() || static_cast<int>(step.callees.size()) + 1 != instr.operandCount())
-          return errorStatus("gpu: conditional %" + instr.name() + " needs one operand per branch", instr.loc());
-        return okStatus();
-      default:
-        break;
+    if (jit::HostStep host = jit::hostStepOf(instr.opcode()); host != jit::HostStep::kNone) {
+      step.kind = hostKind(host);
+      HLO_ASSIGN_OR_RETURN(std::vector<const Computation*> callees, jit::controlFlowCallees(instr, "gpu"));
+      for (const Computation* c : callees) HLO_RETURN_IF_ERROR(callee(step, c));
+      return okStatus();
     }
     if (instr.opcode() == Opcode::kCopy && !instr.shape().isArray()) {
       step.kind = Kind::kForward;  // a tuple's copy: values are never written after they are made
@@ -124,10 +123,7 @@ class ProgramBuilder {
     if (SharedSemantics shared = sharedSemanticsOf(instr)) {
       step.kind = Kind::kHost;
       step.shared = shared;
-      Opcode op = instr.opcode();
-      const Computation* runs = op == Opcode::kAsyncStart || op == Opcode::kAsyncUpdate ? a.getComputation(AttrKey::kCalls)
-                                : op == Opcode::kScan                                     ? a.getComputation(AttrKey::kToApply)
-                                                                                          : nullptr;
+      const Computation* runs = jit::sharedSemanticsCallee(instr);
       return runs ? callee(step, runs) : okStatus();
     }
     if (instr.opcode() == Opcode::kFusion && !gpuOneKernel(instr)) {
@@ -181,13 +177,7 @@ jit::CacheKey ptxCacheKey(const llvm::Module& module, const std::string& sm) {
       std::error_code error;
       libdevice = *path + " " + std::to_string(std::filesystem::file_size(*path, error));
     }
-  llvm::SHA256 hash;
-  for (const std::string& item : {std::string("gpu ptx"), ir, sm, std::string(LLVM_VERSION_STRING), libdevice,
-                                  std::to_string(jit::kCacheVersion)}) {
-    hash.update(llvm::StringRef(item));
-    hash.update(llvm::StringRef("\0", 1));
-  }
-  return hash.final();
+  return jit::cacheKeyOf({"gpu ptx", ir, sm, LLVM_VERSION_STRING, libdevice, std::to_string(jit::kCacheVersion)});
 }
 
 Status writeFile(const std::string& path, const std::string& text) {

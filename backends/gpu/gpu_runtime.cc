@@ -17,6 +17,7 @@
 
 #include "backends/gpu/cuda_driver.h"
 #include "backends/gpu/gpu_program.h"
+#include "hlo/conditional_branch.h"
 #include "hlo/computation.h"
 #include "interp/evaluator.h"
 
@@ -284,14 +285,7 @@ StatusOr<ValuePtr> GpuExecutable::runProgram(const GpuProgram& program, const st
         std::vector<ValuePtr> callArgs = ops;
         if (step.kind == Kind::kConditional) {
           HLO_ASSIGN_OR_RETURN(Literal selector, toHost(ops[0]));
-          int64_t n = static_cast<int64_t>(step.callees.size()), branch;
-          if (selector.type() == ElementType::kPred) {
-            branch = selector.bitsAt(0) ? 0 : 1;
-          } else {
-            // An index out of range runs the last branch, as XLA does.
-            branch = static_cast<int64_t>(selector.toDouble(0));
-            if (branch < 0 || branch >= n) branch = n - 1;
-          }
+          int64_t branch = conditionalBranch(selector, static_cast<int64_t>(step.callees.size()));
           callee = step.callees[branch];
           callArgs = {ops[branch + 1]};
         }
