@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "hlo/custom_call_forms.h"
+#include "hlo/lapack_call.h"
 #include "interp/fast_reducer.h"
 
 namespace hlo::conformance {
@@ -72,6 +73,12 @@ double customCallWork(const Instruction& instr, double resultElements) {
     }
     case CustomCallForm::kBuilderMath:
       return resultElements;
+    case CustomCallForm::kLapack: {
+      // O(m n min(m, n)) per matrix of the batch.
+      LapackCall call = *lapackCallOf(instr);
+      double m = static_cast<double>(call.m), n = static_cast<double>(call.n);
+      return static_cast<double>(call.batch) * m * n * std::max(1.0, std::min(m, n));
+    }
   }
   return resultElements;
 }

@@ -4,6 +4,7 @@
 #include "hlo/block_scaled_dot_call.h"
 #include "hlo/builder_math_call.h"
 #include "hlo/cudnn_conv_call.h"
+#include "hlo/lapack_call.h"
 #include "hlo/topk_call.h"
 
 namespace hlo {
@@ -17,6 +18,7 @@ std::optional<KnownCustomCall> knownCustomCall(const Instruction& instr) {
     return KnownCustomCall{CustomCallForm::kBlockScaledDot, "a scaled-dot", checkBlockScaledDotCall(instr)};
   if (std::optional<Opcode> op = builderMathOpcode(instr))
     return KnownCustomCall{CustomCallForm::kBuilderMath, opcodeName(*op), okStatus()};
+  if (isLapackCall(instr)) return KnownCustomCall{CustomCallForm::kLapack, "a LAPACK routine", lapackCallOf(instr).status()};
   return std::nullopt;
 }
 

@@ -3,7 +3,8 @@
 // form is described in its own header. One table says which targets these
 // are and what each stands for; the interpreter evaluates them, the
 // custom-call-decomposer pass rewrites them into that HLO for the JIT, and
-// an engine that meets one unrewritten refuses it with the reason.
+// an engine that meets one unrewritten refuses it with the reason. The
+// LAPACK calls stand for no HLO: each engine runs them itself.
 #pragma once
 #include <optional>
 #include <string_view>
@@ -18,6 +19,7 @@ enum class CustomCallForm {
   kCudnnConvForward,  // hlo/cudnn_conv_call.h
   kBlockScaledDot,    // hlo/block_scaled_dot_call.h
   kBuilderMath,       // hlo/builder_math_call.h
+  kLapack,            // hlo/lapack_call.h
 };
 
 struct KnownCustomCall {

@@ -12,6 +12,7 @@
 #include "hlo/computation.h"
 #include "hlo/custom_call_forms.h"
 #include "hlo/instruction.h"
+#include "hlo/lapack_call.h"
 
 namespace hlo::single_device {
 namespace {
@@ -255,7 +256,7 @@ bool handles(const Instruction& instr) {
   Opcode op = instr.opcode();
   return isGroupCollective(op) || isPermute(op) || isCollectiveDone(op) || op == Opcode::kAsyncStart ||
          op == Opcode::kAsyncUpdate || op == Opcode::kAsyncDone || op == Opcode::kCopyStart ||
-         op == Opcode::kCopyDone || op == Opcode::kCustomCall || op == Opcode::kReplicaId ||
+         op == Opcode::kCopyDone || (op == Opcode::kCustomCall && !isLapackCall(instr)) || op == Opcode::kReplicaId ||
          op == Opcode::kPartitionId || withoutStandaloneValue(op);
 }
 

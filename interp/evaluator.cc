@@ -132,6 +132,7 @@ StatusOr<Literal> dispatchStatic(EvalContext& ctx, const Instruction& instr, Ope
         case CustomCallForm::kCudnnConvForward: return evalCudnnConvForward(ctx, instr, ops);
         case CustomCallForm::kBlockScaledDot: return evalBlockScaledDotCall(ctx, instr, ops);
         case CustomCallForm::kBuilderMath: return evalBuilderMathCall(ctx, instr, ops);
+        case CustomCallForm::kLapack: return evalLapackCall(ctx, instr, ops);
       }
       return evalShared(ctx, instr, ops);
     }

@@ -44,6 +44,7 @@ HLO_INTERP_OP(evalTopKCall)  // custom-call "TopK" (hlo/topk_call.h)
 HLO_INTERP_OP(evalCudnnConvForward)  // custom-call "__cudnn$convForward" (hlo/cudnn_conv_call.h)
 HLO_INTERP_OP(evalBlockScaledDotCall)  // custom-call "__op$block_scaled_dot" (hlo/block_scaled_dot_call.h)
 HLO_INTERP_OP(evalBuilderMathCall)  // custom-call "xla_builder.math.*" (hlo/builder_math_call.h)
+HLO_INTERP_OP(evalLapackCall)  // custom-call "lapack_*_ffi" (hlo/lapack_call.h, interp/lapack_call.cc)
 
 // interp/reduce.cc, interp/dot_conv.cc, interp/linalg.cc
 HLO_INTERP_OP(evalReduce)

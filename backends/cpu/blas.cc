@@ -52,6 +52,7 @@ Loaded load() {
     return out;
   }
   if (coreName) out.blas.coreName = coreName();
+  out.blas.library = handle;
   out.ok = true;
   return out;
 }

@@ -1,5 +1,5 @@
-// OpenBLAS, loaded when a dot, convolution, triangular-solve or cholesky
-// first needs it.
+// OpenBLAS, loaded when a dot, convolution, triangular-solve, cholesky or
+// LAPACK call first needs it (OpenBLAS carries LAPACK too).
 //
 // Loading it ourselves (dlopen) rather than linking it lets us pick its
 // kernels: OpenBLAS chooses them from the CPU's model name when it loads,
@@ -27,6 +27,7 @@ struct Blas {
   decltype(&cblas_zherk) zherk = nullptr;
   decltype(&openblas_set_num_threads) setThreads = nullptr;
   std::string coreName;  // the kernels OpenBLAS chose ("SkylakeX")
+  void* library = nullptr;  // the dlopen handle: LAPACK's routines are looked up there
 };
 
 // The loaded library, or nullptr with `error` set when it cannot be loaded.

@@ -8,6 +8,7 @@
 
 #include "backends/cpu/kernel_emitter.h"
 #include "hlo/computation.h"
+#include "hlo/lapack_call.h"
 #include "jit/elemental_emitter.h"
 
 namespace hlo::cpu {
@@ -18,6 +19,7 @@ using PlanFn = StatusOr<RuntimePlan> (*)(llvm::Module&, const Instruction&, cons
 
 bool always(const Instruction&) { return true; }
 bool smallDot(const Instruction& instr) { return jit::emitsDot(instr, kElementDotProducts); }
+bool notLapackCall(const Instruction& instr) { return !isLapackCall(instr); }
 
 // The library ops, one line each: opcode -> its planner (runtime_<op>.cc),
 // and which instances the elemental emitter computes instead (none when
@@ -25,7 +27,8 @@ bool smallDot(const Instruction& instr) { return jit::emitsDot(instr, kElementDo
 // transpose is a library call only unfused; a reduce only when the emitter
 // cannot fold it (several inputs, another reducer); a dot only when it is
 // not small (smallDot); a bitcast-convert only between widths or to
-// and from pred or complex.
+// and from pred or complex; a custom call only for LAPACK's routines (the
+// other custom calls the engines run are host steps or rewritten away).
 struct LibraryOp {
   Opcode opcode;
   PlanFn plan;
@@ -45,6 +48,7 @@ constexpr LibraryOp kLibraryOps[] = {
     {Opcode::kSelectAndScatter, planSelectAndScatter},
     {Opcode::kTriangularSolve, planTriangularSolve},
     {Opcode::kCholesky, planCholesky},
+    {Opcode::kCustomCall, planLapackCall, notLapackCall},
     {Opcode::kTranspose, planTranspose, always, /*libraryAlone=*/true},
     {Opcode::kReduce, planReduce, jit::emitsReduce},
     {Opcode::kReduceWindow, planReduce},

@@ -109,6 +109,8 @@ StatusOr<RuntimePlan> planBitcastConvert(llvm::Module& module, const Instruction
 bool sameWidthBitcastConvert(const Instruction& instr);  // emitted elementwise
 StatusOr<RuntimePlan> planTriangularSolve(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planCholesky(llvm::Module& module, const Instruction& instr, const std::string& prefix);
+// jax's LAPACK custom calls (hlo/lapack_call.h); no plan for other custom calls.
+StatusOr<RuntimePlan> planLapackCall(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planSelectAndScatter(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 StatusOr<RuntimePlan> planTranspose(llvm::Module& module, const Instruction& instr, const std::string& prefix);
 // out[j * outStride + i] = in[i * inStride + j] for j < rows, i < cols:

@@ -1,0 +1,312 @@
+// Library op: jax's LAPACK calls (hlo/lapack_call.h), run by the routine
+// each names, in the call's own type (s, d, c or z), from the LAPACK that
+// OpenBLAS carries: what jaxlib's kernels run on XLA:CPU, so results agree
+// with XLA's to the rounding of two builds of one routine. Arrays here are
+// row-major and LAPACK's matrices column-major: each matrix is copied into a
+// column-major buffer, run, and copied back.
+//
+// The routines are looked up by their Fortran names (dpotrf_, zheevd_, ...)
+// and called with LAPACK's Fortran convention: every argument by pointer,
+// 32-bit integers (OpenBLAS's default LP64 interface), and the lengths of
+// the character arguments appended. Workspaces are sized by LAPACK's own
+// query (lwork = -1). Matrices of a batch run one after another, each
+// routine using OpenBLAS's threads; a batch of small matrices is split
+// across the thread pool instead.
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <complex>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "backends/cpu/blas.h"
+#include "backends/cpu/runtime_ops.h"
+#include "backends/cpu/thread_pool.h"
+#include "hlo/lapack_call.h"
+#include "jit/elemental_emitter.h"
+
+namespace hlo::cpu {
+namespace {
+
+using Len = size_t;  // a character argument's hidden length
+
+template <typename S>
+struct Real {
+  using type = S;
+};
+template <typename F>
+struct Real<std::complex<F>> {
+  using type = F;
+};
+
+template <typename S>
+constexpr bool kComplex = !std::is_same_v<S, typename Real<S>::type>;
+
+// The LAPACK routines of scalar type S, in the Fortran convention.
+template <typename S>
+struct Routines {
+  using R = typename Real<S>::type;
+  void (*potrf)(const char*, const int*, S*, const int*, int*, Len) = nullptr;
+  void (*getrf)(const int*, const int*, S*, const int*, int*, int*) = nullptr;
+  void (*trsm)(const char*, const char*, const char*, const char*, const int*, const int*, const S*, const S*,
+               const int*, S*, const int*, Len, Len, Len, Len) = nullptr;
+  void (*geqrf)(const int*, const int*, S*, const int*, S*, S*, const int*, int*) = nullptr;
+  void (*orgqr)(const int*, const int*, const int*, S*, const int*, const S*, S*, const int*, int*) = nullptr;
+  // syevd (real): jobz uplo n a lda w work lwork iwork liwork info
+  void (*syevd)(const char*, const char*, const int*, S*, const int*, R*, S*, const int*, int*, const int*, int*,
+                Len, Len) = nullptr;
+  // heevd (complex): ... work lwork rwork lrwork iwork liwork info
+  void (*heevd)(const char*, const char*, const int*, S*, const int*, R*, S*, const int*, R*, const int*, int*,
+                const int*, int*, Len, Len) = nullptr;
+  // gesdd: jobz m n a lda s u ldu vt ldvt work lwork [rwork] iwork info
+  void (*gesddReal)(const char*, const int*, const int*, S*, const int*, R*, S*, const int*, S*, const int*, S*,
+                    const int*, int*, int*, Len) = nullptr;
+  void (*gesddComplex)(const char*, const int*, const int*, S*, const int*, R*, S*, const int*, S*, const int*, S*,
+                       const int*, R*, int*, int*, Len) = nullptr;
+  // gesvd: jobu jobvt m n a lda s u ldu vt ldvt work lwork [rwork] info
+  void (*gesvdReal)(const char*, const char*, const int*, const int*, S*, const int*, R*, S*, const int*, S*,
+                    const int*, S*, const int*, int*, Len, Len) = nullptr;
+  void (*gesvdComplex)(const char*, const char*, const int*, const int*, S*, const int*, R*, S*, const int*, S*,
+                       const int*, S*, const int*, R*, int*, Len, Len) = nullptr;
+};
+
+template <typename S>
+char letter() {
+  if constexpr (std::is_same_v<S, float>) return 's';
+  else if constexpr (std::is_same_v<S, double>) return 'd';
+  else if constexpr (std::is_same_v<S, std::complex<float>>) return 'c';
+  else return 'z';
+}
+
+// Looks up routine `name` ("potrf") of type S into `fn`, or says why not.
+template <typename S, typename Fn>
+Status lookUp(const Blas& lib, const std::string& name, Fn& fn) {
+  std::string symbol = letter<S>() + name + "_";
+  fn = reinterpret_cast<Fn>(dlsym(lib.library, symbol.c_str()));
+  if (!fn) return errorStatus("the loaded OpenBLAS has no LAPACK routine " + symbol);
+  return okStatus();
+}
+
+// The routine `call` needs, in `r`.
+template <typename S>
+Status routineFor(const LapackCall& call, Routines<S>& r) {
+  std::string why;
+  const Blas* lib = blas(&why);
+  if (!lib) return errorStatus(why);
+  switch (call.routine) {
+    case LapackRoutine::kPotrf: return lookUp<S>(*lib, "potrf", r.potrf);
+    case LapackRoutine::kGetrf: return lookUp<S>(*lib, "getrf", r.getrf);
+    case LapackRoutine::kTrsm: return lookUp<S>(*lib, "trsm", r.trsm);
+    case LapackRoutine::kGeqrf: return lookUp<S>(*lib, "geqrf", r.geqrf);
+    case LapackRoutine::kOrgqr: return lookUp<S>(*lib, kComplex<S> ? "ungqr" : "orgqr", r.orgqr);
+    case LapackRoutine::kSyevd:
+      if constexpr (kComplex<S>) return lookUp<S>(*lib, "heevd", r.heevd);
+      else return lookUp<S>(*lib, "syevd", r.syevd);
+    case LapackRoutine::kGesdd:
+      if constexpr (kComplex<S>) return lookUp<S>(*lib, "gesdd", r.gesddComplex);
+      else return lookUp<S>(*lib, "gesdd", r.gesddReal);
+    case LapackRoutine::kGesvd:
+      if constexpr (kComplex<S>) return lookUp<S>(*lib, "gesvd", r.gesvdComplex);
+      else return lookUp<S>(*lib, "gesvd", r.gesvdReal);
+  }
+  return errorStatus("unknown LAPACK routine");
+}
+
+// Matrix `b` of a batch of row-major [rows, cols] matrices, column-major.
+template <typename S>
+void load(const Literal& lit, int64_t b, std::vector<S>& out) {
+  const Shape& s = lit.shape();
+  int64_t rows = s.dim(s.rank() - 2), cols = s.dim(s.rank() - 1);
+  out.resize(static_cast<size_t>(rows * cols));
+  const S* in = lit.data<S>() + b * rows * cols;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) out[static_cast<size_t>(i + j * rows)] = in[i * cols + j];
+}
+
+template <typename S>
+void store(const std::vector<S>& in, Literal& lit, int64_t b) {
+  const Shape& s = lit.shape();
+  int64_t rows = s.dim(s.rank() - 2), cols = s.dim(s.rank() - 1);
+  S* out = lit.data<S>() + b * rows * cols;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) out[i * cols + j] = in[static_cast<size_t>(i + j * rows)];
+}
+
+// LAPACK's workspace query answer (work[0] after lwork = -1), as a count.
+template <typename S>
+int workSize(const S& w) {
+  double v = std::real(w);
+  return std::max(1, static_cast<int>(v));
+}
+
+// One matrix of the batch: runs `call`'s routine on matrix `b`.
+template <typename S>
+void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc, int64_t b) {
+  using R = typename Real<S>::type;
+  std::vector<Literal*> out = resultArrays(rc.result);
+  int m = static_cast<int>(call.m), n = static_cast<int>(call.n), small = std::min(m, n);
+  int lda = std::max(1, m), info = 0, lwork = -1;
+  std::vector<S> a, work(1);
+  auto writeInfo = [&](Literal& lit) { lit.data<int32_t>()[b] = info; };
+  switch (call.routine) {
+    case LapackRoutine::kPotrf:
+      load(*rc.operands[0], b, a);
+      fn.potrf(&call.uplo, &n, a.data(), &lda, &info, 1);
+      store(a, *out[0], b);
+      writeInfo(*out[1]);
+      return;
+    case LapackRoutine::kGetrf: {
+      load(*rc.operands[0], b, a);
+      fn.getrf(&m, &n, a.data(), &lda, out[1]->data<int32_t>() + b * small, &info);
+      store(a, *out[0], b);
+      writeInfo(*out[2]);
+      return;
+    }
+    case LapackRoutine::kTrsm: {
+      std::vector<S> x;
+      load(*rc.operands[0], b, a);
+      load(*rc.operands[1], b, x);
+      int k = std::max(1, static_cast<int>(call.k));
+      S one = 1;
+      fn.trsm(&call.side, &call.uplo, &call.trans, &call.diag, &m, &n, &one, a.data(), &k, x.data(), &lda, 1, 1, 1,
+              1);
+      store(x, *out[0], b);
+      return;
+    }
+    case LapackRoutine::kGeqrf: {
+      load(*rc.operands[0], b, a);
+      S* tau = out[1]->data<S>() + b * small;
+      fn.geqrf(&m, &n, a.data(), &lda, tau, work.data(), &lwork, &info);
+      work.resize(static_cast<size_t>(lwork = workSize(work[0])));
+      fn.geqrf(&m, &n, a.data(), &lda, tau, work.data(), &lwork, &info);
+      store(a, *out[0], b);
+      return;
+    }
+    case LapackRoutine::kOrgqr: {
+      load(*rc.operands[0], b, a);
+      int k = static_cast<int>(call.k);
+      const S* tau = rc.operands[1]->data<S>() + b * k;
+      fn.orgqr(&m, &n, &k, a.data(), &lda, tau, work.data(), &lwork, &info);
+      work.resize(static_cast<size_t>(lwork = workSize(work[0])));
+      fn.orgqr(&m, &n, &k, a.data(), &lda, tau, work.data(), &lwork, &info);
+      store(a, *out[0], b);
+      return;
+    }
+    case LapackRoutine::kSyevd: {
+      load(*rc.operands[0], b, a);
+      R* w = out[1]->data<R>() + b * n;
+      std::vector<int> iwork(1);
+      int liwork = -1;
+      if constexpr (kComplex<S>) {
+        std::vector<R> rwork(1);
+        int lrwork = -1;
+        fn.heevd(&call.mode, &call.uplo, &n, a.data(), &lda, w, work.data(), &lwork, rwork.data(), &lrwork,
+                 iwork.data(), &liwork, &info, 1, 1);
+        work.resize(static_cast<size_t>(lwork = workSize(work[0])));
+        rwork.resize(static_cast<size_t>(lrwork = workSize(rwork[0])));
+        iwork.resize(static_cast<size_t>(liwork = std::max(1, iwork[0])));
+        fn.heevd(&call.mode, &call.uplo, &n, a.data(), &lda, w, work.data(), &lwork, rwork.data(), &lrwork,
+                 iwork.data(), &liwork, &info, 1, 1);
+      } else {
+        fn.syevd(&call.mode, &call.uplo, &n, a.data(), &lda, w, work.data(), &lwork, iwork.data(), &liwork, &info, 1,
+                 1);
+        work.resize(static_cast<size_t>(lwork = workSize(work[0])));
+        iwork.resize(static_cast<size_t>(liwork = std::max(1, iwork[0])));
+        fn.syevd(&call.mode, &call.uplo, &n, a.data(), &lda, w, work.data(), &lwork, iwork.data(), &liwork, &info, 1,
+                 1);
+      }
+      store(a, *out[0], b);
+      writeInfo(*out[2]);
+      return;
+    }
+    case LapackRoutine::kGesdd:
+    case LapackRoutine::kGesvd: {
+      load(*rc.operands[0], b, a);
+      R* s = out[1]->data<R>() + b * small;
+      bool vectors = call.mode != 'N';
+      int ucols = call.mode == 'A' ? m : small, vtrows = call.mode == 'A' ? n : small;
+      std::vector<S> u(vectors ? static_cast<size_t>(m) * ucols : 1), vt(vectors ? static_cast<size_t>(vtrows) * n : 1);
+      int ldu = vectors ? std::max(1, m) : 1, ldvt = vectors ? std::max(1, vtrows) : 1;
+      std::vector<int> iwork(static_cast<size_t>(8 * std::max(1, small)));
+      int64_t mx = std::max(m, n), mn = small;
+      std::vector<R> rwork(kComplex<S> ? static_cast<size_t>(std::max<int64_t>(
+                                             {7 * mn, 5 * mn * mn + 5 * mn, 2 * mx * mn + 2 * mn * mn + mn, 1}))
+                                       : 1);
+      auto run = [&]() {
+        if (call.routine == LapackRoutine::kGesdd) {
+          if constexpr (kComplex<S>)
+            fn.gesddComplex(&call.mode, &m, &n, a.data(), &lda, s, u.data(), &ldu, vt.data(), &ldvt, work.data(),
+                            &lwork, rwork.data(), iwork.data(), &info, 1);
+          else
+            fn.gesddReal(&call.mode, &m, &n, a.data(), &lda, s, u.data(), &ldu, vt.data(), &ldvt, work.data(), &lwork,
+                         iwork.data(), &info, 1);
+        } else {
+          if constexpr (kComplex<S>)
+            fn.gesvdComplex(&call.mode, &call.mode, &m, &n, a.data(), &lda, s, u.data(), &ldu, vt.data(), &ldvt,
+                            work.data(), &lwork, rwork.data(), &info, 1, 1);
+          else
+            fn.gesvdReal(&call.mode, &call.mode, &m, &n, a.data(), &lda, s, u.data(), &ldu, vt.data(), &ldvt,
+                         work.data(), &lwork, &info, 1, 1);
+        }
+      };
+      run();
+      work.resize(static_cast<size_t>(lwork = workSize(work[0])));
+      run();
+      store(a, *out[0], b);
+      if (vectors) {
+        store(u, *out[2], b);
+        store(vt, *out[3], b);
+      }
+      writeInfo(*out[4]);
+      return;
+    }
+  }
+  return;
+}
+
+template <typename S>
+Status runAs(const LapackCall& call, const RuntimeCall& rc) {
+  Routines<S> fn;
+  HLO_RETURN_IF_ERROR(routineFor(call, fn));
+  if (call.m == 0 || call.n == 0) return okStatus();  // nothing to factor; results stay zero
+  // Split a batch across the thread pool when its matrices are small enough
+  // that OpenBLAS's own threads would not help; else one at a time.
+  bool small = std::max(call.m, call.n) <= 64;
+  const Blas* lib = blas();
+  if (!small || call.batch == 1) {
+    lib->setThreads(rc.pool.workers() + 1);
+    for (int64_t b = 0; b < call.batch; ++b) runOne(call, fn, rc, b);
+    return okStatus();
+  }
+  lib->setThreads(1);
+  int chunks = static_cast<int>(std::min<int64_t>(call.batch, 4 * (rc.pool.workers() + 1)));
+  rc.pool.parallelFor(call.batch, chunks, [&](int64_t begin, int64_t end) {
+    for (int64_t b = begin; b < end; ++b) runOne(call, fn, rc, b);
+  });
+  return okStatus();
+}
+
+Status runLapackCall(const RuntimeCall& rc) {
+  HLO_ASSIGN_OR_RETURN(LapackCall call, lapackCallOf(rc.instr));
+  switch (call.type) {
+    case ElementType::kF32: return runAs<float>(call, rc);
+    case ElementType::kF64: return runAs<double>(call, rc);
+    case ElementType::kC64: return runAs<std::complex<float>>(call, rc);
+    case ElementType::kC128: return runAs<std::complex<double>>(call, rc);
+    default: return errorStatus("LAPACK call of element type " + std::string(elementTypeName(call.type)));
+  }
+}
+
+}  // namespace
+
+StatusOr<RuntimePlan> planLapackCall(llvm::Module&, const Instruction& instr, const std::string&) {
+  if (!isLapackCall(instr)) return RuntimePlan{};  // another custom call: not a library op
+  StatusOr<LapackCall> call = lapackCallOf(instr);
+  if (!call.ok()) return jit::cannotCompile(instr, call.status().message());
+  return RuntimePlan{runLapackCall, {}};
+}
+
+}  // namespace hlo::cpu

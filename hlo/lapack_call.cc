@@ -1,0 +1,318 @@
+// jax's LAPACK calls (lapack_call.h): recognising the target, checking the
+// operands, results, layouts and backend config against the routine's form.
+#include "hlo/lapack_call.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hlo {
+namespace {
+
+struct RoutineName {
+  std::string_view real, complex;  // "syevd" and "heevd"
+  LapackRoutine routine;
+};
+constexpr RoutineName kRoutines[] = {
+    {"potrf", "potrf", LapackRoutine::kPotrf}, {"getrf", "getrf", LapackRoutine::kGetrf},
+    {"trsm", "trsm", LapackRoutine::kTrsm},    {"geqrf", "geqrf", LapackRoutine::kGeqrf},
+    {"orgqr", "ungqr", LapackRoutine::kOrgqr}, {"syevd", "heevd", LapackRoutine::kSyevd},
+    {"gesdd", "gesdd", LapackRoutine::kGesdd}, {"gesvd", "gesvd", LapackRoutine::kGesvd},
+};
+
+std::optional<ElementType> typeOfLetter(char c) {
+  switch (c) {
+    case 's': return ElementType::kF32;
+    case 'd': return ElementType::kF64;
+    case 'c': return ElementType::kC64;
+    case 'z': return ElementType::kC128;
+    default: return std::nullopt;
+  }
+}
+
+// The routine and type a target names, when it is one of ours.
+std::optional<std::pair<LapackRoutine, ElementType>> parseTarget(std::string_view target) {
+  constexpr std::string_view prefix = "lapack_", suffix = "_ffi";
+  if (target.size() <= prefix.size() + suffix.size() + 1 || !target.starts_with(prefix) || !target.ends_with(suffix))
+    return std::nullopt;
+  std::string_view middle = target.substr(prefix.size(), target.size() - prefix.size() - suffix.size());
+  std::optional<ElementType> type = typeOfLetter(middle[0]);
+  if (!type) return std::nullopt;
+  std::string_view name = middle.substr(1);
+  bool complex = isComplex(*type);
+  for (const RoutineName& r : kRoutines)
+    if (name == (complex ? r.complex : r.real)) return std::make_pair(r.routine, *type);
+  return std::nullopt;
+}
+
+// The entries of an MLIR dictionary attribute, `{uplo = 76 : ui8, lower =
+// true}`, as name -> value (true and false as 1 and 0); nullopt when the
+// text is not one.
+std::optional<std::map<std::string, int64_t, std::less<>>> parseConfig(std::string_view text) {
+  std::map<std::string, int64_t, std::less<>> out;
+  auto trim = [](std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    return s;
+  };
+  text = trim(text);
+  if (text.empty()) return out;
+  if (text.front() != '{' || text.back() != '}') return std::nullopt;
+  text = trim(text.substr(1, text.size() - 2));
+  while (!text.empty()) {
+    size_t comma = text.find(',');
+    std::string_view entry = trim(text.substr(0, comma));
+    text = comma == std::string_view::npos ? std::string_view() : trim(text.substr(comma + 1));
+    size_t eq = entry.find('=');
+    if (eq == std::string_view::npos) return std::nullopt;
+    std::string_view name = trim(entry.substr(0, eq)), value = trim(entry.substr(eq + 1));
+    if (size_t colon = value.find(':'); colon != std::string_view::npos) value = trim(value.substr(0, colon));
+    int64_t v = 0;
+    if (value == "true") v = 1;
+    else if (value == "false") v = 0;
+    else if (auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
+             ec != std::errc() || end != value.data() + value.size())
+      return std::nullopt;
+    if (name.empty()) return std::nullopt;
+    out[std::string(name)] = v;
+  }
+  return out;
+}
+
+std::string dimsText(const std::vector<int64_t>& dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
+  return s + "]";
+}
+
+class Checker {
+ public:
+  explicit Checker(const Instruction& instr) : instr_(instr) {}
+
+  Status bad(const std::string& why) const {
+    return errorStatus("LAPACK call %" + instr_.name() + " (" +
+                           std::string(instr_.attrs().getString(AttrKey::kCustomCallTarget)) + "): " + why,
+                       instr_.loc());
+  }
+
+  // The results: the tuple's elements, or the one array.
+  std::vector<Shape> results() const {
+    if (instr_.shape().isTuple()) return instr_.shape().tupleElements();
+    return {instr_.shape()};
+  }
+
+  // An array of element type `t` and dimensions `batch` + `item`.
+  Status expect(const Shape& s, const std::string& what, ElementType t, const std::vector<int64_t>& batch,
+                const std::vector<int64_t>& item) const {
+    std::vector<int64_t> dims = batch;
+    dims.insert(dims.end(), item.begin(), item.end());
+    if (!s.isArray() || s.type() != t || s.dims() != dims)
+      return bad(what + " must be " + std::string(elementTypeName(t)) + dimsText(dims) + ", not " + s.toString());
+    return okStatus();
+  }
+
+  // A matrix (the two minor dimensions of `s`) laid out column-major, batch
+  // dimensions major; `layout` is the one that decides (see lapack_call.h).
+  Status columnMajor(const Shape& s, const std::optional<Layout>& layout, const std::string& what) const {
+    int r = s.rank();
+    std::vector<int64_t> want = {r - 2, r - 1};
+    for (int d = r - 3; d >= 0; --d) want.push_back(d);
+    if (layout && layout->minorToMajor == want) return okStatus();
+    std::string wantText = "{";
+    for (size_t i = 0; i < want.size(); ++i) wantText += (i ? "," : "") + std::to_string(want[i]);
+    wantText += "}";
+    return bad(what + " must be a column-major matrix, layout " + wantText + " (" +
+               (layout ? "it is " + s.toString() : "it has no layout") + ")");
+  }
+  // Vectors of a batch, and info: the default layout (or none).
+  Status rowMajor(const Shape& s, const std::string& what) const {
+    if (!s.layout() || s.rank() < 2) return okStatus();
+    std::vector<int64_t> want;
+    for (int d = s.rank() - 1; d >= 0; --d) want.push_back(d);
+    if (s.layout()->minorToMajor == want) return okStatus();
+    return bad(what + " must have the default layout, not " + s.toString());
+  }
+
+  std::optional<Layout> operandLayout(int i) const {
+    if (const AttrValue* c = instr_.attrs().find(AttrKey::kOperandLayoutConstraints))
+      if (i < static_cast<int>(c->shapes.size())) return c->shapes[i].layout();
+    return instr_.operand(i)->shape().layout();
+  }
+
+  const Instruction& instr() const { return instr_; }
+
+ private:
+  const Instruction& instr_;
+};
+
+// A config option that must be one of `allowed` (LAPACK characters).
+StatusOr<char> option(const Checker& c, const std::map<std::string, int64_t, std::less<>>& config,
+                      std::string_view name, std::string_view allowed) {
+  auto it = config.find(name);
+  if (it == config.end()) return c.bad("the backend config has no " + std::string(name));
+  int64_t v = it->second;
+  if (v > 0 && v < 128 && allowed.find(static_cast<char>(v)) != std::string_view::npos) return static_cast<char>(v);
+  std::string list;
+  for (char a : allowed) list += std::string(list.empty() ? "" : ", ") + "'" + a + "' (" + std::to_string(a) + ")";
+  return c.bad(std::string(name) + " = " + std::to_string(v) + " is not one of " + list);
+}
+
+}  // namespace
+
+std::string_view lapackRoutineName(LapackRoutine r) {
+  for (const RoutineName& n : kRoutines)
+    if (n.routine == r) return n.real;
+  return "?";
+}
+
+bool isLapackCall(const Instruction& instr) {
+  return instr.opcode() == Opcode::kCustomCall &&
+         parseTarget(instr.attrs().getString(AttrKey::kCustomCallTarget)).has_value();
+}
+
+StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
+  Checker c(instr);
+  auto named = parseTarget(instr.attrs().getString(AttrKey::kCustomCallTarget));
+  if (instr.opcode() != Opcode::kCustomCall || !named) return c.bad("not a LAPACK call");
+  LapackCall call;
+  call.routine = named->first;
+  call.type = named->second;
+  ElementType t = call.type, real = isComplex(t) ? complexComponentType(t) : t;
+  std::string routine(lapackRoutineName(call.routine));
+
+  int operands = call.routine == LapackRoutine::kTrsm || call.routine == LapackRoutine::kOrgqr ? 2 : 1;
+  if (instr.operandCount() != operands)
+    return c.bad(routine + " takes " + std::to_string(operands) + " operand" + (operands > 1 ? "s" : "") + ", not " +
+                 std::to_string(instr.operandCount()));
+  // The matrix the batch is read from: a, or b for trsm.
+  const Shape& main = instr.operand(call.routine == LapackRoutine::kTrsm ? 1 : 0)->shape();
+  if (!main.isArray() || main.rank() < 2 || main.type() != t)
+    return c.bad("operand " + std::string(call.routine == LapackRoutine::kTrsm ? "1" : "0") + " must be a " +
+                 std::string(elementTypeName(t)) + " matrix or batch of matrices, not " + main.toString());
+  std::vector<int64_t> batch(main.dims().begin(), main.dims().end() - 2);
+  for (int64_t d : batch) call.batch *= d;
+  call.m = main.dim(main.rank() - 2);
+  call.n = main.dim(main.rank() - 1);
+  int64_t m = call.m, n = call.n, small = std::min(m, n);
+
+  std::vector<Shape> results = c.results();
+  auto resultCount = [&](size_t want) -> Status {
+    if (instr.shape().isTuple() != (want > 1) || results.size() != want)
+      return c.bad(routine + " returns " +
+                   (want > 1 ? "a tuple of " + std::to_string(want) + " arrays" : std::string("one array")) +
+                   ", not " + instr.shape().toString());
+    return okStatus();
+  };
+  auto info = [&](int i) -> Status {
+    HLO_RETURN_IF_ERROR(c.expect(results[i], "result " + std::to_string(i) + " (info)", ElementType::kS32, batch, {}));
+    return c.rowMajor(results[i], "result " + std::to_string(i) + " (info)");
+  };
+  auto matrixResult = [&](int i, const std::string& what, std::vector<int64_t> item) -> Status {
+    std::string name = "result " + std::to_string(i) + " (" + what + ")";
+    HLO_RETURN_IF_ERROR(c.expect(results[i], name, t, batch, item));
+    return c.columnMajor(results[i], results[i].layout(), name);
+  };
+  auto vectorResult = [&](int i, const std::string& what, ElementType type, int64_t size) -> Status {
+    std::string name = "result " + std::to_string(i) + " (" + what + ")";
+    HLO_RETURN_IF_ERROR(c.expect(results[i], name, type, batch, {size}));
+    return c.rowMajor(results[i], name);
+  };
+  auto config = parseConfig(instr.attrs().getString(AttrKey::kBackendConfig));
+  if (!config)
+    return c.bad("the backend config must be a dictionary such as {uplo = 76 : ui8}, not " +
+                 std::string(instr.attrs().getString(AttrKey::kBackendConfig)));
+  auto square = [&]() -> Status {
+    if (m != n) return c.bad(routine + " needs square matrices, not " + main.toString());
+    return okStatus();
+  };
+
+  HLO_RETURN_IF_ERROR(c.columnMajor(main, c.operandLayout(call.routine == LapackRoutine::kTrsm ? 1 : 0),
+                                    call.routine == LapackRoutine::kTrsm ? "operand 1 (b)" : "operand 0 (a)"));
+  switch (call.routine) {
+    case LapackRoutine::kPotrf: {
+      HLO_RETURN_IF_ERROR(square());
+      HLO_ASSIGN_OR_RETURN(call.uplo, option(c, *config, "uplo", "LU"));
+      HLO_RETURN_IF_ERROR(resultCount(2));
+      HLO_RETURN_IF_ERROR(matrixResult(0, "the factor", {n, n}));
+      HLO_RETURN_IF_ERROR(info(1));
+      break;
+    }
+    case LapackRoutine::kGetrf: {
+      HLO_RETURN_IF_ERROR(resultCount(3));
+      HLO_RETURN_IF_ERROR(matrixResult(0, "L and U", {m, n}));
+      HLO_RETURN_IF_ERROR(vectorResult(1, "pivots", ElementType::kS32, small));
+      HLO_RETURN_IF_ERROR(info(2));
+      break;
+    }
+    case LapackRoutine::kTrsm: {
+      HLO_ASSIGN_OR_RETURN(call.side, option(c, *config, "side", "LR"));
+      HLO_ASSIGN_OR_RETURN(call.uplo, option(c, *config, "uplo", "LU"));
+      HLO_ASSIGN_OR_RETURN(call.trans, option(c, *config, "trans_x", "NTC"));
+      HLO_ASSIGN_OR_RETURN(call.diag, option(c, *config, "diag", "NU"));
+      call.k = call.side == 'L' ? m : n;
+      const Shape& a = instr.operand(0)->shape();
+      HLO_RETURN_IF_ERROR(c.expect(a, "operand 0 (a)", t, batch, {call.k, call.k}));
+      HLO_RETURN_IF_ERROR(c.columnMajor(a, c.operandLayout(0), "operand 0 (a)"));
+      HLO_RETURN_IF_ERROR(resultCount(1));
+      HLO_RETURN_IF_ERROR(matrixResult(0, "x", {m, n}));
+      break;
+    }
+    case LapackRoutine::kGeqrf: {
+      HLO_RETURN_IF_ERROR(resultCount(2));
+      HLO_RETURN_IF_ERROR(matrixResult(0, "R and the reflectors", {m, n}));
+      HLO_RETURN_IF_ERROR(vectorResult(1, "tau", t, small));
+      break;
+    }
+    case LapackRoutine::kOrgqr: {
+      const Shape& tau = instr.operand(1)->shape();
+      if (!tau.isArray() || tau.rank() != main.rank() - 1)
+        return c.bad("operand 1 (tau) must be a vector per matrix, not " + tau.toString());
+      call.k = tau.dim(tau.rank() - 1);
+      HLO_RETURN_IF_ERROR(c.expect(tau, "operand 1 (tau)", t, batch, {call.k}));
+      HLO_RETURN_IF_ERROR(c.rowMajor(tau, "operand 1 (tau)"));
+      if (!(m >= n && n >= call.k))
+        return c.bad(routine + " needs rows >= columns >= reflectors, not " + std::to_string(m) + ", " +
+                     std::to_string(n) + ", " + std::to_string(call.k));
+      HLO_RETURN_IF_ERROR(resultCount(1));
+      HLO_RETURN_IF_ERROR(matrixResult(0, "Q", {m, n}));
+      break;
+    }
+    case LapackRoutine::kSyevd: {
+      HLO_RETURN_IF_ERROR(square());
+      HLO_ASSIGN_OR_RETURN(call.uplo, option(c, *config, "uplo", "LU"));
+      HLO_ASSIGN_OR_RETURN(call.mode, option(c, *config, "mode", "VN"));
+      HLO_RETURN_IF_ERROR(resultCount(3));
+      HLO_RETURN_IF_ERROR(matrixResult(0, "eigenvectors", {n, n}));
+      HLO_RETURN_IF_ERROR(vectorResult(1, "eigenvalues", real, n));
+      HLO_RETURN_IF_ERROR(info(2));
+      break;
+    }
+    case LapackRoutine::kGesdd:
+    case LapackRoutine::kGesvd: {
+      HLO_ASSIGN_OR_RETURN(call.mode, option(c, *config, "mode", "ASN"));
+      HLO_RETURN_IF_ERROR(resultCount(5));
+      HLO_RETURN_IF_ERROR(matrixResult(0, "a", {m, n}));
+      HLO_RETURN_IF_ERROR(vectorResult(1, "singular values", real, small));
+      if (call.mode == 'N') {
+        // U and V^H are not computed; jax still passes arrays for them.
+        for (int i : {2, 3})
+          if (!results[i].isArray() || results[i].type() != t || results[i].rank() != main.rank())
+            return c.bad("result " + std::to_string(i) + " must be a " + std::string(elementTypeName(t)) +
+                         " batch of matrices, not " + results[i].toString());
+      } else {
+        int64_t p = call.mode == 'A' ? m : small, q = call.mode == 'A' ? n : small;
+        HLO_RETURN_IF_ERROR(matrixResult(2, "U", {m, p}));
+        HLO_RETURN_IF_ERROR(matrixResult(3, "V^H", {q, n}));
+      }
+      HLO_RETURN_IF_ERROR(info(4));
+      break;
+    }
+  }
+  return call;
+}
+
+}  // namespace hlo

@@ -1,0 +1,73 @@
+// The LAPACK calls jax emits on the CPU: typed FFI custom calls named
+// lapack_<t><routine>_ffi, <t> = s, d, c, z for f32, f64, c64, c128. Each
+// runs LAPACK's routine of that name on every matrix of a batch (the
+// leading dimensions), as jaxlib's kernels do:
+//
+//   potrf  (T[B,n,n], s32[B]) (T[B,n,n] a), {uplo}
+//          the Cholesky factor in a's `uplo` triangle; the other triangle
+//          is a's; info = j > 0 when the leading minor of order j is not
+//          positive definite
+//   getrf  (T[B,m,n], s32[B,min(m,n)], s32[B]) (T[B,m,n] a)
+//          L (unit diagonal, below) and U in one matrix, the 1-based row
+//          swapped with row i at step i, info = j > 0 when U(j,j) is 0
+//   trsm   T[B,m,n] (T[B,k,k] a, T[B,m,n] b), {side, uplo, trans_x, diag}
+//          x with op(a) x = b (side L, k = m) or x op(a) = b (side R, k = n)
+//   geqrf  (T[B,m,n], T[B,min(m,n)]) (T[B,m,n] a)
+//          R on and above the diagonal, Householder vectors below, tau
+//   orgqr  T[B,m,n] (T[B,m,n] a, T[B,k] tau)       (ungqr for c and z)
+//          the first n columns of Q = H(1) ... H(k), m >= n >= k
+//   syevd  (T[B,n,n], R[B,n], s32[B]) (T[B,n,n] a), {uplo, mode}   (heevd)
+//          eigenvectors as columns (mode V) and eigenvalues, ascending,
+//          of the Hermitian matrix whose `uplo` triangle a holds
+//   gesdd  (T[B,m,n], R[B,min], T[B,m,p], T[B,q,n], s32[B]) (T[B,m,n] a),
+//   gesvd  {mode}: singular values, descending, and U, V^H: all m columns
+//          and n rows (mode A, p = m, q = n), min(m,n) of them (mode S), or
+//          none (mode N)
+//
+// R is T's real type. The backend config is an MLIR dictionary of LAPACK's
+// characters as integers: {uplo = 76 : ui8} is uplo 'L'. The kernels read
+// and write column-major matrices, so each matrix (operand or result) must
+// be laid out so: the operand's layout constraint, or else its shape's
+// layout, puts the two minor dimensions minor-most, rows first ({0,1} for
+// a matrix, {1,2,0} with one batch dimension). Vectors of a batch use the
+// default layout. What LAPACK leaves unspecified (a after gesdd or a
+// syevd without vectors, U and V^H in mode N, the trailing part of a
+// failed potrf or getrf) is unspecified here too: the engines may differ
+// there, and the conformance harness does not compare it.
+#pragma once
+#include <cstdint>
+#include <string_view>
+
+#include "hlo/instruction.h"
+#include "hlo/status.h"
+
+namespace hlo {
+
+enum class LapackRoutine : uint8_t { kPotrf, kGetrf, kTrsm, kGeqrf, kOrgqr, kSyevd, kGesdd, kGesvd };
+
+struct LapackCall {
+  LapackRoutine routine = LapackRoutine::kPotrf;
+  ElementType type = ElementType::kF32;  // of the matrices
+  int64_t batch = 1;                      // matrices: the product of the batch dimensions
+  int64_t m = 0, n = 0;                   // rows and columns of a (of b for trsm)
+  int64_t k = 0;                          // trsm: a's order; orgqr: reflectors
+  // The backend config's options, as LAPACK's characters.
+  char uplo = 'L';   // potrf, syevd, trsm: 'L' or 'U'
+  char side = 'L';   // trsm: 'L' or 'R'
+  char trans = 'N';  // trsm: 'N', 'T' or 'C'
+  char diag = 'N';   // trsm: 'N' or 'U' (a unit diagonal, not read)
+  char mode = 'V';   // syevd: 'V' or 'N'; gesdd, gesvd: 'A', 'S' or 'N'
+};
+
+// "potrf", ...: LAPACK's name for the real routine.
+std::string_view lapackRoutineName(LapackRoutine r);
+
+// Whether `instr` is a custom call to lapack_<t><routine>_ffi for one of
+// the routines above (a call that does not fit its form included).
+bool isLapackCall(const Instruction& instr);
+
+// The call, or why its operands, results, layouts or backend config do not
+// fit the form above.
+StatusOr<LapackCall> lapackCallOf(const Instruction& instr);
+
+}  // namespace hlo

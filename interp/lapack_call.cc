@@ -1,0 +1,147 @@
+// Interpreter op: jax's LAPACK calls (hlo/lapack_call.h), each matrix of the
+// batch run through the reference algorithm (interp/lapack_reference.h) in
+// double or complex<double> and rounded once to the call's type.
+#include <complex>
+#include <vector>
+
+#include "hlo/element_io.h"
+#include "hlo/lapack_call.h"
+#include "interp/lapack_reference.h"
+#include "interp/ops.h"
+
+namespace hlo::interp {
+namespace {
+
+using lapack::C;
+using lapack::Matrix;
+
+template <typename T>
+T readAs(const Literal& lit, int64_t i) {
+  if constexpr (std::is_same_v<T, double>) return lit.toDouble(i);
+  else return lit.toComplex(i);
+}
+
+template <typename T>
+void writeAs(Literal& lit, int64_t i, T v) {
+  if constexpr (std::is_same_v<T, double>) writeFloat(lit, i, v);
+  else writeComplex(lit, i, v);
+}
+
+// Matrix b of a batch held by `lit` (dimensions [..., rows, cols]).
+template <typename T>
+Matrix<T> load(const Literal& lit, int64_t b) {
+  const Shape& s = lit.shape();
+  int64_t rows = s.dim(s.rank() - 2), cols = s.dim(s.rank() - 1);
+  Matrix<T> m(rows, cols);
+  int64_t base = b * rows * cols;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j) m(i, j) = readAs<T>(lit, base + i * cols + j);
+  return m;
+}
+
+template <typename T>
+void store(const Matrix<T>& m, Literal& lit, int64_t b) {
+  int64_t base = b * m.rows * m.cols;
+  for (int64_t i = 0; i < m.rows; ++i)
+    for (int64_t j = 0; j < m.cols; ++j) writeAs(lit, base + i * m.cols + j, m(i, j));
+}
+
+// The `size` elements of vector b of a batch.
+template <typename T, typename V>
+void storeVector(const std::vector<V>& v, Literal& lit, int64_t b) {
+  int64_t size = static_cast<int64_t>(v.size());
+  for (int64_t i = 0; i < size; ++i) {
+    if constexpr (std::is_same_v<V, int32_t>) writeInt(lit, b * size + i, v[static_cast<size_t>(i)]);
+    else writeAs(lit, b * size + i, T(v[static_cast<size_t>(i)]));
+  }
+}
+
+template <typename T>
+std::vector<T> loadVector(const Literal& lit, int64_t b, int64_t size) {
+  std::vector<T> v(static_cast<size_t>(size));
+  for (int64_t i = 0; i < size; ++i) v[static_cast<size_t>(i)] = readAs<T>(lit, b * size + i);
+  return v;
+}
+
+template <typename T>
+Literal run(const LapackCall& call, const Instruction& instr, Operands ops) {
+  Literal result(instr.shape());
+  std::vector<Literal*> out;
+  if (result.shape().isTuple())
+    for (Literal& e : result.tupleElements()) out.push_back(&e);
+  else
+    out.push_back(&result);
+  for (int64_t b = 0; b < call.batch; ++b) {
+    switch (call.routine) {
+      case LapackRoutine::kPotrf: {
+        Matrix<T> a = load<T>(*ops[0], b);
+        writeInt(*out[1], b, lapack::potrf(a, call.uplo));
+        store(a, *out[0], b);
+        break;
+      }
+      case LapackRoutine::kGetrf: {
+        Matrix<T> a = load<T>(*ops[0], b);
+        std::vector<int32_t> ipiv;
+        writeInt(*out[2], b, lapack::getrf(a, ipiv));
+        store(a, *out[0], b);
+        storeVector<T>(ipiv, *out[1], b);
+        break;
+      }
+      case LapackRoutine::kTrsm: {
+        Matrix<T> a = load<T>(*ops[0], b), x = load<T>(*ops[1], b);
+        lapack::trsm(a, x, call.side, call.uplo, call.trans, call.diag);
+        store(x, *out[0], b);
+        break;
+      }
+      case LapackRoutine::kGeqrf: {
+        Matrix<T> a = load<T>(*ops[0], b);
+        std::vector<T> tau;
+        lapack::geqrf(a, tau);
+        store(a, *out[0], b);
+        storeVector<T>(tau, *out[1], b);
+        break;
+      }
+      case LapackRoutine::kOrgqr: {
+        Matrix<T> a = load<T>(*ops[0], b);
+        lapack::orgqr(a, loadVector<T>(*ops[1], b, call.k));
+        store(a, *out[0], b);
+        break;
+      }
+      case LapackRoutine::kSyevd: {
+        Matrix<T> a = load<T>(*ops[0], b);
+        std::vector<double> w;
+        lapack::syevd(a, w, call.uplo, call.mode == 'V');
+        store(a, *out[0], b);
+        storeVector<double>(w, *out[1], b);
+        writeInt(*out[2], b, 0);
+        break;
+      }
+      case LapackRoutine::kGesdd:
+      case LapackRoutine::kGesvd: {
+        Matrix<T> a = load<T>(*ops[0], b), u, vt;
+        std::vector<double> s;
+        lapack::gesvd(a, s, u, vt, call.mode);
+        store(a, *out[0], b);
+        storeVector<double>(s, *out[1], b);
+        if (call.mode != 'N') {
+          store(u, *out[2], b);
+          store(vt, *out[3], b);
+        }
+        writeInt(*out[4], b, 0);
+        break;
+      }
+    }
+  }
+  return result;
+}
+
+}  // namespace
+
+StatusOr<Literal> evalLapackCall(EvalContext&, const Instruction& instr, Operands ops) {
+  StatusOr<LapackCall> call = lapackCallOf(instr);
+  if (!call.ok()) return EvalContext::unsupported(instr, call.status().message());
+  if (isComplex(call->type)) return run<C>(*call, instr, ops);
+  return run<double>(*call, instr, ops);
+}
+
+}  // namespace hlo::interp

@@ -1,0 +1,83 @@
+// Reference algorithms for the LAPACK routines jax calls (hlo/lapack_call.h):
+// the interpreter's meaning of those calls, and what the tests hold the CPU
+// JIT's LAPACK to.
+//
+// Each is the plainest algorithm that computes the routine's result, in
+// double or complex<double> on column-major matrices: the column
+// Cholesky, LU with partial pivoting and substitution as LAPACK's
+// unblocked routines (potf2, getf2) do them; Householder QR with LAPACK's
+// reflector convention (larfg: R's diagonal gets the sign opposite to the
+// column's leading element), so R and tau agree with LAPACK's; Jacobi
+// rotations for the Hermitian eigenproblem (cyclic, two-sided) and for the
+// SVD (one-sided, Hestenes), accurate to a few units in the last place of
+// double. Where LAPACK leaves a choice the result is one valid answer: the
+// signs (phases, for complex) of eigenvectors and singular vectors, the
+// basis of an eigenspace of a repeated eigenvalue, the columns of U or V
+// beyond the rank. Compare those by properties (lapack_properties.h), not
+// by value.
+#pragma once
+#include <complex>
+#include <cstdint>
+#include <vector>
+
+namespace hlo::interp::lapack {
+
+using C = std::complex<double>;
+
+// A column-major matrix.
+template <typename T>
+struct Matrix {
+  int64_t rows = 0, cols = 0;
+  std::vector<T> v;
+  Matrix() = default;
+  Matrix(int64_t r, int64_t c) : rows(r), cols(c), v(static_cast<size_t>(r * c)) {}
+  T& operator()(int64_t i, int64_t j) { return v[static_cast<size_t>(i + j * rows)]; }
+  const T& operator()(int64_t i, int64_t j) const { return v[static_cast<size_t>(i + j * rows)]; }
+};
+
+// Cholesky of the Hermitian matrix whose `uplo` ('L' or 'U') triangle `a`
+// holds: L with A = L L^H, or U with A = U^H U, written over that triangle.
+// Returns 0, or the order j of the first leading minor that is not positive
+// definite: then columns (rows, for 'U') before j hold the factor and the
+// rest is unspecified.
+template <typename T>
+int potrf(Matrix<T>& a, char uplo);
+
+// LU with partial pivoting, a = P L U: L (unit diagonal) below the
+// diagonal, U on and above it; ipiv[i] the 1-based row swapped with row i
+// + 1 at step i (the row with the largest |re| + |im| in the column, the
+// first of equals). Returns 0, or the 1-based j of the first U(j,j) that is
+// exactly 0.
+template <typename T>
+int getrf(Matrix<T>& a, std::vector<int32_t>& ipiv);
+
+// x with op(a) x = b (side 'L') or x op(a) = b (side 'R'), written over b;
+// op(a) = a, a^T or a^H (trans 'N', 'T', 'C') of a's `uplo` triangle, with
+// 1s on the diagonal for diag 'U'.
+template <typename T>
+void trsm(const Matrix<T>& a, Matrix<T>& b, char side, char uplo, char trans, char diag);
+
+// Householder QR: R on and above the diagonal of `a`, reflector i's vector
+// below it (its leading 1 not stored), tau[i] its scale: H(i) = I - tau v v^H
+// and a = H(0) H(1) ... R.
+template <typename T>
+void geqrf(Matrix<T>& a, std::vector<T>& tau);
+
+// The first a.cols columns of Q = H(0) ... H(k-1), from reflectors stored as
+// geqrf stores them in `a`'s first k = tau.size() columns.
+template <typename T>
+void orgqr(Matrix<T>& a, const std::vector<T>& tau);
+
+// Eigenvalues of the Hermitian matrix whose `uplo` triangle `a` holds, into
+// w (ascending), and, if `vectors`, orthonormal eigenvectors as a's columns
+// (column j for w[j]). Without vectors `a` is left as it was.
+template <typename T>
+void syevd(Matrix<T>& a, std::vector<double>& w, char uplo, bool vectors);
+
+// Singular values of `a`, descending, into s; with mode 'A' or 'S', u
+// (a.rows x a.rows or x min) and vt (a.cols x a.cols or min x a.cols) with
+// a = U diag(s) V^H. Mode 'N': u and vt are not touched.
+template <typename T>
+void gesvd(const Matrix<T>& a, std::vector<double>& s, Matrix<T>& u, Matrix<T>& vt, char mode);
+
+}  // namespace hlo::interp::lapack
