@@ -1,0 +1,241 @@
+// The CPU JIT's LAPACK calls (runtime_lapack.cc) against the interpreter's
+// reference algorithms, on random batches of every type: outputs LAPACK
+// defines uniquely (Cholesky and LU factors, pivots, solutions, Householder
+// QR, eigenvalues, singular values) agree to the type's precision;
+// eigenvectors and singular vectors, unique up to a sign or phase, agree
+// in |<jit_j, reference_j>| = 1 for each column j.
+#include <gtest/gtest.h>
+
+#include <complex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "hlo/element_io.h"
+#include "interp/evaluator.h"
+#include "jit/executable.h"
+#include "parser/parse_or_fail.h"
+
+namespace hlo::cpu {
+namespace {
+
+using C = std::complex<double>;
+
+struct Case {
+  std::string routine;  // potrf, getrf, ...
+  std::string results;  // the result shape, as text
+  std::string operands;
+  std::string config;
+};
+
+std::string typeName(ElementType t) { return std::string(elementTypeName(t)); }
+char letterOf(ElementType t) {
+  switch (t) {
+    case ElementType::kF32: return 's';
+    case ElementType::kF64: return 'd';
+    case ElementType::kC64: return 'c';
+    default: return 'z';
+  }
+}
+
+// "f32[2,5,3]{1,2,0}": a batch of two matrices, column-major.
+std::string matrix(ElementType t, int64_t rows, int64_t cols) {
+  return typeName(t) + "[2," + std::to_string(rows) + "," + std::to_string(cols) + "]{1,2,0}";
+}
+std::string vector(ElementType t, int64_t size) { return typeName(t) + "[2," + std::to_string(size) + "]{1,0}"; }
+
+// A module running the call on parameters of the shapes given.
+std::string moduleText(const std::string& target, const std::vector<std::string>& params,
+                       const std::string& result, const std::string& config) {
+  std::string text = "HloModule m\nENTRY e {\n";
+  std::string args, constraints;
+  for (size_t i = 0; i < params.size(); ++i) {
+    text += "  p" + std::to_string(i) + " = " + params[i] + " parameter(" + std::to_string(i) + ")\n";
+    args += (i ? ", p" : "p") + std::to_string(i);
+    constraints += (i ? ", " : "") + params[i];
+  }
+  return text + "  ROOT r = " + result + " custom-call(" + args + "), custom_call_target=\"" + target +
+         "\", operand_layout_constraints={" + constraints + "}, api_version=API_VERSION_TYPED_FFI, backend_config={" +
+         config + "}\n}\n";
+}
+
+Literal randomArray(const Shape& s, std::mt19937& rng, bool positiveDefinite) {
+  std::normal_distribution<double> normal;
+  Literal lit(s);
+  int64_t n = s.dim(s.rank() - 1), rows = s.dim(s.rank() - 2), count = s.elementCount();
+  for (int64_t i = 0; i < count; ++i) {
+    C v(normal(rng), isComplex(s.type()) ? normal(rng) : 0.0);
+    if (positiveDefinite) {
+      // Diagonally dominant Hermitian: random off the diagonal (mirrored by
+      // reading one triangle), 3n on it.
+      int64_t r = (i / n) % rows, c = i % n;
+      if (r == c) v = 3.0 * static_cast<double>(n);
+    }
+    if (isComplex(s.type())) writeComplex(lit, i, v);
+    else writeFloat(lit, i, v.real());
+  }
+  return lit;
+}
+
+Shape parseShapeOrDie(const std::string& text) {
+  StatusOr<Shape> s = parseShape(text);
+  EXPECT_TRUE(s.ok()) << text;
+  return s.ok() ? *s : Shape();
+}
+
+double tolerance(ElementType t) { return t == ElementType::kF32 || t == ElementType::kC64 ? 2e-4 : 1e-10; }
+
+// The runs of one module on the JIT and the interpreter.
+struct Runs {
+  Literal jit, reference;
+};
+
+Runs run(const std::string& text, const std::vector<Literal>& args) {
+  auto module = parseOrFail(text);
+  EXPECT_TRUE(module) << text;
+  if (!module) return {};
+  auto exe = jit::compile(*module, "cpu", jit::CompileOptions{});
+  EXPECT_TRUE(exe.ok()) << exe.status().message();
+  if (!exe.ok()) return {};
+  StatusOr<Literal> jit = (*exe)->run(args);
+  StatusOr<Literal> reference = interp::evaluate(*module, args);
+  EXPECT_TRUE(jit.ok()) << jit.status().message();
+  EXPECT_TRUE(reference.ok()) << reference.status().message();
+  if (!jit.ok() || !reference.ok()) return {};
+  return {std::move(*jit), std::move(*reference)};
+}
+
+const Literal& part(const Literal& lit, int i) { return lit.shape().isTuple() ? lit.tupleElements()[i] : lit; }
+
+void expectClose(const Literal& got, const Literal& want, double tol, const std::string& what) {
+  ASSERT_EQ(got.elementCount(), want.elementCount()) << what;
+  for (int64_t i = 0; i < got.elementCount(); ++i) {
+    C g = got.toComplex(i), w = want.toComplex(i);
+    ASSERT_LE(std::abs(g - w), tol * (1 + std::abs(w))) << what << " element " << i;
+  }
+}
+
+// Columns j of two batches of [rows, cols] matrices (or rows, when
+// `byRows`) are the same vector up to a phase: |<a_j, b_j>| = 1.
+void expectSameUpToPhase(const Literal& a, const Literal& b, int64_t columns, double tol, bool byRows,
+                         const std::string& what) {
+  const Shape& s = a.shape();
+  int64_t rows = s.dim(1), cols = s.dim(2);
+  for (int64_t batch = 0; batch < 2; ++batch)
+    for (int64_t j = 0; j < columns; ++j) {
+      C dot = 0;
+      int64_t length = byRows ? cols : rows;
+      for (int64_t i = 0; i < length; ++i) {
+        int64_t at = batch * rows * cols + (byRows ? j * cols + i : i * cols + j);
+        dot += std::conj(a.toComplex(at)) * b.toComplex(at);
+      }
+      EXPECT_NEAR(std::abs(dot), 1.0, tol) << what << " batch " << batch << " vector " << j;
+    }
+}
+
+class LapackCalls : public ::testing::TestWithParam<ElementType> {
+ protected:
+  ElementType t() const { return GetParam(); }
+  ElementType real() const { return isComplex(t()) ? complexComponentType(t()) : t(); }
+  std::string target(const std::string& routine) const {
+    return std::string("lapack_") + letterOf(t()) + routine + "_ffi";
+  }
+  std::mt19937 rng{7};
+};
+
+TEST_P(LapackCalls, Potrf) {
+  for (char uplo : {'L', 'U'}) {
+    std::string a = matrix(t(), 6, 6);
+    std::vector<Literal> args;
+    args.push_back(randomArray(parseShapeOrDie(a), rng, true));
+    Runs r = run(moduleText(target("potrf"), {a}, "(" + a + ", s32[2]{0})",
+                            "uplo = " + std::to_string(static_cast<int>(uplo)) + " : ui8"),
+                 args);
+    expectClose(part(r.jit, 0), part(r.reference, 0), tolerance(t()), "factor");
+    expectClose(part(r.jit, 1), part(r.reference, 1), 0, "info");
+  }
+}
+
+TEST_P(LapackCalls, Getrf) {
+  std::string a = matrix(t(), 5, 4);
+  std::vector<Literal> args;
+  args.push_back(randomArray(parseShapeOrDie(a), rng, false));
+  Runs r = run(moduleText(target("getrf"), {a}, "(" + a + ", s32[2,4]{1,0}, s32[2]{0})", ""), args);
+  expectClose(part(r.jit, 0), part(r.reference, 0), tolerance(t()), "L and U");
+  expectClose(part(r.jit, 1), part(r.reference, 1), 0, "pivots");
+  expectClose(part(r.jit, 2), part(r.reference, 2), 0, "info");
+}
+
+TEST_P(LapackCalls, Trsm) {
+  struct Form {
+    char side, uplo, trans, diag;
+  };
+  for (Form f : {Form{'L', 'L', 'N', 'N'}, Form{'R', 'U', 'C', 'U'}, Form{'L', 'U', 'T', 'N'}}) {
+    std::string a = matrix(t(), f.side == 'L' ? 5 : 3, f.side == 'L' ? 5 : 3), b = matrix(t(), 5, 3);
+    std::vector<Literal> args;
+    args.push_back(randomArray(parseShapeOrDie(a), rng, true));
+    args.push_back(randomArray(parseShapeOrDie(b), rng, false));
+    auto c = [](char x) { return std::to_string(static_cast<int>(x)) + " : ui8"; };
+    Runs r = run(moduleText(target("trsm"), {a, b}, b,
+                            "diag = " + c(f.diag) + ", side = " + c(f.side) + ", trans_x = " + c(f.trans) +
+                                ", uplo = " + c(f.uplo)),
+                 args);
+    expectClose(r.jit, r.reference, tolerance(t()), std::string("x, side ") + f.side);
+  }
+}
+
+TEST_P(LapackCalls, GeqrfAndOrgqr) {
+  std::string a = matrix(t(), 5, 3), tau = vector(t(), 3);
+  std::vector<Literal> args;
+  args.push_back(randomArray(parseShapeOrDie(a), rng, false));
+  Runs qr = run(moduleText(target("geqrf"), {a}, "(" + a + ", " + tau + ")", ""), args);
+  expectClose(part(qr.jit, 0), part(qr.reference, 0), tolerance(t()), "R and reflectors");
+  expectClose(part(qr.jit, 1), part(qr.reference, 1), tolerance(t()), "tau");
+  std::vector<Literal> reflectors;
+  reflectors.push_back(part(qr.reference, 0));
+  reflectors.push_back(part(qr.reference, 1));
+  Runs q = run(moduleText(target(isComplex(t()) ? "ungqr" : "orgqr"), {a, tau}, a, ""), reflectors);
+  expectClose(q.jit, q.reference, tolerance(t()), "Q");
+}
+
+TEST_P(LapackCalls, Syevd) {
+  std::string a = matrix(t(), 5, 5);
+  std::vector<Literal> args;
+  args.push_back(randomArray(parseShapeOrDie(a), rng, false));
+  Runs r = run(moduleText(target(isComplex(t()) ? "heevd" : "syevd"), {a},
+                          "(" + a + ", " + vector(real(), 5) + ", s32[2]{0})", "mode = 86 : ui8, uplo = 76 : ui8"),
+               args);
+  expectClose(part(r.jit, 1), part(r.reference, 1), tolerance(t()), "eigenvalues");
+  expectSameUpToPhase(part(r.jit, 0), part(r.reference, 0), 5, 100 * tolerance(t()), false, "eigenvector");
+  expectClose(part(r.jit, 2), part(r.reference, 2), 0, "info");
+}
+
+TEST_P(LapackCalls, SvdBothRoutines) {
+  for (std::string routine : {"gesdd", "gesvd"})
+    for (char mode : {'A', 'S'}) {
+      int64_t p = mode == 'A' ? 5 : 3;
+      std::string a = matrix(t(), 5, 3);
+      std::vector<Literal> args;
+      args.push_back(randomArray(parseShapeOrDie(a), rng, false));
+      std::string result = "(" + a + ", " + vector(real(), 3) + ", " + matrix(t(), 5, p) + ", " + matrix(t(), 3, 3) +
+                           ", s32[2]{0})";
+      Runs r = run(moduleText(target(routine), {a}, result,
+                              "mode = " + std::to_string(static_cast<int>(mode)) + " : ui8"),
+                   args);
+      std::string what = routine + " mode " + mode;
+      expectClose(part(r.jit, 1), part(r.reference, 1), tolerance(t()), what + " singular values");
+      // The first three columns of U (the rest, in mode A, span the
+      // orthogonal complement in a basis of no particular choice).
+      expectSameUpToPhase(part(r.jit, 2), part(r.reference, 2), 3, 100 * tolerance(t()), false, what + " U");
+      expectSameUpToPhase(part(r.jit, 3), part(r.reference, 3), 3, 100 * tolerance(t()), true, what + " V^H");
+      expectClose(part(r.jit, 4), part(r.reference, 4), 0, what + " info");
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Types, LapackCalls,
+                         ::testing::Values(ElementType::kF32, ElementType::kF64, ElementType::kC64,
+                                           ElementType::kC128),
+                         [](const ::testing::TestParamInfo<ElementType>& info) { return typeName(info.param); });
+
+}  // namespace
+}  // namespace hlo::cpu
