@@ -246,6 +246,65 @@ def random(impl):
     return f
 
 
+def spd(rng, *shape):
+    """Random symmetric positive definite matrices (b b^t + n I), f32."""
+    b = rng.standard_normal(shape)
+    n = shape[-1]
+    return (b @ np.swapaxes(b, -1, -2) + n * np.eye(n)).astype(np.float32)
+
+
+def complex64(rng, *shape):
+    return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
+
+
+def cholesky_solve(a, batch, b):
+    """jnp.linalg.cholesky of one matrix and of a batch (lapack_spotrf_ffi),
+    and cho_solve with it (lapack_strsm_ffi twice)."""
+    c = jax.scipy.linalg.cho_factor(a, lower=True)
+    return jnp.linalg.cholesky(a), jnp.linalg.cholesky(batch), jax.scipy.linalg.cho_solve(c, b)
+
+
+def lu_solve(a, b, c):
+    """jax.scipy.linalg.lu, jnp.linalg.solve, det and inv (lapack_sgetrf_ffi,
+    lapack_strsm_ffi), and a complex solve (lapack_cgetrf_ffi, lapack_ctrsm_ffi)."""
+    p, l, u = jax.scipy.linalg.lu(a)
+    return p, l, u, jnp.linalg.solve(a, b), jnp.linalg.det(a), jnp.linalg.inv(a), jnp.linalg.solve(c, c[:, :2])
+
+
+def triangular(a, b, c):
+    """jax.scipy.linalg.solve_triangular: lower, upper transposed with a unit
+    diagonal, and complex with the conjugate transpose (lapack_?trsm_ffi)."""
+    return (jax.scipy.linalg.solve_triangular(a, b, lower=True),
+            jax.scipy.linalg.solve_triangular(a, b, lower=False, trans=1, unit_diagonal=True),
+            jax.scipy.linalg.solve_triangular(c, c, lower=False, trans=2))
+
+
+def qr(a, c):
+    """jnp.linalg.qr, reduced and complete, real and complex (geqrf, then
+    orgqr/ungqr): unique once the reflectors' signs are LAPACK's."""
+    q, r = jnp.linalg.qr(a)
+    qc, rc = jnp.linalg.qr(c, mode="complete")
+    return q, r, qc, rc
+
+
+def eigh(a, c):
+    """jnp.linalg.eigh (lapack_ssyevd_ffi, lapack_cheevd_ffi): eigenvalues,
+    and |eigenvectors|, which do not depend on the sign or phase LAPACK
+    picks; jnp.linalg.eigvalsh (mode N)."""
+    w, v = jnp.linalg.eigh(a)
+    wc, vc = jnp.linalg.eigh(c)
+    return w, jnp.abs(v), wc, jnp.abs(vc), jnp.linalg.eigvalsh(a)
+
+
+def svd(a, c):
+    """jnp.linalg.svd (lapack_sgesdd_ffi, lapack_cgesdd_ffi): singular values
+    and |U|, |V^H| (sign- and phase-free); values only (mode N); pinv and the
+    2-norm, which use it."""
+    u, s, vt = jnp.linalg.svd(a, full_matrices=False)
+    return (s, jnp.abs(u), jnp.abs(vt), jnp.linalg.svd(c, compute_uv=False), jnp.linalg.pinv(a),
+            jnp.linalg.norm(a, 2))
+
+
 def sorted_queries(rng):
     a = np.array([-INF, -2, -1, -1, -0.0, 0, 0.5, 1, 1, 1, 3, 3.5, 7, INF, NAN], np.float32)
     v = np.array([-INF, -3, -1, -0.0, 0, 0.25, 1, 2, 3.5, 8, INF, NAN], np.float32)
@@ -277,6 +336,19 @@ LATEST_CASES = [
 ] + [
     ("random_" + impl, random(impl), lambda rng, n=n: (np.array(rng.integers(0, 2**32, n), np.uint32),))
     for impl, n in (("threefry2x32", 2), ("rbg", 4), ("unsafe_rbg", 4))
+]
+LATEST_CASES += [
+    ("linalg_cholesky", cholesky_solve, lambda rng: (spd(rng, 5, 5), spd(rng, 3, 4, 4),
+                                                     rng.standard_normal((5, 2)).astype(np.float32))),
+    ("linalg_lu", lu_solve, lambda rng: (rng.standard_normal((5, 5)).astype(np.float32),
+                                         rng.standard_normal((5, 3)).astype(np.float32), complex64(rng, 4, 4))),
+    ("linalg_triangular", triangular, lambda rng: (
+        (rng.standard_normal((4, 4)) + 4 * np.eye(4)).astype(np.float32),
+        rng.standard_normal((4, 3)).astype(np.float32), complex64(rng, 3, 3) + 4 * np.eye(3, dtype=np.complex64))),
+    ("linalg_qr", qr, lambda rng: (rng.standard_normal((6, 4)).astype(np.float32), complex64(rng, 4, 3))),
+    ("linalg_eigh", eigh, lambda rng: (spd(rng, 5, 5) - 5 * np.eye(5, dtype=np.float32),
+                                       (lambda m: (m + m.conj().T).astype(np.complex64))(complex64(rng, 4, 4)))),
+    ("linalg_svd", svd, lambda rng: (rng.standard_normal((6, 4)).astype(np.float32), complex64(rng, 3, 5))),
 ]
 
 
