@@ -115,24 +115,38 @@ Status routineFor(const LapackCall& call, Routines<S>& r) {
   return errorStatus("unknown LAPACK routine");
 }
 
+// out[i + j * rows] = in[i * cols + j]: a row-major [rows, cols] matrix into
+// a column-major one, in small square blocks: a plain loop strides a whole
+// row per element on one side, and rows of a power-of-two length map to
+// the same cache sets.
+template <typename S>
+void transposeInto(const S* in, S* out, int64_t rows, int64_t cols, bool toColumnMajor) {
+  constexpr int64_t kBlock = 8;
+  for (int64_t i0 = 0; i0 < rows; i0 += kBlock)
+    for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
+      int64_t i1 = std::min(rows, i0 + kBlock), j1 = std::min(cols, j0 + kBlock);
+      for (int64_t i = i0; i < i1; ++i)
+        for (int64_t j = j0; j < j1; ++j) {
+          if (toColumnMajor) out[i + j * rows] = in[i * cols + j];
+          else out[i * cols + j] = in[i + j * rows];
+        }
+    }
+}
+
 // Matrix `b` of a batch of row-major [rows, cols] matrices, column-major.
 template <typename S>
 void load(const Literal& lit, int64_t b, std::vector<S>& out) {
   const Shape& s = lit.shape();
   int64_t rows = s.dim(s.rank() - 2), cols = s.dim(s.rank() - 1);
   out.resize(static_cast<size_t>(rows * cols));
-  const S* in = lit.data<S>() + b * rows * cols;
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j) out[static_cast<size_t>(i + j * rows)] = in[i * cols + j];
+  transposeInto(lit.data<S>() + b * rows * cols, out.data(), rows, cols, true);
 }
 
 template <typename S>
 void store(const std::vector<S>& in, Literal& lit, int64_t b) {
   const Shape& s = lit.shape();
   int64_t rows = s.dim(s.rank() - 2), cols = s.dim(s.rank() - 1);
-  S* out = lit.data<S>() + b * rows * cols;
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j) out[i * cols + j] = in[static_cast<size_t>(i + j * rows)];
+  transposeInto(in.data(), lit.data<S>() + b * rows * cols, rows, cols, false);
 }
 
 // LAPACK's workspace query answer (work[0] after lwork = -1), as a count.
@@ -149,7 +163,7 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
   std::vector<Literal*> out = resultArrays(rc.result);
   int m = static_cast<int>(call.m), n = static_cast<int>(call.n), small = std::min(m, n);
   int lda = std::max(1, m), info = 0, lwork = -1;
-  std::vector<S> a, work(1);
+  std::vector<S> a, x, u, vt, work(1);
   auto writeInfo = [&](Literal& lit) { lit.data<int32_t>()[b] = info; };
   switch (call.routine) {
     case LapackRoutine::kPotrf:
@@ -166,7 +180,6 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
       return;
     }
     case LapackRoutine::kTrsm: {
-      std::vector<S> x;
       load(*rc.operands[0], b, a);
       load(*rc.operands[1], b, x);
       int k = std::max(1, static_cast<int>(call.k));
@@ -228,7 +241,8 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
       R* s = out[1]->data<R>() + b * small;
       bool vectors = call.mode != 'N';
       int ucols = call.mode == 'A' ? m : small, vtrows = call.mode == 'A' ? n : small;
-      std::vector<S> u(vectors ? static_cast<size_t>(m) * ucols : 1), vt(vectors ? static_cast<size_t>(vtrows) * n : 1);
+      u.resize(vectors ? static_cast<size_t>(m) * ucols : 1);
+      vt.resize(vectors ? static_cast<size_t>(vtrows) * n : 1);
       int ldu = vectors ? std::max(1, m) : 1, ldvt = vectors ? std::max(1, vtrows) : 1;
       std::vector<int> iwork(static_cast<size_t>(8 * std::max(1, small)));
       int64_t mx = std::max(m, n), mn = small;
