@@ -13,8 +13,10 @@
 // double. Where LAPACK leaves a choice the result is one valid answer: the
 // signs (phases, for complex) of eigenvectors and singular vectors, the
 // basis of an eigenspace of a repeated eigenvalue, the columns of U or V
-// beyond the rank. Compare those by properties (lapack_properties.h), not
-// by value.
+// beyond the rank. Compare those by the properties that define them
+// (reconstruction, orthonormality), not by value. A matrix holding a NaN or
+// an infinity gives NaN eigen- and singular values and vectors (the
+// rotations would otherwise pass over it).
 #pragma once
 #include <complex>
 #include <cstdint>
