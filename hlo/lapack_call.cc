@@ -22,7 +22,30 @@ constexpr RoutineName kRoutines[] = {
     {"trsm", "trsm", LapackRoutine::kTrsm},    {"geqrf", "geqrf", LapackRoutine::kGeqrf},
     {"orgqr", "ungqr", LapackRoutine::kOrgqr}, {"syevd", "heevd", LapackRoutine::kSyevd},
     {"gesdd", "gesdd", LapackRoutine::kGesdd}, {"gesvd", "gesvd", LapackRoutine::kGesvd},
+    {"ormqr", "unmqr", LapackRoutine::kOrmqr}, {"geqp3", "geqp3", LapackRoutine::kGeqp3},
+    {"gehrd", "gehrd", LapackRoutine::kGehrd}, {"sytrd", "hetrd", LapackRoutine::kSytrd},
+    {"gtsv", "gtsv", LapackRoutine::kGtsv},
 };
+
+// The operand the batch and (m, n) are read from, and how many operands.
+int mainOperand(LapackRoutine r) {
+  switch (r) {
+    case LapackRoutine::kTrsm: return 1;
+    case LapackRoutine::kOrmqr: return 2;
+    case LapackRoutine::kGtsv: return 3;
+    default: return 0;
+  }
+}
+int operandCount(LapackRoutine r) {
+  switch (r) {
+    case LapackRoutine::kTrsm:
+    case LapackRoutine::kOrgqr:
+    case LapackRoutine::kGeqp3: return 2;
+    case LapackRoutine::kOrmqr: return 3;
+    case LapackRoutine::kGtsv: return 4;
+    default: return 1;
+  }
+}
 
 std::optional<ElementType> typeOfLetter(char c) {
   switch (c) {
@@ -161,6 +184,15 @@ StatusOr<char> option(const Checker& c, const std::map<std::string, int64_t, std
   return c.bad(std::string(name) + " = " + std::to_string(v) + " is not one of " + list);
 }
 
+// A boolean config option (`left = true`).
+StatusOr<bool> flag(const Checker& c, const std::map<std::string, int64_t, std::less<>>& config,
+                    std::string_view name) {
+  auto it = config.find(name);
+  if (it == config.end()) return c.bad("the backend config has no " + std::string(name));
+  if (it->second != 0 && it->second != 1) return c.bad(std::string(name) + " must be true or false");
+  return it->second == 1;
+}
+
 }  // namespace
 
 std::string_view lapackRoutineName(LapackRoutine r) {
@@ -184,15 +216,16 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
   ElementType t = call.type, real = isComplex(t) ? complexComponentType(t) : t;
   std::string routine(lapackRoutineName(call.routine));
 
-  int operands = call.routine == LapackRoutine::kTrsm || call.routine == LapackRoutine::kOrgqr ? 2 : 1;
+  int operands = operandCount(call.routine), mainIndex = mainOperand(call.routine);
   if (instr.operandCount() != operands)
     return c.bad(routine + " takes " + std::to_string(operands) + " operand" + (operands > 1 ? "s" : "") + ", not " +
                  std::to_string(instr.operandCount()));
-  // The matrix the batch is read from: a, or b for trsm.
-  const Shape& main = instr.operand(call.routine == LapackRoutine::kTrsm ? 1 : 0)->shape();
+  // The matrix the batch is read from.
+  const Shape& main = instr.operand(mainIndex)->shape();
+  std::string mainName = "operand " + std::to_string(mainIndex);
   if (!main.isArray() || main.rank() < 2 || main.type() != t)
-    return c.bad("operand " + std::string(call.routine == LapackRoutine::kTrsm ? "1" : "0") + " must be a " +
-                 std::string(elementTypeName(t)) + " matrix or batch of matrices, not " + main.toString());
+    return c.bad(mainName + " must be a " + std::string(elementTypeName(t)) + " matrix or batch of matrices, not " +
+                 main.toString());
   std::vector<int64_t> batch(main.dims().begin(), main.dims().end() - 2);
   for (int64_t d : batch) call.batch *= d;
   call.m = main.dim(main.rank() - 2);
@@ -230,8 +263,17 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
     return okStatus();
   };
 
-  HLO_RETURN_IF_ERROR(c.columnMajor(main, c.operandLayout(call.routine == LapackRoutine::kTrsm ? 1 : 0),
-                                    call.routine == LapackRoutine::kTrsm ? "operand 1 (b)" : "operand 0 (a)"));
+  const char* mainRole = call.routine == LapackRoutine::kTrsm   ? " (b)"
+                         : call.routine == LapackRoutine::kOrmqr ? " (c)"
+                         : call.routine == LapackRoutine::kGtsv  ? " (b)"
+                                                                 : " (a)";
+  HLO_RETURN_IF_ERROR(c.columnMajor(main, c.operandLayout(mainIndex), mainName + mainRole));
+  // A vector operand per matrix of the batch.
+  auto vectorOperand = [&](int i, const std::string& what, ElementType type, int64_t size) -> Status {
+    std::string name = "operand " + std::to_string(i) + " (" + what + ")";
+    HLO_RETURN_IF_ERROR(c.expect(instr.operand(i)->shape(), name, type, batch, {size}));
+    return c.rowMajor(instr.operand(i)->shape(), name);
+  };
   switch (call.routine) {
     case LapackRoutine::kPotrf: {
       HLO_RETURN_IF_ERROR(square());
@@ -308,6 +350,76 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
         HLO_RETURN_IF_ERROR(matrixResult(2, "U", {m, p}));
         HLO_RETURN_IF_ERROR(matrixResult(3, "V^H", {q, n}));
       }
+      HLO_RETURN_IF_ERROR(info(4));
+      break;
+    }
+    case LapackRoutine::kOrmqr: {
+      HLO_ASSIGN_OR_RETURN(call.left, flag(c, *config, "left"));
+      HLO_ASSIGN_OR_RETURN(call.transpose, flag(c, *config, "transpose"));
+      const Shape& a = instr.operand(0)->shape();
+      const Shape& tau = instr.operand(1)->shape();
+      if (!tau.isArray() || tau.rank() != main.rank() - 1)
+        return c.bad("operand 1 (tau) must be a vector per matrix, not " + tau.toString());
+      call.k = tau.dim(tau.rank() - 1);
+      int64_t order = call.left ? m : n;
+      if (!a.isArray() || a.rank() != main.rank())
+        return c.bad("operand 0 (a) must be a batch of matrices like c's, not " + a.toString());
+      HLO_RETURN_IF_ERROR(c.expect(a, "operand 0 (a)", t, batch, {order, a.dim(a.rank() - 1)}));
+      HLO_RETURN_IF_ERROR(c.columnMajor(a, c.operandLayout(0), "operand 0 (a)"));
+      HLO_RETURN_IF_ERROR(vectorOperand(1, "tau", t, call.k));
+      if (call.k > order || call.k > a.dim(a.rank() - 1))
+        return c.bad(routine + " has " + std::to_string(call.k) + " reflectors, more than a's " +
+                     std::to_string(std::min(order, a.dim(a.rank() - 1))) + " columns of order " +
+                     std::to_string(order));
+      HLO_RETURN_IF_ERROR(resultCount(1));
+      HLO_RETURN_IF_ERROR(matrixResult(0, "c", {m, n}));
+      break;
+    }
+    case LapackRoutine::kGeqp3: {
+      HLO_RETURN_IF_ERROR(vectorOperand(1, "jpvt", ElementType::kS32, n));
+      HLO_RETURN_IF_ERROR(resultCount(3));
+      HLO_RETURN_IF_ERROR(matrixResult(0, "R and the reflectors", {m, n}));
+      HLO_RETURN_IF_ERROR(vectorResult(1, "jpvt", ElementType::kS32, n));
+      HLO_RETURN_IF_ERROR(vectorResult(2, "tau", t, small));
+      break;
+    }
+    case LapackRoutine::kGehrd: {
+      HLO_RETURN_IF_ERROR(square());
+      auto low = config->find("low"), high = config->find("high");
+      if (low == config->end() || high == config->end()) return c.bad("the backend config needs low and high");
+      call.low = low->second;
+      call.high = high->second;
+      bool fits = n == 0 ? call.low == 1 && call.high == 0 : 1 <= call.low && call.low <= call.high && call.high <= n;
+      if (!fits)
+        return c.bad("low = " + std::to_string(call.low) + " and high = " + std::to_string(call.high) +
+                     " must satisfy 1 <= low <= high <= " + std::to_string(n));
+      HLO_RETURN_IF_ERROR(resultCount(3));
+      HLO_RETURN_IF_ERROR(matrixResult(0, "H and the reflectors", {n, n}));
+      HLO_RETURN_IF_ERROR(vectorResult(1, "tau", t, std::max<int64_t>(n - 1, 0)));
+      HLO_RETURN_IF_ERROR(info(2));
+      break;
+    }
+    case LapackRoutine::kSytrd: {
+      HLO_RETURN_IF_ERROR(square());
+      HLO_ASSIGN_OR_RETURN(call.uplo, option(c, *config, "uplo", "LU"));
+      int64_t off = std::max<int64_t>(n - 1, 0);
+      HLO_RETURN_IF_ERROR(resultCount(5));
+      HLO_RETURN_IF_ERROR(matrixResult(0, "the reflectors", {n, n}));
+      HLO_RETURN_IF_ERROR(vectorResult(1, "diagonal", real, n));
+      HLO_RETURN_IF_ERROR(vectorResult(2, "off-diagonal", real, off));
+      HLO_RETURN_IF_ERROR(vectorResult(3, "tau", t, off));
+      HLO_RETURN_IF_ERROR(info(4));
+      break;
+    }
+    case LapackRoutine::kGtsv: {
+      HLO_RETURN_IF_ERROR(vectorOperand(0, "dl", t, m));
+      HLO_RETURN_IF_ERROR(vectorOperand(1, "d", t, m));
+      HLO_RETURN_IF_ERROR(vectorOperand(2, "du", t, m));
+      HLO_RETURN_IF_ERROR(resultCount(5));
+      HLO_RETURN_IF_ERROR(vectorResult(0, "dl", t, m));
+      HLO_RETURN_IF_ERROR(vectorResult(1, "d", t, m));
+      HLO_RETURN_IF_ERROR(vectorResult(2, "du", t, m));
+      HLO_RETURN_IF_ERROR(matrixResult(3, "x", {m, n}));
       HLO_RETURN_IF_ERROR(info(4));
       break;
     }

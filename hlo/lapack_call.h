@@ -23,6 +23,26 @@
 //   gesvd  {mode}: singular values, descending, and U, V^H: all m columns
 //          and n rows (mode A, p = m, q = n), min(m,n) of them (mode S), or
 //          none (mode N)
+//   ormqr  T[B,m,n] (T[B,r,k'] a, T[B,k] tau, T[B,m,n] c), {left, transpose}
+//          (unmqr) op(Q) c (left) or c op(Q), Q = H(1) ... H(k) of order
+//          r = m (left) or n, from reflectors as geqrf stores them; op(Q) =
+//          Q^H when transpose
+//   geqp3  (T[B,m,n], s32[B,n], T[B,min]) (T[B,m,n] a, s32[B,n] jpvt)
+//          QR with column pivoting, a P = Q R: columns with jpvt != 0 go
+//          first, in order, then the largest remaining column norm at each
+//          step; jpvt out: the 1-based column of a that is column j of a P
+//   gehrd  (T[B,n,n], T[B,n-1], s32[B]) (T[B,n,n] a), {low, high}
+//          Hessenberg form Q^H a Q on and above the first subdiagonal,
+//          reflectors below it, for rows and columns low..high (1-based)
+//   sytrd  (T[B,n,n], R[B,n], R[B,n-1], T[B,n-1], s32[B]) (T[B,n,n] a),
+//          {uplo} (hetrd) tridiagonal form Q^H a Q of the Hermitian matrix
+//          whose `uplo` triangle a holds: diagonal d, off-diagonal e, the
+//          reflectors in the rest of that triangle
+//   gtsv   (T[B,n], T[B,n], T[B,n], T[B,n,r], s32[B])
+//          (T[B,n] dl, T[B,n] d, T[B,n] du, T[B,n,r] b): x with
+//          tridiag(dl, d, du) x = b (dl[0] and du[n-1] are not read) by
+//          Gaussian elimination with partial pivoting, over b; info = j > 0
+//          when U(j,j) is exactly 0
 //
 // R is T's real type. The backend config is an MLIR dictionary of LAPACK's
 // characters as integers: {uplo = 76 : ui8} is uplo 'L'. The kernels read
@@ -32,7 +52,7 @@
 // a matrix, {1,2,0} with one batch dimension). Vectors of a batch use the
 // default layout. What LAPACK leaves unspecified (a after gesdd or a
 // syevd without vectors, U and V^H in mode N, the trailing part of a
-// failed potrf or getrf) is unspecified here too: the engines may differ
+// failed potrf or getrf, gtsv's dl, d and du) is unspecified here too: the engines may differ
 // there, and the conformance harness does not compare it.
 #pragma once
 #include <cstdint>
@@ -43,20 +63,24 @@
 
 namespace hlo {
 
-enum class LapackRoutine : uint8_t { kPotrf, kGetrf, kTrsm, kGeqrf, kOrgqr, kSyevd, kGesdd, kGesvd };
+enum class LapackRoutine : uint8_t {
+  kPotrf, kGetrf, kTrsm, kGeqrf, kOrgqr, kSyevd, kGesdd, kGesvd, kOrmqr, kGeqp3, kGehrd, kSytrd, kGtsv,
+};
 
 struct LapackCall {
   LapackRoutine routine = LapackRoutine::kPotrf;
   ElementType type = ElementType::kF32;  // of the matrices
   int64_t batch = 1;                      // matrices: the product of the batch dimensions
-  int64_t m = 0, n = 0;                   // rows and columns of a (of b for trsm)
-  int64_t k = 0;                          // trsm: a's order; orgqr: reflectors
+  int64_t m = 0, n = 0;                   // rows and columns of a (of b for trsm and gtsv, c for ormqr)
+  int64_t k = 0;                          // trsm: a's order; orgqr, ormqr: reflectors
   // The backend config's options, as LAPACK's characters.
   char uplo = 'L';   // potrf, syevd, trsm: 'L' or 'U'
   char side = 'L';   // trsm: 'L' or 'R'
   char trans = 'N';  // trsm: 'N', 'T' or 'C'
   char diag = 'N';   // trsm: 'N' or 'U' (a unit diagonal, not read)
   char mode = 'V';   // syevd: 'V' or 'N'; gesdd, gesvd: 'A', 'S' or 'N'
+  bool left = true, transpose = false;  // ormqr
+  int64_t low = 1, high = 0;            // gehrd: 1-based, 1 <= low <= high <= n (or low = 1, high = 0 when n = 0)
 };
 
 // "potrf", ...: LAPACK's name for the real routine.

@@ -130,6 +130,55 @@ Literal run(const LapackCall& call, const Instruction& instr, Operands ops) {
         writeInt(*out[4], b, 0);
         break;
       }
+      case LapackRoutine::kOrmqr: {
+        Matrix<T> a = load<T>(*ops[0], b), c = load<T>(*ops[2], b);
+        lapack::ormqr(a, loadVector<T>(*ops[1], b, call.k), c, call.left, call.transpose);
+        store(c, *out[0], b);
+        break;
+      }
+      case LapackRoutine::kGeqp3: {
+        Matrix<T> a = load<T>(*ops[0], b);
+        std::vector<int32_t> jpvt(static_cast<size_t>(call.n));
+        for (int64_t j = 0; j < call.n; ++j) jpvt[static_cast<size_t>(j)] = static_cast<int32_t>(readInt(*ops[1], b * call.n + j));
+        std::vector<T> tau;
+        lapack::geqp3(a, jpvt, tau);
+        store(a, *out[0], b);
+        storeVector<T>(jpvt, *out[1], b);
+        storeVector<T>(tau, *out[2], b);
+        break;
+      }
+      case LapackRoutine::kGehrd: {
+        Matrix<T> a = load<T>(*ops[0], b);
+        std::vector<T> tau;
+        lapack::gehrd(a, call.low, call.high, tau);
+        store(a, *out[0], b);
+        storeVector<T>(tau, *out[1], b);
+        writeInt(*out[2], b, 0);
+        break;
+      }
+      case LapackRoutine::kSytrd: {
+        Matrix<T> a = load<T>(*ops[0], b);
+        std::vector<double> d, e;
+        std::vector<T> tau;
+        lapack::sytrd(a, call.uplo, d, e, tau);
+        store(a, *out[0], b);
+        storeVector<double>(d, *out[1], b);
+        storeVector<double>(e, *out[2], b);
+        storeVector<T>(tau, *out[3], b);
+        writeInt(*out[4], b, 0);
+        break;
+      }
+      case LapackRoutine::kGtsv: {
+        std::vector<T> dl = loadVector<T>(*ops[0], b, call.m), d = loadVector<T>(*ops[1], b, call.m),
+                       du = loadVector<T>(*ops[2], b, call.m);
+        Matrix<T> x = load<T>(*ops[3], b);
+        writeInt(*out[4], b, lapack::gtsv(dl, d, du, x));
+        storeVector<T>(dl, *out[0], b);
+        storeVector<T>(d, *out[1], b);
+        storeVector<T>(du, *out[2], b);
+        store(x, *out[3], b);
+        break;
+      }
     }
   }
   return result;

@@ -48,6 +48,53 @@ void applyReflector(Matrix<T>& a, const std::vector<T>& v, T tau, int64_t r0, in
   }
 }
 
+// larfg: the reflector H = I - tau v v^H with H^H (alpha; x) = (beta; 0),
+// beta real, v = (1; x / (alpha - beta)). `alpha` and `x` are replaced by
+// beta and v's tail; returns tau (0, H = I, when x = 0 and alpha is real).
+template <typename T>
+T reflector(T& alpha, const std::vector<T*>& x) {
+  double xnorm = 0;
+  for (T* e : x) xnorm += std::norm(*e);
+  xnorm = std::sqrt(xnorm);
+  if (xnorm == 0 && im(alpha) == 0) return T(0);
+  double beta = -std::copysign(std::sqrt(std::norm(alpha) + xnorm * xnorm), re(alpha));
+  T tau;
+  if constexpr (std::is_same_v<T, C>) tau = C(beta - alpha.real(), -alpha.imag()) / beta;
+  else tau = (beta - alpha) / beta;
+  T scale = T(1) / (alpha - beta);
+  for (T* e : x) *e *= scale;
+  alpha = beta;
+  return tau;
+}
+
+// Applies H = I - tau v v^H to columns [c0, c0 + v.size()) of rows [r0, r1)
+// of `a`, from the right.
+template <typename T>
+void applyReflectorRight(Matrix<T>& a, const std::vector<T>& v, T tau, int64_t c0, int64_t r0, int64_t r1) {
+  if (tau == T(0)) return;
+  for (int64_t r = r0; r < r1; ++r) {
+    T w = 0;
+    for (size_t j = 0; j < v.size(); ++j) w += a(r, c0 + static_cast<int64_t>(j)) * v[j];
+    w *= tau;
+    for (size_t j = 0; j < v.size(); ++j) a(r, c0 + static_cast<int64_t>(j)) -= w * conj(v[j]);
+  }
+}
+
+// Householder QR step i: the reflector of column i below row i (stored
+// there, R(i,i) on the diagonal), applied as H^H to the columns after i.
+// Returns its tau.
+template <typename T>
+T householderStep(Matrix<T>& a, int64_t i) {
+  std::vector<T*> x;
+  for (int64_t r = i + 1; r < a.rows; ++r) x.push_back(&a(r, i));
+  T tau = reflector(a(i, i), x);
+  std::vector<T> v(static_cast<size_t>(a.rows - i));
+  v[0] = 1;
+  for (int64_t r = i + 1; r < a.rows; ++r) v[static_cast<size_t>(r - i)] = a(r, i);
+  applyReflector(a, v, conj(tau), i, i + 1, a.cols);
+  return tau;
+}
+
 // Completes the columns of `q` (rows x cols) to orthonormal ones: columns
 // with keep[j] set are orthonormal already; every other column becomes the
 // first unit vector e_i left over after two passes of Gram-Schmidt against
@@ -209,29 +256,9 @@ void trsm(const Matrix<T>& a, Matrix<T>& b, char side, char uplo, char trans, ch
 
 template <typename T>
 void geqrf(Matrix<T>& a, std::vector<T>& tau) {
-  int64_t m = a.rows, n = a.cols, steps = std::min(m, n);
+  int64_t steps = std::min(a.rows, a.cols);
   tau.assign(static_cast<size_t>(steps), T(0));
-  for (int64_t i = 0; i < steps; ++i) {
-    // larfg: H^H (alpha; x) = (beta; 0) with beta real.
-    T alpha = a(i, i);
-    double xnorm = 0;
-    for (int64_t r = i + 1; r < m; ++r) xnorm += std::norm(a(r, i));
-    xnorm = std::sqrt(xnorm);
-    if (xnorm == 0 && im(alpha) == 0) continue;  // H = I, tau = 0
-    double beta = -std::copysign(std::sqrt(std::norm(alpha) + xnorm * xnorm), re(alpha));
-    T t;
-    if constexpr (std::is_same_v<T, C>) t = C(beta - alpha.real(), -alpha.imag()) / beta;
-    else t = (beta - alpha) / beta;
-    T scale = T(1) / (alpha - beta);
-    for (int64_t r = i + 1; r < m; ++r) a(r, i) *= scale;
-    a(i, i) = beta;
-    tau[static_cast<size_t>(i)] = t;
-    // A(i:m, i+1:n) = H^H A(i:m, i+1:n), H^H = I - conj(tau) v v^H.
-    std::vector<T> v(static_cast<size_t>(m - i));
-    v[0] = 1;
-    for (int64_t r = i + 1; r < m; ++r) v[static_cast<size_t>(r - i)] = a(r, i);
-    applyReflector(a, v, conj(t), i, i + 1, n);
-  }
+  for (int64_t i = 0; i < steps; ++i) tau[static_cast<size_t>(i)] = householderStep(a, i);
 }
 
 template <typename T>
@@ -368,6 +395,188 @@ void gesvd(const Matrix<T>& a, std::vector<double>& s, Matrix<T>& u, Matrix<T>& 
     for (int64_t i = 0; i < vt.rows; ++i) vt(i, j) = conj(right(j, i));
 }
 
+template <typename T>
+void ormqr(const Matrix<T>& a, const std::vector<T>& tau, Matrix<T>& c, bool left, bool transpose) {
+  int64_t order = left ? c.rows : c.cols, k = static_cast<int64_t>(tau.size());
+  Matrix<T> q(order, order);
+  for (int64_t j = 0; j < k; ++j)
+    for (int64_t i = 0; i < order; ++i) q(i, j) = a(i, j);
+  orgqr(q, tau);
+  Matrix<T> op(order, order);
+  for (int64_t j = 0; j < order; ++j)
+    for (int64_t i = 0; i < order; ++i) op(i, j) = transpose ? conj(q(j, i)) : q(i, j);
+  Matrix<T> out(c.rows, c.cols);
+  for (int64_t j = 0; j < c.cols; ++j)
+    for (int64_t i = 0; i < c.rows; ++i) {
+      T sum = 0;
+      if (left)
+        for (int64_t l = 0; l < order; ++l) sum += op(i, l) * c(l, j);
+      else
+        for (int64_t l = 0; l < order; ++l) sum += c(i, l) * op(l, j);
+      out(i, j) = sum;
+    }
+  c = std::move(out);
+}
+
+template <typename T>
+void geqp3(Matrix<T>& a, std::vector<int32_t>& jpvt, std::vector<T>& tau) {
+  int64_t m = a.rows, n = a.cols, steps = std::min(m, n);
+  auto swapColumns = [&](int64_t p, int64_t q, std::vector<int32_t>& perm) {
+    if (p == q) return;
+    for (int64_t r = 0; r < m; ++r) std::swap(a(r, p), a(r, q));
+    std::swap(perm[static_cast<size_t>(p)], perm[static_cast<size_t>(q)]);
+  };
+  std::vector<int32_t> perm(static_cast<size_t>(n));
+  std::iota(perm.begin(), perm.end(), 1);
+  int64_t fixed = 0;  // the columns asked to go first, moved there in order
+  for (int64_t j = 0; j < n; ++j)
+    if (jpvt[static_cast<size_t>(j)] != 0) swapColumns(j, fixed++, perm);
+  tau.assign(static_cast<size_t>(steps), T(0));
+  for (int64_t i = 0; i < steps; ++i) {
+    if (i >= fixed) {
+      // The remaining column with the largest norm below row i.
+      int64_t best = i;
+      double bestNorm = -1;
+      for (int64_t j = i; j < n; ++j) {
+        double norm = 0;
+        for (int64_t r = i; r < m; ++r) norm += std::norm(a(r, j));
+        if (norm > bestNorm) bestNorm = norm, best = j;
+      }
+      swapColumns(i, best, perm);
+    }
+    tau[static_cast<size_t>(i)] = householderStep(a, i);
+  }
+  jpvt = perm;
+}
+
+template <typename T>
+void gehrd(Matrix<T>& a, int64_t low, int64_t high, std::vector<T>& tau) {
+  int64_t n = a.rows, ilo = low - 1, ihi = high - 1;
+  tau.assign(static_cast<size_t>(std::max<int64_t>(n - 1, 0)), T(0));
+  for (int64_t i = ilo; i < ihi; ++i) {
+    std::vector<T*> x;
+    for (int64_t r = i + 2; r <= ihi; ++r) x.push_back(&a(r, i));
+    T t = reflector(a(i + 1, i), x);
+    tau[static_cast<size_t>(i)] = t;
+    std::vector<T> v(static_cast<size_t>(ihi - i));
+    v[0] = 1;
+    for (int64_t r = i + 2; r <= ihi; ++r) v[static_cast<size_t>(r - i - 1)] = a(r, i);
+    applyReflectorRight(a, v, t, i + 1, 0, ihi + 1);           // A(0:ihi, i+1:ihi) H
+    applyReflector(a, v, conj(t), i + 1, i + 1, n);            // H^H A(i+1:ihi, i+1:n)
+  }
+}
+
+template <typename T>
+void sytrd(Matrix<T>& a, char uplo, std::vector<double>& d, std::vector<double>& e, std::vector<T>& tau) {
+  int64_t n = a.rows;
+  bool lower = uplo == 'L';
+  // b: the whole Hermitian matrix, transformed in place step by step.
+  Matrix<T> b(n, n);
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < n; ++i) {
+      bool given = lower ? i >= j : i <= j;
+      b(i, j) = i == j ? T(re(a(i, i))) : given ? a(i, j) : conj(a(j, i));
+    }
+  int64_t off = std::max<int64_t>(n - 1, 0);
+  d.assign(static_cast<size_t>(n), 0);
+  e.assign(static_cast<size_t>(off), 0);
+  tau.assign(static_cast<size_t>(off), T(0));
+  // b := H^H b H on indices [from, from + v.size()).
+  auto transform = [&](const std::vector<T>& v, T t, int64_t from) {
+    applyReflector(b, v, conj(t), from, 0, n);
+    applyReflectorRight(b, v, t, from, 0, n);
+  };
+  for (int64_t s = 0; s < off; ++s) {
+    // Lower: column i = s, the reflector of rows i+1..n-1. Upper: column
+    // k = n-1-s, the reflector of rows 0..k-1 with alpha the last of them.
+    int64_t i = lower ? s : n - 1 - s;
+    std::vector<T*> x;
+    T* alpha;
+    int64_t from, length;
+    if (lower) {
+      alpha = &b(i + 1, i);
+      for (int64_t r = i + 2; r < n; ++r) x.push_back(&b(r, i));
+      from = i + 1, length = n - i - 1;
+    } else {
+      alpha = &b(i - 1, i);
+      for (int64_t r = 0; r + 1 < i; ++r) x.push_back(&b(r, i));
+      from = 0, length = i;
+    }
+    T t = reflector(*alpha, x);
+    int64_t slot = lower ? i : i - 1;  // e's and tau's index
+    e[static_cast<size_t>(slot)] = re(*alpha);
+    tau[static_cast<size_t>(slot)] = t;
+    std::vector<T> v(static_cast<size_t>(length));
+    for (int64_t r = 0; r < length; ++r) {
+      int64_t row = from + r;
+      bool one = lower ? row == i + 1 : row == i - 1;
+      v[static_cast<size_t>(r)] = one ? T(1) : b(row, i);
+    }
+    // The reflector's tail goes to a; b's column (and row) i become
+    // (beta; 0) before the rest of b is transformed.
+    for (int64_t r = 0; r < length; ++r) {
+      int64_t row = from + r;
+      bool one = lower ? row == i + 1 : row == i - 1;
+      if (!one) a(row, i) = v[static_cast<size_t>(r)], b(row, i) = 0, b(i, row) = 0;
+    }
+    b(lower ? i + 1 : i - 1, i) = *alpha;
+    b(i, lower ? i + 1 : i - 1) = conj(*alpha);
+    std::vector<T> saved(static_cast<size_t>(n));
+    // Column and row i are already final: keep them out of the transform.
+    for (int64_t r = 0; r < n; ++r) saved[static_cast<size_t>(r)] = b(r, i);
+    transform(v, t, from);
+    for (int64_t r = 0; r < n; ++r) b(r, i) = saved[static_cast<size_t>(r)], b(i, r) = conj(saved[static_cast<size_t>(r)]);
+  }
+  for (int64_t i = 0; i < n; ++i) d[static_cast<size_t>(i)] = re(b(i, i));
+  for (int64_t i = 0; i < n; ++i) a(i, i) = d[static_cast<size_t>(i)];
+  for (int64_t i = 0; i < off; ++i) {
+    if (lower) a(i + 1, i) = e[static_cast<size_t>(i)];
+    else a(i, i + 1) = e[static_cast<size_t>(i)];
+  }
+}
+
+template <typename T>
+int gtsv(std::vector<T>& dl, std::vector<T>& d, std::vector<T>& du, Matrix<T>& b) {
+  int64_t n = static_cast<int64_t>(d.size());
+  if (n == 0) return 0;
+  // LAPACK's DL(k) is row k+1's element left of the diagonal: dl[k + 1].
+  auto lowerOf = [&](int64_t k) -> T& { return dl[static_cast<size_t>(k + 1)]; };
+  for (int64_t k = 0; k + 1 < n; ++k) {
+    T& l = lowerOf(k);
+    if (l == T(0)) {
+      if (d[k] == T(0)) return static_cast<int>(k + 1);
+    } else if (abs1(d[k]) >= abs1(l)) {
+      T mult = l / d[k];
+      d[k + 1] -= mult * du[k];
+      for (int64_t j = 0; j < b.cols; ++j) b(k + 1, j) -= mult * b(k, j);
+      if (k + 2 < n) l = 0;
+    } else {
+      // Interchange rows k and k + 1.
+      T mult = d[k] / l;
+      d[k] = l;
+      T temp = d[k + 1];
+      d[k + 1] = du[k] - mult * temp;
+      if (k + 2 < n) {
+        l = du[k + 1];
+        du[k + 1] = -mult * l;
+      }
+      du[k] = temp;
+      for (int64_t j = 0; j < b.cols; ++j) {
+        T t = b(k, j);
+        b(k, j) = b(k + 1, j);
+        b(k + 1, j) = t - mult * b(k + 1, j);
+      }
+    }
+  }
+  if (d[n - 1] == T(0)) return static_cast<int>(n);
+  for (int64_t j = 0; j < b.cols; ++j) {
+    b(n - 1, j) /= d[n - 1];
+    if (n > 1) b(n - 2, j) = (b(n - 2, j) - du[n - 2] * b(n - 1, j)) / d[n - 2];
+    for (int64_t k = n - 3; k >= 0; --k) b(k, j) = (b(k, j) - du[k] * b(k + 1, j) - lowerOf(k) * b(k + 2, j)) / d[k];
+  }
+  return 0;
+}
+
 #define HLO_LAPACK_REFERENCE(T)                                                             \
   template int potrf<T>(Matrix<T>&, char);                                                  \
   template int getrf<T>(Matrix<T>&, std::vector<int32_t>&);                                 \
@@ -375,7 +584,12 @@ void gesvd(const Matrix<T>& a, std::vector<double>& s, Matrix<T>& u, Matrix<T>& 
   template void geqrf<T>(Matrix<T>&, std::vector<T>&);                                      \
   template void orgqr<T>(Matrix<T>&, const std::vector<T>&);                                \
   template void syevd<T>(Matrix<T>&, std::vector<double>&, char, bool);                     \
-  template void gesvd<T>(const Matrix<T>&, std::vector<double>&, Matrix<T>&, Matrix<T>&, char);
+  template void gesvd<T>(const Matrix<T>&, std::vector<double>&, Matrix<T>&, Matrix<T>&, char);          \
+  template void ormqr<T>(const Matrix<T>&, const std::vector<T>&, Matrix<T>&, bool, bool);              \
+  template void geqp3<T>(Matrix<T>&, std::vector<int32_t>&, std::vector<T>&);                             \
+  template void gehrd<T>(Matrix<T>&, int64_t, int64_t, std::vector<T>&);                                  \
+  template void sytrd<T>(Matrix<T>&, char, std::vector<double>&, std::vector<double>&, std::vector<T>&);  \
+  template int gtsv<T>(std::vector<T>&, std::vector<T>&, std::vector<T>&, Matrix<T>&);
 HLO_LAPACK_REFERENCE(double)
 HLO_LAPACK_REFERENCE(C)
 #undef HLO_LAPACK_REFERENCE

@@ -82,4 +82,37 @@ void syevd(Matrix<T>& a, std::vector<double>& w, char uplo, bool vectors);
 template <typename T>
 void gesvd(const Matrix<T>& a, std::vector<double>& s, Matrix<T>& u, Matrix<T>& vt, char mode);
 
+// op(Q) c (left) or c op(Q), Q = H(0) ... H(k-1) of order c.rows (left) or
+// c.cols, from reflectors as geqrf stores them in `a`'s first k =
+// tau.size() columns; op(Q) = Q^H when `transpose`.
+template <typename T>
+void ormqr(const Matrix<T>& a, const std::vector<T>& tau, Matrix<T>& c, bool left, bool transpose);
+
+// QR with column pivoting, a P = Q R, stored as geqrf stores it; jpvt holds
+// nonzero for the columns that go first (in their order) and returns the
+// 1-based column of a that is each column of a P. The other columns are
+// chosen by the largest norm of what is left of them (the first of equals).
+template <typename T>
+void geqp3(Matrix<T>& a, std::vector<int32_t>& jpvt, std::vector<T>& tau);
+
+// Hessenberg reduction of rows and columns [low, high] (1-based): H =
+// Q^H a Q on and above the first subdiagonal, reflector i below it in
+// column i, tau[i] (0 outside [low, high - 1]).
+template <typename T>
+void gehrd(Matrix<T>& a, int64_t low, int64_t high, std::vector<T>& tau);
+
+// Tridiagonal reduction T = Q^H a Q of the Hermitian matrix whose `uplo`
+// triangle `a` holds: d (T's diagonal) and e (its off-diagonal) also written
+// over that triangle's diagonal and first off-diagonal, the reflectors in
+// the rest of it, tau their scales; the other triangle is left alone.
+template <typename T>
+void sytrd(Matrix<T>& a, char uplo, std::vector<double>& d, std::vector<double>& e, std::vector<T>& tau);
+
+// Solves tridiag(dl, d, du) x = b (row i holds dl[i], d[i], du[i] in
+// columns i-1, i, i+1; dl[0] and du[n-1] unused), x over b, by LAPACK gtsv's elimination with
+// row interchanges; dl, d and du are overwritten on the way. Returns 0, or
+// the 1-based j of a zero pivot.
+template <typename T>
+int gtsv(std::vector<T>& dl, std::vector<T>& d, std::vector<T>& du, Matrix<T>& b);
+
 }  // namespace hlo::interp::lapack

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 namespace hlo::interp::lapack {
@@ -249,6 +250,150 @@ TYPED_TEST(LapackReference, SingularValueDecomposition) {
         EXPECT_LT(maxDifference(multiply(adjoint(u), u), identity<T>(u.cols)), 1e-12) << m << "x" << n << mode;
         EXPECT_LT(maxDifference(multiply(vt, adjoint(vt)), identity<T>(vt.rows)), 1e-12) << m << "x" << n << mode;
       }
+}
+
+// The product of the reflectors H_k = I - tau_k v_k v_k^H in `order`.
+template <typename T>
+Matrix<T> productOf(const std::vector<std::vector<T>>& vs, const std::vector<T>& taus, int64_t n) {
+  Matrix<T> q = identity<T>(n);
+  for (size_t k = 0; k < vs.size(); ++k) {
+    Matrix<T> h = identity<T>(n);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < n; ++j) h(i, j) -= taus[k] * vs[k][i] * conj(vs[k][j]);
+    q = multiply(q, h);
+  }
+  return q;
+}
+
+TYPED_TEST(LapackReference, OrmqrAppliesQ) {
+  using T = TypeParam;
+  std::mt19937 rng(7);
+  Matrix<T> a = random<T>(5, 3, rng);
+  std::vector<T> tau;
+  geqrf(a, tau);
+  Matrix<T> q(5, 5);
+  for (int64_t j = 0; j < 3; ++j)
+    for (int64_t i = 0; i < 5; ++i) q(i, j) = a(i, j);
+  orgqr(q, tau);
+  Matrix<T> c = random<T>(5, 2, rng), left = c, back;
+  ormqr(a, tau, left, true, false);
+  EXPECT_LT(maxDifference(left, multiply(q, c)), 1e-12);
+  back = left;
+  ormqr(a, tau, back, true, true);
+  EXPECT_LT(maxDifference(back, c), 1e-12) << "Q^H Q c = c";
+  Matrix<T> r = random<T>(2, 5, rng), right = r;
+  ormqr(a, tau, right, false, true);
+  EXPECT_LT(maxDifference(right, multiply(r, adjoint(q))), 1e-12);
+}
+
+TYPED_TEST(LapackReference, PivotedQrReconstructs) {
+  using T = TypeParam;
+  std::mt19937 rng(8);
+  for (auto [m, n] : {std::pair<int64_t, int64_t>{5, 4}, {3, 5}})
+    for (bool fixFirst : {false, true}) {
+      Matrix<T> a = random<T>(m, n, rng), f = a;
+      std::vector<int32_t> jpvt(static_cast<size_t>(n), 0);
+      if (fixFirst) jpvt[static_cast<size_t>(n - 1)] = 1;  // the last column goes first
+      std::vector<T> tau;
+      geqp3(f, jpvt, tau);
+      if (fixFirst) {
+        EXPECT_EQ(jpvt[0], n);
+      }
+      int64_t k = std::min(m, n);
+      Matrix<T> q(m, m), r(m, n), ap(m, n);
+      for (int64_t j = 0; j < k; ++j)
+        for (int64_t i = 0; i < m; ++i) q(i, j) = f(i, j);
+      orgqr(q, tau);
+      for (int64_t j = 0; j < n; ++j) {
+        for (int64_t i = 0; i <= std::min(j, m - 1); ++i) r(i, j) = f(i, j);
+        for (int64_t i = 0; i < m; ++i) ap(i, j) = a(i, jpvt[static_cast<size_t>(j)] - 1);
+      }
+      EXPECT_LT(maxDifference(multiply(q, r), ap), 1e-12) << m << "x" << n;
+      for (int64_t i = fixFirst ? 2 : 1; i < k; ++i)
+        EXPECT_LE(std::abs(r(i, i)), std::abs(r(i - 1, i - 1)) + 1e-12) << "pivoting by norm";
+    }
+}
+
+TYPED_TEST(LapackReference, HessenbergReduction) {
+  using T = TypeParam;
+  std::mt19937 rng(9);
+  int64_t n = 6;
+  for (auto [low, high] : {std::pair<int64_t, int64_t>{1, 6}, {2, 5}}) {
+    Matrix<T> a = random<T>(n, n, rng);
+    // Outside [low, high] the matrix is already triangular, as gehrd assumes.
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t i = j + 1; i < n; ++i)
+        if (j < low - 1 || i > high - 1) a(i, j) = 0;
+    Matrix<T> h = a;
+    std::vector<T> tau;
+    gehrd(h, low, high, tau);
+    std::vector<std::vector<T>> vs;
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      std::vector<T> v(static_cast<size_t>(n), T(0));
+      if (i >= low - 1 && i < high - 1) {
+        v[i + 1] = 1;
+        for (int64_t r = i + 2; r < high; ++r) v[r] = h(r, i);
+      } else {
+        EXPECT_EQ(tau[i], T(0));
+      }
+      vs.push_back(v);
+    }
+    Matrix<T> q = productOf(vs, tau, n), hess(n, n);
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t i = 0; i <= std::min(j + 1, n - 1); ++i) hess(i, j) = h(i, j);
+    EXPECT_LT(maxDifference(multiply(multiply(q, hess), adjoint(q)), a), 1e-12) << low << ".." << high;
+  }
+}
+
+TYPED_TEST(LapackReference, TridiagonalReduction) {
+  using T = TypeParam;
+  std::mt19937 rng(10);
+  int64_t n = 5;
+  for (char uplo : {'L', 'U'}) {
+    Matrix<T> b = random<T>(n, n, rng), a = multiply(b, adjoint(b)), f = a;
+    std::vector<double> d, e;
+    std::vector<T> tau;
+    sytrd(f, uplo, d, e, tau);
+    std::vector<std::vector<T>> vs;
+    for (int64_t k = 0; k + 1 < n; ++k) {
+      std::vector<T> v(static_cast<size_t>(n), T(0));
+      if (uplo == 'L') {
+        v[k + 1] = 1;
+        for (int64_t r = k + 2; r < n; ++r) v[r] = f(r, k);
+      } else {
+        v[k] = 1;
+        for (int64_t r = 0; r < k; ++r) v[r] = f(r, k + 1);
+      }
+      vs.push_back(v);
+    }
+    std::vector<T> taus = tau;
+    if (uplo == 'U') {  // Q = H(n-2) ... H(0)
+      std::reverse(vs.begin(), vs.end());
+      std::reverse(taus.begin(), taus.end());
+    }
+    Matrix<T> q = productOf(vs, taus, n), t(n, n);
+    for (int64_t i = 0; i < n; ++i) t(i, i) = d[i];
+    for (int64_t i = 0; i + 1 < n; ++i) t(i + 1, i) = t(i, i + 1) = e[i];
+    EXPECT_LT(maxDifference(multiply(multiply(q, t), adjoint(q)), a), 1e-11) << uplo;
+    for (int64_t i = 0; i < n; ++i) EXPECT_EQ(f(i, i), T(d[i]));
+  }
+}
+
+TYPED_TEST(LapackReference, TridiagonalSolve) {
+  using T = TypeParam;
+  std::mt19937 rng(11);
+  int64_t n = 7;
+  Matrix<T> dense(n, n), b = random<T>(n, 3, rng), x = b;
+  Matrix<T> diagonals = random<T>(n, 3, rng);
+  std::vector<T> dl(n), d(n), du(n);
+  for (int64_t i = 0; i < n; ++i) {
+    dl[i] = diagonals(i, 0), d[i] = diagonals(i, 1), du[i] = diagonals(i, 2);
+    dense(i, i) = d[i];
+    if (i > 0) dense(i, i - 1) = dl[i];
+    if (i + 1 < n) dense(i, i + 1) = du[i];
+  }
+  ASSERT_EQ(gtsv(dl, d, du, x), 0);
+  EXPECT_LT(maxDifference(multiply(dense, x), b), 1e-10);
 }
 
 TEST(LapackReference, NonFiniteInputGivesNaNs) {

@@ -71,6 +71,16 @@ struct Routines {
                     const int*, S*, const int*, int*, Len, Len) = nullptr;
   void (*gesvdComplex)(const char*, const char*, const int*, const int*, S*, const int*, R*, S*, const int*, S*,
                        const int*, S*, const int*, R*, int*, Len, Len) = nullptr;
+  // ormqr: side trans m n k a lda tau c ldc work lwork info
+  void (*ormqr)(const char*, const char*, const int*, const int*, const int*, const S*, const int*, const S*, S*,
+                const int*, S*, const int*, int*, Len, Len) = nullptr;
+  // geqp3: m n a lda jpvt tau work lwork [rwork] info
+  void (*geqp3Real)(const int*, const int*, S*, const int*, int*, S*, S*, const int*, int*) = nullptr;
+  void (*geqp3Complex)(const int*, const int*, S*, const int*, int*, S*, S*, const int*, R*, int*) = nullptr;
+  void (*gehrd)(const int*, const int*, const int*, S*, const int*, S*, S*, const int*, int*) = nullptr;
+  // sytrd (hetrd): uplo n a lda d e tau work lwork info
+  void (*sytrd)(const char*, const int*, S*, const int*, R*, R*, S*, S*, const int*, int*, Len) = nullptr;
+  void (*gtsv)(const int*, const int*, S*, S*, S*, S*, const int*, int*) = nullptr;
 };
 
 template <typename S>
@@ -111,6 +121,13 @@ Status routineFor(const LapackCall& call, Routines<S>& r) {
     case LapackRoutine::kGesvd:
       if constexpr (kComplex<S>) return lookUp<S>(*lib, "gesvd", r.gesvdComplex);
       else return lookUp<S>(*lib, "gesvd", r.gesvdReal);
+    case LapackRoutine::kOrmqr: return lookUp<S>(*lib, kComplex<S> ? "unmqr" : "ormqr", r.ormqr);
+    case LapackRoutine::kGeqp3:
+      if constexpr (kComplex<S>) return lookUp<S>(*lib, "geqp3", r.geqp3Complex);
+      else return lookUp<S>(*lib, "geqp3", r.geqp3Real);
+    case LapackRoutine::kGehrd: return lookUp<S>(*lib, "gehrd", r.gehrd);
+    case LapackRoutine::kSytrd: return lookUp<S>(*lib, kComplex<S> ? "hetrd" : "sytrd", r.sytrd);
+    case LapackRoutine::kGtsv: return lookUp<S>(*lib, "gtsv", r.gtsv);
   }
   return errorStatus("unknown LAPACK routine");
 }
@@ -274,6 +291,80 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
         store(u, *out[2], b);
         store(vt, *out[3], b);
       }
+      writeInfo(*out[4]);
+      return;
+    }
+    case LapackRoutine::kOrmqr: {
+      load(*rc.operands[0], b, a);
+      load(*rc.operands[2], b, x);
+      int k = static_cast<int>(call.k), lda = std::max(1, static_cast<int>(call.left ? call.m : call.n));
+      int ldc = std::max(1, m);
+      const S* tau = rc.operands[1]->data<S>() + b * k;
+      char side = call.left ? 'L' : 'R', trans = call.transpose ? (kComplex<S> ? 'C' : 'T') : 'N';
+      fn.ormqr(&side, &trans, &m, &n, &k, a.data(), &lda, tau, x.data(), &ldc, work.data(), &lwork, &info, 1, 1);
+      work.resize(static_cast<size_t>(lwork = workSize(work[0])));
+      fn.ormqr(&side, &trans, &m, &n, &k, a.data(), &lda, tau, x.data(), &ldc, work.data(), &lwork, &info, 1, 1);
+      store(x, *out[0], b);
+      return;
+    }
+    case LapackRoutine::kGeqp3: {
+      load(*rc.operands[0], b, a);
+      int* jpvt = out[1]->data<int32_t>() + b * n;
+      std::copy_n(rc.operands[1]->data<int32_t>() + b * n, n, jpvt);
+      S* tau = out[2]->data<S>() + b * small;
+      std::vector<R> rwork(static_cast<size_t>(std::max(1, 2 * n)));
+      auto run = [&]() {
+        if constexpr (kComplex<S>)
+          fn.geqp3Complex(&m, &n, a.data(), &lda, jpvt, tau, work.data(), &lwork, rwork.data(), &info);
+        else
+          fn.geqp3Real(&m, &n, a.data(), &lda, jpvt, tau, work.data(), &lwork, &info);
+      };
+      std::vector<int> saved(jpvt, jpvt + n);  // the query may not touch jpvt; keep it regardless
+      run();
+      std::copy(saved.begin(), saved.end(), jpvt);
+      work.resize(static_cast<size_t>(lwork = workSize(work[0])));
+      run();
+      store(a, *out[0], b);
+      return;
+    }
+    case LapackRoutine::kGehrd: {
+      load(*rc.operands[0], b, a);
+      int low = static_cast<int>(call.low), high = static_cast<int>(call.high);
+      S* tau = out[1]->data<S>() + b * std::max(n - 1, 0);
+      std::vector<S> tauSpace;
+      if (n <= 1) {  // LAPACK writes no tau then; give it somewhere to point
+        tauSpace.resize(1);
+        tau = tauSpace.data();
+      }
+      fn.gehrd(&n, &low, &high, a.data(), &lda, tau, work.data(), &lwork, &info);
+      work.resize(static_cast<size_t>(lwork = workSize(work[0])));
+      fn.gehrd(&n, &low, &high, a.data(), &lda, tau, work.data(), &lwork, &info);
+      store(a, *out[0], b);
+      writeInfo(*out[2]);
+      return;
+    }
+    case LapackRoutine::kSytrd: {
+      load(*rc.operands[0], b, a);
+      int off = std::max(n - 1, 0);
+      R* d = out[1]->data<R>() + b * n;
+      std::vector<R> e(static_cast<size_t>(std::max(off, 1)));
+      std::vector<S> tau(static_cast<size_t>(std::max(off, 1)));
+      fn.sytrd(&call.uplo, &n, a.data(), &lda, d, e.data(), tau.data(), work.data(), &lwork, &info, 1);
+      work.resize(static_cast<size_t>(lwork = workSize(work[0])));
+      fn.sytrd(&call.uplo, &n, a.data(), &lda, d, e.data(), tau.data(), work.data(), &lwork, &info, 1);
+      std::copy_n(e.data(), off, out[2]->data<R>() + b * off);
+      std::copy_n(tau.data(), off, out[3]->data<S>() + b * off);
+      store(a, *out[0], b);
+      writeInfo(*out[4]);
+      return;
+    }
+    case LapackRoutine::kGtsv: {
+      // dl, d and du are overwritten: work on the results' copies.
+      for (int i = 0; i < 3; ++i) std::copy_n(rc.operands[i]->data<S>() + b * m, m, out[i]->data<S>() + b * m);
+      S* dl = out[0]->data<S>() + b * m;
+      load(*rc.operands[3], b, x);
+      fn.gtsv(&m, &n, dl + 1, out[1]->data<S>() + b * m, out[2]->data<S>() + b * m, x.data(), &lda, &info);
+      store(x, *out[3], b);
       writeInfo(*out[4]);
       return;
     }

@@ -232,6 +232,78 @@ TEST_P(LapackCalls, SvdBothRoutines) {
     }
 }
 
+TEST_P(LapackCalls, Ormqr) {
+  for (bool left : {true, false})
+    for (bool transpose : {false, true}) {
+      std::string a = matrix(t(), left ? 5 : 3, 2), tau = vector(t(), 2), c = matrix(t(), 5, 3);
+      std::vector<Literal> args;
+      args.push_back(randomArray(parseShapeOrDie(a), rng, false));
+      // tau from a real QR, so that each H is a reflection.
+      Runs qr = run(moduleText(target("geqrf"), {a}, "(" + a + ", " + tau + ")", ""), args);
+      std::vector<Literal> in;
+      in.push_back(part(qr.reference, 0));
+      in.push_back(part(qr.reference, 1));
+      in.push_back(randomArray(parseShapeOrDie(c), rng, false));
+      Runs r = run(moduleText(target(isComplex(t()) ? "unmqr" : "ormqr"), {a, tau, c}, c,
+                              std::string("left = ") + (left ? "true" : "false") +
+                                  ", transpose = " + (transpose ? "true" : "false")),
+                   in);
+      expectClose(r.jit, r.reference, tolerance(t()), std::string("left ") + (left ? "1" : "0") + " transpose " +
+                                                           (transpose ? "1" : "0"));
+    }
+}
+
+TEST_P(LapackCalls, Geqp3) {
+  std::string a = matrix(t(), 5, 4), p = "s32[2,4]{1,0}";
+  std::vector<Literal> args;
+  args.push_back(randomArray(parseShapeOrDie(a), rng, false));
+  args.emplace_back(parseShapeOrDie(p));  // all free
+  Runs r = run(moduleText(target("geqp3"), {a, p}, "(" + a + ", " + p + ", " + vector(t(), 4) + ")", ""), args);
+  expectClose(part(r.jit, 0), part(r.reference, 0), tolerance(t()), "R and reflectors");
+  expectClose(part(r.jit, 1), part(r.reference, 1), 0, "pivots");
+  expectClose(part(r.jit, 2), part(r.reference, 2), tolerance(t()), "tau");
+}
+
+TEST_P(LapackCalls, Gehrd) {
+  std::string a = matrix(t(), 5, 5);
+  std::vector<Literal> args;
+  args.push_back(randomArray(parseShapeOrDie(a), rng, false));
+  Runs r = run(moduleText(target("gehrd"), {a}, "(" + a + ", " + vector(t(), 4) + ", s32[2]{0})",
+                          "high = 5 : i32, low = 1 : i32"),
+               args);
+  expectClose(part(r.jit, 0), part(r.reference, 0), tolerance(t()), "H and reflectors");
+  expectClose(part(r.jit, 1), part(r.reference, 1), tolerance(t()), "tau");
+}
+
+TEST_P(LapackCalls, Sytrd) {
+  for (char uplo : {'L', 'U'}) {
+    std::string a = matrix(t(), 5, 5);
+    std::vector<Literal> args;
+    args.push_back(randomArray(parseShapeOrDie(a), rng, false));
+    Runs r = run(moduleText(target(isComplex(t()) ? "hetrd" : "sytrd"), {a},
+                            "(" + a + ", " + vector(real(), 5) + ", " + vector(real(), 4) + ", " + vector(t(), 4) +
+                                ", s32[2]{0})",
+                            "uplo = " + std::to_string(static_cast<int>(uplo)) + " : ui8"),
+                 args);
+    std::string what = std::string("uplo ") + uplo;
+    expectClose(part(r.jit, 0), part(r.reference, 0), tolerance(t()), what + " reflectors");
+    expectClose(part(r.jit, 1), part(r.reference, 1), tolerance(t()), what + " d");
+    expectClose(part(r.jit, 2), part(r.reference, 2), tolerance(t()), what + " e");
+    expectClose(part(r.jit, 3), part(r.reference, 3), tolerance(t()), what + " tau");
+  }
+}
+
+TEST_P(LapackCalls, Gtsv) {
+  std::string v = vector(t(), 6), b = matrix(t(), 6, 2);
+  std::vector<Literal> args;
+  for (int i = 0; i < 3; ++i) args.push_back(randomArray(parseShapeOrDie(v), rng, false));
+  args.push_back(randomArray(parseShapeOrDie(b), rng, false));
+  Runs r = run(moduleText(target("gtsv"), {v, v, v, b}, "(" + v + ", " + v + ", " + v + ", " + b + ", s32[2]{0})", ""),
+               args);
+  expectClose(part(r.jit, 3), part(r.reference, 3), 10 * tolerance(t()), "x");
+  expectClose(part(r.jit, 4), part(r.reference, 4), 0, "info");
+}
+
 INSTANTIATE_TEST_SUITE_P(Types, LapackCalls,
                          ::testing::Values(ElementType::kF32, ElementType::kF64, ElementType::kC64,
                                            ElementType::kC128),
