@@ -24,7 +24,8 @@ constexpr RoutineName kRoutines[] = {
     {"gesdd", "gesdd", LapackRoutine::kGesdd}, {"gesvd", "gesvd", LapackRoutine::kGesvd},
     {"ormqr", "unmqr", LapackRoutine::kOrmqr}, {"geqp3", "geqp3", LapackRoutine::kGeqp3},
     {"gehrd", "gehrd", LapackRoutine::kGehrd}, {"sytrd", "hetrd", LapackRoutine::kSytrd},
-    {"gtsv", "gtsv", LapackRoutine::kGtsv},
+    {"gtsv", "gtsv", LapackRoutine::kGtsv},     {"geev", "geev", LapackRoutine::kGeev},
+    {"gees", "gees", LapackRoutine::kGees},
 };
 
 // The operand the batch and (m, n) are read from, and how many operands.
@@ -421,6 +422,57 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
       HLO_RETURN_IF_ERROR(vectorResult(2, "du", t, m));
       HLO_RETURN_IF_ERROR(matrixResult(3, "x", {m, n}));
       HLO_RETURN_IF_ERROR(info(4));
+      break;
+    }
+    case LapackRoutine::kGeev: {
+      HLO_RETURN_IF_ERROR(square());
+      HLO_ASSIGN_OR_RETURN(char leftMode, option(c, *config, "compute_left", "NV"));
+      HLO_ASSIGN_OR_RETURN(char rightMode, option(c, *config, "compute_right", "NV"));
+      call.leftVectors = leftMode == 'V';
+      call.rightVectors = rightMode == 'V';
+      ElementType complex = isComplex(t) ? t : (t == ElementType::kF64 ? ElementType::kC128 : ElementType::kC64);
+      auto vectors = [&](int i, const std::string& what) -> Status {
+        std::string name = "result " + std::to_string(i) + " (" + what + ")";
+        HLO_RETURN_IF_ERROR(c.expect(results[i], name, complex, batch, {n, n}));
+        return c.columnMajor(results[i], results[i].layout(), name);
+      };
+      if (isComplex(t)) {
+        HLO_RETURN_IF_ERROR(resultCount(4));
+        HLO_RETURN_IF_ERROR(vectorResult(0, "eigenvalues", t, n));
+        HLO_RETURN_IF_ERROR(vectors(1, "left eigenvectors"));
+        HLO_RETURN_IF_ERROR(vectors(2, "right eigenvectors"));
+        HLO_RETURN_IF_ERROR(info(3));
+      } else {
+        HLO_RETURN_IF_ERROR(resultCount(5));
+        HLO_RETURN_IF_ERROR(vectorResult(0, "eigenvalues' real parts", t, n));
+        HLO_RETURN_IF_ERROR(vectorResult(1, "eigenvalues' imaginary parts", t, n));
+        HLO_RETURN_IF_ERROR(vectors(2, "left eigenvectors"));
+        HLO_RETURN_IF_ERROR(vectors(3, "right eigenvectors"));
+        HLO_RETURN_IF_ERROR(info(4));
+      }
+      break;
+    }
+    case LapackRoutine::kGees: {
+      HLO_RETURN_IF_ERROR(square());
+      HLO_ASSIGN_OR_RETURN(call.mode, option(c, *config, "mode", "NV"));
+      HLO_ASSIGN_OR_RETURN(char sort, option(c, *config, "sort", "NS"));
+      if (sort != 'N')
+        return c.bad("sort = 'S' needs a function selecting the eigenvalues, which the call cannot carry (jaxlib "
+                     "refuses it too)");
+      bool complex = isComplex(t);
+      HLO_RETURN_IF_ERROR(resultCount(complex ? 5 : 6));
+      HLO_RETURN_IF_ERROR(matrixResult(0, "the Schur form", {n, n}));
+      HLO_RETURN_IF_ERROR(matrixResult(1, "the Schur vectors", {n, n}));
+      int next = 2;
+      if (complex) {
+        HLO_RETURN_IF_ERROR(vectorResult(next++, "eigenvalues", t, n));
+      } else {
+        HLO_RETURN_IF_ERROR(vectorResult(next++, "eigenvalues' real parts", t, n));
+        HLO_RETURN_IF_ERROR(vectorResult(next++, "eigenvalues' imaginary parts", t, n));
+      }
+      HLO_RETURN_IF_ERROR(c.expect(results[next], "result " + std::to_string(next) + " (selected)",
+                                   ElementType::kS32, batch, {}));
+      HLO_RETURN_IF_ERROR(info(next + 1));
       break;
     }
   }

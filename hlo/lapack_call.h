@@ -38,6 +38,18 @@
 //          {uplo} (hetrd) tridiagonal form Q^H a Q of the Hermitian matrix
 //          whose `uplo` triangle a holds: diagonal d, off-diagonal e, the
 //          reflectors in the rest of that triangle
+//   geev   (R[B,n], R[B,n], C[B,n,n], C[B,n,n], s32[B]) (R[B,n,n] a), real a
+//          (T[B,n], T[B,n,n], T[B,n,n], s32[B]) (T[B,n,n] a), complex a
+//          {compute_left, compute_right}: eigenvalues (real and imaginary
+//          parts for real a; C is R's complex type), left and right
+//          eigenvectors ('V') or not ('N'), each of unit norm with its
+//          largest component real; info = -4 for a non-finite a (jaxlib's
+//          kernel does not call LAPACK then)
+//   gees   (T[B,n,n], T[B,n,n], R[B,n], R[B,n], s32[B], s32[B]) (T a), real
+//          (T[B,n,n], T[B,n,n], T[B,n], s32[B], s32[B]) (T a), complex
+//          {mode, sort}: the Schur form T over a, the Schur vectors Z (mode
+//          V), the eigenvalues, the count of selected eigenvalues (0: sort
+//          must be 'N', as jaxlib's kernel requires) and info
 //   gtsv   (T[B,n], T[B,n], T[B,n], T[B,n,r], s32[B])
 //          (T[B,n] dl, T[B,n] d, T[B,n] du, T[B,n,r] b): x with
 //          tridiag(dl, d, du) x = b (dl[0] and du[n-1] are not read) by
@@ -64,7 +76,7 @@
 namespace hlo {
 
 enum class LapackRoutine : uint8_t {
-  kPotrf, kGetrf, kTrsm, kGeqrf, kOrgqr, kSyevd, kGesdd, kGesvd, kOrmqr, kGeqp3, kGehrd, kSytrd, kGtsv,
+  kPotrf, kGetrf, kTrsm, kGeqrf, kOrgqr, kSyevd, kGesdd, kGesvd, kOrmqr, kGeqp3, kGehrd, kSytrd, kGtsv, kGeev, kGees,
 };
 
 struct LapackCall {
@@ -78,8 +90,9 @@ struct LapackCall {
   char side = 'L';   // trsm: 'L' or 'R'
   char trans = 'N';  // trsm: 'N', 'T' or 'C'
   char diag = 'N';   // trsm: 'N' or 'U' (a unit diagonal, not read)
-  char mode = 'V';   // syevd: 'V' or 'N'; gesdd, gesvd: 'A', 'S' or 'N'
+  char mode = 'V';   // syevd, gees: 'V' or 'N'; gesdd, gesvd: 'A', 'S' or 'N'
   bool left = true, transpose = false;  // ormqr
+  bool leftVectors = false, rightVectors = false;  // geev
   int64_t low = 1, high = 0;            // gehrd: 1-based, 1 <= low <= high <= n (or low = 1, high = 0 when n = 0)
 };
 

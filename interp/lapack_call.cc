@@ -179,6 +179,44 @@ Literal run(const LapackCall& call, const Instruction& instr, Operands ops) {
         store(x, *out[3], b);
         break;
       }
+      case LapackRoutine::kGeev: {
+        Matrix<T> a = load<T>(*ops[0], b);
+        std::vector<C> w;
+        Matrix<C> vl, vr;
+        int info = lapack::geev(a, w, call.leftVectors ? &vl : nullptr, call.rightVectors ? &vr : nullptr);
+        int next = 0;
+        if constexpr (std::is_same_v<T, C>) {
+          storeVector<C>(w, *out[next++], b);
+        } else {
+          std::vector<double> re(w.size()), im(w.size());
+          for (size_t i = 0; i < w.size(); ++i) re[i] = w[i].real(), im[i] = w[i].imag();
+          storeVector<double>(re, *out[next++], b);
+          storeVector<double>(im, *out[next++], b);
+        }
+        if (call.leftVectors && info == 0) store(vl, *out[next], b);
+        if (call.rightVectors && info == 0) store(vr, *out[next + 1], b);
+        writeInt(*out[next + 2], b, info);
+        break;
+      }
+      case LapackRoutine::kGees: {
+        Matrix<T> a = load<T>(*ops[0], b), z;
+        std::vector<C> w;
+        int info = lapack::gees(a, z, w);
+        store(a, *out[0], b);
+        if (call.mode == 'V') store(z, *out[1], b);
+        int next = 2;
+        if constexpr (std::is_same_v<T, C>) {
+          storeVector<C>(w, *out[next++], b);
+        } else {
+          std::vector<double> re(w.size()), im(w.size());
+          for (size_t i = 0; i < w.size(); ++i) re[i] = w[i].real(), im[i] = w[i].imag();
+          storeVector<double>(re, *out[next++], b);
+          storeVector<double>(im, *out[next++], b);
+        }
+        writeInt(*out[next], b, 0);  // no eigenvalues are selected without sorting
+        writeInt(*out[next + 1], b, info);
+        break;
+      }
     }
   }
   return result;

@@ -115,4 +115,22 @@ void sytrd(Matrix<T>& a, char uplo, std::vector<double>& d, std::vector<double>&
 template <typename T>
 int gtsv(std::vector<T>& dl, std::vector<T>& d, std::vector<T>& du, Matrix<T>& b);
 
+// Schur decomposition a = Z T Z^H (interp/lapack_eigen.cc): T over a,
+// upper triangular for complex a; for real a real and quasi-triangular, a
+// 2x2 block on the diagonal for each pair of complex eigenvalues. w: the
+// eigenvalues in T's diagonal order (a pair as p + iq, p - iq, q > 0).
+// Returns 0, or 1 when the QR algorithm does not converge or a holds a NaN
+// or an infinity (then the results are NaN).
+template <typename T>
+int gees(Matrix<T>& a, Matrix<T>& z, std::vector<C>& w);
+
+// Eigenvalues w of a general matrix (in the order gees gives them) and, when
+// asked for, right (a v = w v) and left (u^H a = w u^H) eigenvectors as
+// columns, each of unit norm with its largest component real and positive;
+// for real a, real eigenvalues have real vectors and a conjugate pair has
+// conjugate vectors. Returns 0; 1 when the QR algorithm does not converge;
+// -4, what jaxlib's kernel gives, when a holds a NaN or an infinity.
+template <typename T>
+int geev(const Matrix<T>& a, std::vector<C>& w, Matrix<C>* vl, Matrix<C>* vr);
+
 }  // namespace hlo::interp::lapack

@@ -396,6 +396,77 @@ TYPED_TEST(LapackReference, TridiagonalSolve) {
   EXPECT_LT(maxDifference(multiply(dense, x), b), 1e-10);
 }
 
+TYPED_TEST(LapackReference, SchurDecomposition) {
+  using T = TypeParam;
+  std::mt19937 rng(12);
+  for (int64_t n : {1, 2, 5, 8}) {
+    Matrix<T> a = random<T>(n, n, rng), t = a, z;
+    std::vector<C> w;
+    ASSERT_EQ(gees(t, z, w), 0) << n;
+    EXPECT_LT(maxDifference(multiply(multiply(z, t), adjoint(z)), a), 1e-12 * n) << n;
+    EXPECT_LT(maxDifference(multiply(adjoint(z), z), identity<T>(n)), 1e-12 * n);
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t i = j + 1; i < n; ++i) {
+        if (i == j + 1 && !std::is_same_v<T, C>) continue;  // a real form's 2x2 blocks
+        EXPECT_EQ(t(i, j), T(0)) << i << "," << j;
+      }
+    if constexpr (!std::is_same_v<T, C>) {
+      // A nonzero subdiagonal element is a 2x2 block of a conjugate pair.
+      for (int64_t i = 0; i + 1 < n; ++i)
+        if (t(i + 1, i) != 0) {
+          EXPECT_GT(w[i].imag(), 0);
+          EXPECT_EQ(w[i + 1], std::conj(w[i]));
+          if (i + 2 < n) {
+            EXPECT_EQ(t(i + 2, i + 1), 0) << "blocks do not overlap";
+          }
+        }
+    }
+  }
+}
+
+TYPED_TEST(LapackReference, GeneralEigenvectors) {
+  using T = TypeParam;
+  std::mt19937 rng(13);
+  for (int64_t n : {1, 3, 6}) {
+    Matrix<T> a = random<T>(n, n, rng);
+    std::vector<C> w;
+    Matrix<C> vl, vr;
+    ASSERT_EQ(geev(a, w, &vl, &vr), 0);
+    Matrix<C> ac(n, n);
+    for (size_t i = 0; i < a.v.size(); ++i) ac.v[i] = a.v[i];
+    for (int64_t k = 0; k < n; ++k) {
+      double norm = 0, residual = 0, leftResidual = 0;
+      size_t largest = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        C av = 0, ua = 0;
+        for (int64_t l = 0; l < n; ++l) {
+          av += ac(i, l) * vr(l, k);
+          ua += std::conj(vl(l, k)) * ac(l, i);
+        }
+        residual = std::max(residual, std::abs(av - w[k] * vr(i, k)));
+        leftResidual = std::max(leftResidual, std::abs(ua - w[k] * std::conj(vl(i, k))));
+        norm += std::norm(vr(i, k));
+        if (std::abs(vr(i, k)) > std::abs(vr(largest, k))) largest = i;
+      }
+      EXPECT_LT(residual, 1e-11) << n << " right " << k;
+      EXPECT_LT(leftResidual, 1e-11) << n << " left " << k;
+      EXPECT_NEAR(norm, 1, 1e-12);
+      EXPECT_EQ(vr(largest, k).imag(), 0) << "largest component real";
+      EXPECT_GT(vr(largest, k).real(), 0);
+      if (!std::is_same_v<T, C> && w[k].imag() == 0) {
+        for (int64_t i = 0; i < n; ++i) EXPECT_EQ(vr(i, k).imag(), 0) << "a real eigenvalue's vector is real";
+      }
+    }
+    std::vector<C> values;
+    EXPECT_EQ(geev(a, values, nullptr, nullptr), 0);
+    EXPECT_EQ(values, w);
+  }
+  Matrix<T> bad = identity<T>(2);
+  bad(0, 1) = std::nan("");
+  std::vector<C> w;
+  EXPECT_EQ(geev(bad, w, nullptr, nullptr), -4) << "jaxlib's answer to a non-finite matrix";
+}
+
 TEST(LapackReference, NonFiniteInputGivesNaNs) {
   Matrix<double> a = identity<double>(3);
   a(2, 0) = std::nan("");

@@ -305,6 +305,41 @@ def svd(a, c):
             jnp.linalg.norm(a, 2))
 
 
+def qr_pivoted_hessenberg(a, h, c, dl, d, du, b):
+    """The rest of the QR family and the reductions: jax.scipy.linalg.qr with
+    pivoting (lapack_sgeqp3_ffi), lax.linalg.ormqr (lapack_sormqr_ffi),
+    jax.scipy.linalg.hessenberg (lapack_sgehrd_ffi), lax.linalg.tridiagonal
+    (lapack_ssytrd_ffi) and lax.linalg.tridiagonal_solve (lapack_sgtsv_ffi).
+    Householder reductions are unique once the reflectors' signs are
+    LAPACK's; each is also checked by reconstruction."""
+    q, r, p = jax.scipy.linalg.qr(a, mode="economic", pivoting=True)
+    qa, taus = jax._src.lax.linalg.geqrf(a)  # no public name; jnp.linalg.qr lowers to it
+    qtc = lax.linalg.ormqr(qa, taus, c, left=True, transpose=True)
+    hh, hq = jax.scipy.linalg.hessenberg(h, calc_q=True)
+    sym = h + h.T
+    _, dd, ee, _ = lax.linalg.tridiagonal(sym, lower=True)
+    x = lax.linalg.tridiagonal_solve(dl, d, du, b)
+    return q, r, p, qtc, hh, hq @ hh @ hq.T, dd, ee, x
+
+
+def eig_schur(a, c):
+    """jnp.linalg.eig and eigvals (lapack_sgeev_ffi, lapack_cgeev_ffi) and
+    jax.scipy.linalg.schur (lapack_sgees_ffi, lapack_cgees_ffi). The order
+    of eigenvalues and the scale of eigenvectors are LAPACK's choice, and a
+    Schur form is not unique: the module gives the eigenvalues sorted and
+    what defines the rest, V diag(w) V^-1 = a (left vectors too), Z T Z^H = a,
+    Z^H Z = I and T's zeros."""
+    w, v = jnp.linalg.eig(a)
+    wl, vl, vr = lax.linalg.eig(c, compute_left_eigenvectors=True, compute_right_eigenvectors=True)
+    t, z = jax.scipy.linalg.schur(a)
+    tc, zc = jax.scipy.linalg.schur(c)
+    right = v @ jnp.diag(w) @ jnp.linalg.inv(v)
+    left = jnp.linalg.inv(vl.conj().T) @ jnp.diag(wl) @ vl.conj().T
+    return (jnp.sort(w), right, jnp.sort(jnp.linalg.eigvals(c)), left, vr @ jnp.diag(wl) @ jnp.linalg.inv(vr),
+            z @ t @ z.T, z.T @ z, jnp.tril(t, -2), zc @ tc @ zc.conj().T, zc.conj().T @ zc, jnp.tril(tc, -1),
+            jnp.sort(jnp.diag(tc)))
+
+
 def sorted_queries(rng):
     a = np.array([-INF, -2, -1, -1, -0.0, 0, 0.5, 1, 1, 1, 3, 3.5, 7, INF, NAN], np.float32)
     v = np.array([-INF, -3, -1, -0.0, 0, 0.25, 1, 2, 3.5, 8, INF, NAN], np.float32)
@@ -349,6 +384,12 @@ LATEST_CASES += [
     ("linalg_eigh", eigh, lambda rng: (spd(rng, 5, 5) - 5 * np.eye(5, dtype=np.float32),
                                        (lambda m: (m + m.conj().T).astype(np.complex64))(complex64(rng, 4, 4)))),
     ("linalg_svd", svd, lambda rng: (rng.standard_normal((6, 4)).astype(np.float32), complex64(rng, 3, 5))),
+    ("linalg_reductions", qr_pivoted_hessenberg, lambda rng: (
+        rng.standard_normal((6, 4)).astype(np.float32), rng.standard_normal((5, 5)).astype(np.float32),
+        rng.standard_normal((6, 2)).astype(np.float32),
+        np.concatenate([[0], rng.standard_normal(5)]).astype(np.float32), (rng.standard_normal(6) + 4).astype(np.float32),
+        np.concatenate([rng.standard_normal(5), [0]]).astype(np.float32), rng.standard_normal((6, 3)).astype(np.float32))),
+    ("linalg_eig", eig_schur, lambda rng: (rng.standard_normal((5, 5)).astype(np.float32), complex64(rng, 4, 4))),
 ]
 
 

@@ -81,6 +81,16 @@ struct Routines {
   // sytrd (hetrd): uplo n a lda d e tau work lwork info
   void (*sytrd)(const char*, const int*, S*, const int*, R*, R*, S*, S*, const int*, int*, Len) = nullptr;
   void (*gtsv)(const int*, const int*, S*, S*, S*, S*, const int*, int*) = nullptr;
+  // geev: jobvl jobvr n a lda (wr wi | w) vl ldvl vr ldvr work lwork [rwork] info
+  void (*geevReal)(const char*, const char*, const int*, S*, const int*, S*, S*, S*, const int*, S*, const int*, S*,
+                   const int*, int*, Len, Len) = nullptr;
+  void (*geevComplex)(const char*, const char*, const int*, S*, const int*, S*, S*, const int*, S*, const int*, S*,
+                      const int*, R*, int*, Len, Len) = nullptr;
+  // gees: jobvs sort select n a lda sdim (wr wi | w) vs ldvs work lwork [rwork] bwork info
+  void (*geesReal)(const char*, const char*, void*, const int*, S*, const int*, int*, S*, S*, S*, const int*, S*,
+                   const int*, int*, int*, Len, Len) = nullptr;
+  void (*geesComplex)(const char*, const char*, void*, const int*, S*, const int*, int*, S*, S*, const int*, S*,
+                      const int*, R*, int*, int*, Len, Len) = nullptr;
 };
 
 template <typename S>
@@ -128,6 +138,12 @@ Status routineFor(const LapackCall& call, Routines<S>& r) {
     case LapackRoutine::kGehrd: return lookUp<S>(*lib, "gehrd", r.gehrd);
     case LapackRoutine::kSytrd: return lookUp<S>(*lib, kComplex<S> ? "hetrd" : "sytrd", r.sytrd);
     case LapackRoutine::kGtsv: return lookUp<S>(*lib, "gtsv", r.gtsv);
+    case LapackRoutine::kGeev:
+      if constexpr (kComplex<S>) return lookUp<S>(*lib, "geev", r.geevComplex);
+      else return lookUp<S>(*lib, "geev", r.geevReal);
+    case LapackRoutine::kGees:
+      if constexpr (kComplex<S>) return lookUp<S>(*lib, "gees", r.geesComplex);
+      else return lookUp<S>(*lib, "gees", r.geesReal);
   }
   return errorStatus("unknown LAPACK routine");
 }
@@ -366,6 +382,88 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
       fn.gtsv(&m, &n, dl + 1, out[1]->data<S>() + b * m, out[2]->data<S>() + b * m, x.data(), &lda, &info);
       store(x, *out[3], b);
       writeInfo(*out[4]);
+      return;
+    }
+    case LapackRoutine::kGeev: {
+      using Complex = std::complex<R>;
+      load(*rc.operands[0], b, a);
+      int next = kComplex<S> ? 1 : 2;  // the first eigenvector result
+      Literal& info = *out[next + 2];
+      if (!std::all_of(a.begin(), a.end(), [](const S& x) { return std::isfinite(std::real(x)) && std::isfinite(std::imag(x)); })) {
+        info.data<int32_t>()[b] = -4;  // as jaxlib's kernel: LAPACK is not called
+        return;
+      }
+      char jobvl = call.leftVectors ? 'V' : 'N', jobvr = call.rightVectors ? 'V' : 'N';
+      int ld = std::max(1, n);
+      u.resize(static_cast<size_t>(ld) * ld);
+      vt.resize(static_cast<size_t>(ld) * ld);
+      if constexpr (kComplex<S>) {
+        S* w = out[0]->data<S>() + b * n;
+        std::vector<R> rwork(static_cast<size_t>(std::max(1, 2 * n)));
+        auto run = [&]() {
+          fn.geevComplex(&jobvl, &jobvr, &n, a.data(), &lda, w, u.data(), &ld, vt.data(), &ld, work.data(), &lwork,
+                         rwork.data(), &info.data<int32_t>()[b], 1, 1);
+        };
+        run();
+        work.resize(static_cast<size_t>(lwork = workSize(work[0])));
+        load(*rc.operands[0], b, a);
+        run();
+        if (info.data<int32_t>()[b] != 0) return;
+        if (call.leftVectors) store(u, *out[1], b);
+        if (call.rightVectors) store(vt, *out[2], b);
+      } else {
+        S* wr = out[0]->data<S>() + b * n;
+        S* wi = out[1]->data<S>() + b * n;
+        auto run = [&]() {
+          fn.geevReal(&jobvl, &jobvr, &n, a.data(), &lda, wr, wi, u.data(), &ld, vt.data(), &ld, work.data(), &lwork,
+                      &info.data<int32_t>()[b], 1, 1);
+        };
+        run();
+        work.resize(static_cast<size_t>(lwork = workSize(work[0])));
+        load(*rc.operands[0], b, a);
+        run();
+        if (info.data<int32_t>()[b] != 0) return;
+        // A conjugate pair's vectors are stored as the real and imaginary
+        // parts in two columns: v_j = x_j + i x_{j+1}, v_{j+1} = conj(v_j).
+        auto unpack = [&](const std::vector<S>& packed, Literal& lit) {
+          Complex* to = lit.data<Complex>() + b * n * n;
+          for (int j = 0; j < n; ++j) {
+            for (int i = 0; i < n; ++i) {
+              Complex v = wi[j] == 0  ? Complex(packed[i + j * ld], 0)
+                          : wi[j] > 0 ? Complex(packed[i + j * ld], packed[i + (j + 1) * ld])
+                                      : Complex(packed[i + (j - 1) * ld], -packed[i + j * ld]);
+              to[i * n + j] = v;
+            }
+          }
+        };
+        if (call.leftVectors) unpack(u, *out[2]);
+        if (call.rightVectors) unpack(vt, *out[3]);
+      }
+      return;
+    }
+    case LapackRoutine::kGees: {
+      load(*rc.operands[0], b, a);
+      char jobvs = call.mode, sort = 'N';
+      int ld = std::max(1, n), sdim = 0;
+      u.resize(static_cast<size_t>(ld) * ld);
+      auto run = [&](int* infoOut) {
+        if constexpr (kComplex<S>) {
+          std::vector<R> rwork(static_cast<size_t>(std::max(1, n)));
+          fn.geesComplex(&jobvs, &sort, nullptr, &n, a.data(), &lda, &sdim, out[2]->data<S>() + b * n, u.data(), &ld,
+                         work.data(), &lwork, rwork.data(), nullptr, infoOut, 1, 1);
+        } else {
+          fn.geesReal(&jobvs, &sort, nullptr, &n, a.data(), &lda, &sdim, out[2]->data<S>() + b * n,
+                      out[3]->data<S>() + b * n, u.data(), &ld, work.data(), &lwork, nullptr, infoOut, 1, 1);
+        }
+      };
+      run(&info);
+      work.resize(static_cast<size_t>(lwork = workSize(work[0])));
+      run(&info);
+      int next = kComplex<S> ? 3 : 4;
+      store(a, *out[0], b);
+      if (call.mode == 'V') store(u, *out[1], b);
+      out[next]->data<int32_t>()[b] = sdim;
+      out[next + 1]->data<int32_t>()[b] = info;
       return;
     }
   }

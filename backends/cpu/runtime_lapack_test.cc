@@ -6,6 +6,7 @@
 // in |<jit_j, reference_j>| = 1 for each column j.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <complex>
 #include <random>
 #include <string>
@@ -302,6 +303,64 @@ TEST_P(LapackCalls, Gtsv) {
                args);
   expectClose(part(r.jit, 3), part(r.reference, 3), 10 * tolerance(t()), "x");
   expectClose(part(r.jit, 4), part(r.reference, 4), 0, "info");
+}
+
+// The eigenvalues of batch matrix `b` in `lit` (real and imaginary parts in
+// two arrays for a real type), sorted.
+std::vector<C> sortedEigenvalues(const Literal& result, bool complex, int64_t b, int64_t n) {
+  std::vector<C> w;
+  for (int64_t i = 0; i < n; ++i)
+    w.push_back(complex ? part(result, 0).toComplex(b * n + i)
+                        : C(part(result, 0).toDouble(b * n + i), part(result, 1).toDouble(b * n + i)));
+  std::sort(w.begin(), w.end(), [](C x, C y) { return x.real() != y.real() ? x.real() < y.real() : x.imag() < y.imag(); });
+  return w;
+}
+
+TEST_P(LapackCalls, GeevAndGees) {
+  bool complex = isComplex(t());
+  ElementType vectorsType = complex ? t() : (t() == ElementType::kF64 ? ElementType::kC128 : ElementType::kC64);
+  std::string a = matrix(t(), 5, 5), v = matrix(vectorsType, 5, 5);
+  std::vector<Literal> args;
+  args.push_back(randomArray(parseShapeOrDie(a), rng, false));
+  std::string values = complex ? vector(t(), 5) : vector(t(), 5) + ", " + vector(t(), 5);
+  Runs eig = run(moduleText(target("geev"), {a}, "(" + values + ", " + v + ", " + v + ", s32[2]{0})",
+                            "compute_left = 86 : ui8, compute_right = 86 : ui8"),
+                 args);
+  Runs schur = run(moduleText(target("gees"), {a}, "(" + a + ", " + a + ", " + values + ", s32[2]{0}, s32[2]{0})",
+                              "mode = 86 : ui8, sort = 78 : ui8"),
+                   args);
+  int vectorsAt = complex ? 1 : 2;
+  for (int64_t b = 0; b < 2; ++b) {
+    // The eigenvalues as sets (the order is the QR algorithm's).
+    std::vector<C> jit = sortedEigenvalues(eig.jit, complex, b, 5), ref = sortedEigenvalues(eig.reference, complex, b, 5);
+    Literal wSchur = part(schur.jit, 2);
+    for (int64_t i = 0; i < 5; ++i) EXPECT_LT(std::abs(jit[i] - ref[i]), tolerance(t()) * 10 * (1 + std::abs(ref[i])));
+    std::vector<C> fromSchur;
+    for (int64_t i = 0; i < 5; ++i)
+      fromSchur.push_back(complex ? wSchur.toComplex(b * 5 + i)
+                                  : C(wSchur.toDouble(b * 5 + i), part(schur.jit, 3).toDouble(b * 5 + i)));
+    std::sort(fromSchur.begin(), fromSchur.end(),
+              [](C x, C y) { return x.real() != y.real() ? x.real() < y.real() : x.imag() < y.imag(); });
+    for (int64_t i = 0; i < 5; ++i) EXPECT_LT(std::abs(fromSchur[i] - ref[i]), tolerance(t()) * 10 * (1 + std::abs(ref[i])));
+  }
+  // Each engine's vectors are eigenvectors of a, of unit norm.
+  for (const Literal* result : {&eig.jit, &eig.reference}) {
+    const Literal& w0 = part(*result, 0);
+    const Literal& vr = part(*result, vectorsAt + 1);
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t k = 0; k < 5; ++k) {
+        C wk = complex ? w0.toComplex(b * 5 + k) : C(w0.toDouble(b * 5 + k), part(*result, 1).toDouble(b * 5 + k));
+        double residual = 0, norm = 0;
+        for (int64_t i = 0; i < 5; ++i) {
+          C av = 0;
+          for (int64_t l = 0; l < 5; ++l) av += args[0].toComplex(b * 25 + i * 5 + l) * vr.toComplex(b * 25 + l * 5 + k);
+          residual = std::max(residual, std::abs(av - wk * vr.toComplex(b * 25 + i * 5 + k)));
+          norm += std::norm(vr.toComplex(b * 25 + i * 5 + k));
+        }
+        EXPECT_LT(residual, 100 * tolerance(t()) * (1 + std::abs(wk))) << (result == &eig.jit ? "jit" : "reference");
+        EXPECT_NEAR(norm, 1, 100 * tolerance(t()));
+      }
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, LapackCalls,
