@@ -26,6 +26,9 @@ constexpr RoutineName kRoutines[] = {
     {"gehrd", "gehrd", LapackRoutine::kGehrd}, {"sytrd", "hetrd", LapackRoutine::kSytrd},
     {"gtsv", "gtsv", LapackRoutine::kGtsv},     {"geev", "geev", LapackRoutine::kGeev},
     {"gees", "gees", LapackRoutine::kGees},
+    // The GPU's own (parseGpuTarget), named here for messages.
+    {"gesvdj", "gesvdj", LapackRoutine::kGesvdj},
+    {"lu_pivots_to_permutation", "lu_pivots_to_permutation", LapackRoutine::kPivotsToPermutation},
 };
 
 // The operand the batch and (m, n) are read from, and how many operands.
@@ -58,8 +61,37 @@ std::optional<ElementType> typeOfLetter(char c) {
   }
 }
 
+struct Target {
+  LapackRoutine routine;
+  std::optional<ElementType> type;  // named by a LAPACK target; a GPU one's comes from its operand
+  bool gpu = false;
+};
+
+// The GPU targets: cuSOLVER's and cuSPARSE's (and ROCm's names for them).
+std::optional<Target> parseGpuTarget(std::string_view target) {
+  struct Name {
+    std::string_view suffix;
+    LapackRoutine routine;
+  };
+  constexpr Name kSolver[] = {
+      {"potrf", LapackRoutine::kPotrf}, {"getrf", LapackRoutine::kGetrf},   {"geqrf", LapackRoutine::kGeqrf},
+      {"orgqr", LapackRoutine::kOrgqr}, {"ormqr", LapackRoutine::kOrmqr},   {"syevd", LapackRoutine::kSyevd},
+      {"sytrd", LapackRoutine::kSytrd}, {"gesvdj", LapackRoutine::kGesvdj},
+  };
+  for (std::string_view vendor : {"cu", "hip"}) {
+    std::string solver = std::string(vendor) + "solver_";
+    for (const Name& n : kSolver)
+      if (target == solver + std::string(n.suffix) + "_ffi") return Target{n.routine, std::nullopt, true};
+    if (target == std::string(vendor) + "sparse_gtsv2_ffi") return Target{LapackRoutine::kGtsv, std::nullopt, true};
+    if (target == std::string(vendor) + "_lu_pivots_to_permutation")
+      return Target{LapackRoutine::kPivotsToPermutation, ElementType::kS32, true};
+  }
+  return std::nullopt;
+}
+
 // The routine and type a target names, when it is one of ours.
-std::optional<std::pair<LapackRoutine, ElementType>> parseTarget(std::string_view target) {
+std::optional<Target> parseTarget(std::string_view target) {
+  if (std::optional<Target> gpu = parseGpuTarget(target)) return gpu;
   constexpr std::string_view prefix = "lapack_", suffix = "_ffi";
   if (target.size() <= prefix.size() + suffix.size() + 1 || !target.starts_with(prefix) || !target.ends_with(suffix))
     return std::nullopt;
@@ -68,8 +100,10 @@ std::optional<std::pair<LapackRoutine, ElementType>> parseTarget(std::string_vie
   if (!type) return std::nullopt;
   std::string_view name = middle.substr(1);
   bool complex = isComplex(*type);
-  for (const RoutineName& r : kRoutines)
-    if (name == (complex ? r.complex : r.real)) return std::make_pair(r.routine, *type);
+  for (const RoutineName& r : kRoutines) {
+    if (r.routine == LapackRoutine::kGesvdj || r.routine == LapackRoutine::kPivotsToPermutation) continue;
+    if (name == (complex ? r.complex : r.real)) return Target{r.routine, *type, false};
+  }
   return std::nullopt;
 }
 
@@ -194,6 +228,34 @@ StatusOr<bool> flag(const Checker& c, const std::map<std::string, int64_t, std::
   return it->second == 1;
 }
 
+// The triangle read: LAPACK's uplo, or cuSOLVER's {lower = true}.
+StatusOr<char> uploOf(const Checker& c, const std::map<std::string, int64_t, std::less<>>& config, bool gpu) {
+  if (!gpu) return option(c, config, "uplo", "LU");
+  HLO_ASSIGN_OR_RETURN(bool lower, flag(c, config, "lower"));
+  return lower ? 'L' : 'U';
+}
+
+// cu_lu_pivots_to_permutation: s32[B,p] (s32[B,k] pivots), p >= k.
+StatusOr<LapackCall> pivotsToPermutation(const Checker& c, LapackCall call) {
+  const Instruction& instr = c.instr();
+  const Shape& pivots = instr.operand(0)->shape();
+  const Shape& out = instr.shape();
+  if (!pivots.isArray() || pivots.type() != ElementType::kS32 || pivots.rank() < 1)
+    return c.bad("the pivots must be s32 vectors, not " + pivots.toString());
+  if (!out.isArray() || out.type() != ElementType::kS32 || out.rank() != pivots.rank() ||
+      !std::equal(pivots.dims().begin(), pivots.dims().end() - 1, out.dims().begin()))
+    return c.bad("the permutation must be s32 vectors of the pivots' batch, not " + out.toString());
+  HLO_RETURN_IF_ERROR(c.rowMajor(pivots, "operand 0 (pivots)"));
+  HLO_RETURN_IF_ERROR(c.rowMajor(out, "the result"));
+  call.type = ElementType::kS32;
+  for (int d = 0; d + 1 < pivots.rank(); ++d) call.batch *= pivots.dim(d);
+  call.k = pivots.dim(pivots.rank() - 1);
+  call.m = out.dim(out.rank() - 1);
+  if (call.m < call.k)
+    return c.bad("a permutation of " + std::to_string(call.m) + " cannot take " + std::to_string(call.k) + " pivots");
+  return call;
+}
+
 }  // namespace
 
 std::string_view lapackRoutineName(LapackRoutine r) {
@@ -212,15 +274,27 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
   auto named = parseTarget(instr.attrs().getString(AttrKey::kCustomCallTarget));
   if (instr.opcode() != Opcode::kCustomCall || !named) return c.bad("not a LAPACK call");
   LapackCall call;
-  call.routine = named->first;
-  call.type = named->second;
-  ElementType t = call.type, real = isComplex(t) ? complexComponentType(t) : t;
+  call.routine = named->routine;
+  call.gpu = named->gpu;
   std::string routine(lapackRoutineName(call.routine));
 
   int operands = operandCount(call.routine), mainIndex = mainOperand(call.routine);
   if (instr.operandCount() != operands)
     return c.bad(routine + " takes " + std::to_string(operands) + " operand" + (operands > 1 ? "s" : "") + ", not " +
                  std::to_string(instr.operandCount()));
+  if (call.routine == LapackRoutine::kPivotsToPermutation) return pivotsToPermutation(c, call);
+  if (named->type) {
+    call.type = *named->type;
+  } else {
+    // A GPU call's type is its operand's.
+    const Shape& operand = instr.operand(mainIndex)->shape();
+    ElementType ot = operand.isArray() ? operand.type() : ElementType::kF32;
+    if (!operand.isArray() || !(ot == ElementType::kF32 || ot == ElementType::kF64 || ot == ElementType::kC64 ||
+                                ot == ElementType::kC128))
+      return c.bad(routine + " takes f32, f64, c64 or c128 matrices, not " + operand.toString());
+    call.type = ot;
+  }
+  ElementType t = call.type, real = isComplex(t) ? complexComponentType(t) : t;
   // The matrix the batch is read from.
   const Shape& main = instr.operand(mainIndex)->shape();
   std::string mainName = "operand " + std::to_string(mainIndex);
@@ -278,7 +352,7 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
   switch (call.routine) {
     case LapackRoutine::kPotrf: {
       HLO_RETURN_IF_ERROR(square());
-      HLO_ASSIGN_OR_RETURN(call.uplo, option(c, *config, "uplo", "LU"));
+      HLO_ASSIGN_OR_RETURN(call.uplo, uploOf(c, *config, call.gpu));
       HLO_RETURN_IF_ERROR(resultCount(2));
       HLO_RETURN_IF_ERROR(matrixResult(0, "the factor", {n, n}));
       HLO_RETURN_IF_ERROR(info(1));
@@ -326,8 +400,13 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
     }
     case LapackRoutine::kSyevd: {
       HLO_RETURN_IF_ERROR(square());
-      HLO_ASSIGN_OR_RETURN(call.uplo, option(c, *config, "uplo", "LU"));
-      HLO_ASSIGN_OR_RETURN(call.mode, option(c, *config, "mode", "VN"));
+      HLO_ASSIGN_OR_RETURN(call.uplo, uploOf(c, *config, call.gpu));
+      if (call.gpu) {
+        if (!config->contains("algorithm")) return c.bad("the backend config has no algorithm");
+        call.mode = 'V';
+      } else {
+        HLO_ASSIGN_OR_RETURN(call.mode, option(c, *config, "mode", "VN"));
+      }
       HLO_RETURN_IF_ERROR(resultCount(3));
       HLO_RETURN_IF_ERROR(matrixResult(0, "eigenvectors", {n, n}));
       HLO_RETURN_IF_ERROR(vectorResult(1, "eigenvalues", real, n));
@@ -402,7 +481,7 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
     }
     case LapackRoutine::kSytrd: {
       HLO_RETURN_IF_ERROR(square());
-      HLO_ASSIGN_OR_RETURN(call.uplo, option(c, *config, "uplo", "LU"));
+      HLO_ASSIGN_OR_RETURN(call.uplo, uploOf(c, *config, call.gpu));
       int64_t off = std::max<int64_t>(n - 1, 0);
       HLO_RETURN_IF_ERROR(resultCount(5));
       HLO_RETURN_IF_ERROR(matrixResult(0, "the reflectors", {n, n}));
@@ -416,6 +495,11 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
       HLO_RETURN_IF_ERROR(vectorOperand(0, "dl", t, m));
       HLO_RETURN_IF_ERROR(vectorOperand(1, "d", t, m));
       HLO_RETURN_IF_ERROR(vectorOperand(2, "du", t, m));
+      if (call.gpu) {  // cuSPARSE's gtsv2: the solution alone
+        HLO_RETURN_IF_ERROR(resultCount(1));
+        HLO_RETURN_IF_ERROR(matrixResult(0, "x", {m, n}));
+        break;
+      }
       HLO_RETURN_IF_ERROR(resultCount(5));
       HLO_RETURN_IF_ERROR(vectorResult(0, "dl", t, m));
       HLO_RETURN_IF_ERROR(vectorResult(1, "d", t, m));
@@ -452,6 +536,26 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
       }
       break;
     }
+    case LapackRoutine::kGesvdj: {
+      HLO_ASSIGN_OR_RETURN(bool full, flag(c, *config, "full_matrices"));
+      HLO_ASSIGN_OR_RETURN(bool vectors, flag(c, *config, "compute_uv"));
+      call.mode = !vectors ? 'N' : full ? 'A' : 'S';
+      HLO_RETURN_IF_ERROR(resultCount(5));
+      HLO_RETURN_IF_ERROR(matrixResult(0, "a", {m, n}));
+      HLO_RETURN_IF_ERROR(vectorResult(1, "singular values", real, small));
+      int64_t p = full ? m : small, q = full ? n : small;
+      if (vectors) {
+        HLO_RETURN_IF_ERROR(matrixResult(2, "U", {m, p}));
+        HLO_RETURN_IF_ERROR(matrixResult(3, "V", {n, q}));
+      } else {
+        // Not computed; jax passes arrays for them all the same.
+        HLO_RETURN_IF_ERROR(c.expect(results[2], "result 2 (U)", t, batch, {m, p}));
+        HLO_RETURN_IF_ERROR(c.expect(results[3], "result 3 (V)", t, batch, {n, q}));
+      }
+      HLO_RETURN_IF_ERROR(info(4));
+      break;
+    }
+    case LapackRoutine::kPivotsToPermutation: break;  // checked above
     case LapackRoutine::kGees: {
       HLO_RETURN_IF_ERROR(square());
       HLO_ASSIGN_OR_RETURN(call.mode, option(c, *config, "mode", "NV"));

@@ -1,4 +1,4 @@
-// The LAPACK calls jax emits on the CPU: typed FFI custom calls named
+// The linear-algebra calls jax emits. On the CPU: typed FFI custom calls named
 // lapack_<t><routine>_ffi, <t> = s, d, c, z for f32, f64, c64, c128. Each
 // runs LAPACK's routine of that name on every matrix of a batch (the
 // leading dimensions), as jaxlib's kernels do:
@@ -56,6 +56,21 @@
 //          Gaussian elimination with partial pivoting, over b; info = j > 0
 //          when U(j,j) is exactly 0
 //
+// jax's GPU dumps call cuSOLVER and cuSPARSE the same way, and the calls
+// mean the same on any device (hipsolver_/hipsparse_/hip_ on ROCm):
+//   cusolver_<r>_ffi for potrf, getrf, geqrf, orgqr, ormqr, syevd, sytrd:
+//          as above, T from the operand (orgqr, syevd and sytrd stand for
+//          ungqr, heevd and hetrd on complex T); {lower = true} instead of
+//          uplo; syevd always computes vectors (its `algorithm` only picks
+//          cuSOLVER's method)
+//   cusolver_gesvdj_ffi  (T[B,m,n], R[B,min], T[B,m,p], T[B,n,q], s32[B])
+//          (T[B,m,n] a), {full_matrices, compute_uv}: as gesdd, but the
+//          fourth result is V (p = m, q = n when full_matrices, else min)
+//   cusparse_gtsv2_ffi   T[B,n,r] (dl, d, du, b): gtsv's x alone
+//   cu_lu_pivots_to_permutation  s32[B,p] (s32[B,k] pivots): the
+//          permutation of 0..p-1 that the 0-based row swaps i <-> pivots[i]
+//          make in order (a pivot outside [0, p) swaps nothing)
+//
 // R is T's real type. The backend config is an MLIR dictionary of LAPACK's
 // characters as integers: {uplo = 76 : ui8} is uplo 'L'. The kernels read
 // and write column-major matrices, so each matrix (operand or result) must
@@ -77,10 +92,12 @@ namespace hlo {
 
 enum class LapackRoutine : uint8_t {
   kPotrf, kGetrf, kTrsm, kGeqrf, kOrgqr, kSyevd, kGesdd, kGesvd, kOrmqr, kGeqp3, kGehrd, kSytrd, kGtsv, kGeev, kGees,
+  kGesvdj, kPivotsToPermutation,  // GPU only
 };
 
 struct LapackCall {
   LapackRoutine routine = LapackRoutine::kPotrf;
+  bool gpu = false;                       // a cuSOLVER/cuSPARSE form
   ElementType type = ElementType::kF32;  // of the matrices
   int64_t batch = 1;                      // matrices: the product of the batch dimensions
   int64_t m = 0, n = 0;                   // rows and columns of a (of b for trsm and gtsv, c for ormqr)
@@ -99,8 +116,8 @@ struct LapackCall {
 // "potrf", ...: LAPACK's name for the real routine.
 std::string_view lapackRoutineName(LapackRoutine r);
 
-// Whether `instr` is a custom call to lapack_<t><routine>_ffi for one of
-// the routines above (a call that does not fit its form included).
+// Whether `instr` is a custom call to one of the targets above (a call that
+// does not fit its form included).
 bool isLapackCall(const Instruction& instr);
 
 // The call, or why its operands, results, layouts or backend config do not

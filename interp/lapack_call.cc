@@ -15,6 +15,9 @@ namespace {
 using lapack::C;
 using lapack::Matrix;
 
+double conjugate(double x) { return x; }
+C conjugate(C x) { return std::conj(x); }
+
 template <typename T>
 T readAs(const Literal& lit, int64_t i) {
   if constexpr (std::is_same_v<T, double>) return lit.toDouble(i);
@@ -117,7 +120,8 @@ Literal run(const LapackCall& call, const Instruction& instr, Operands ops) {
         break;
       }
       case LapackRoutine::kGesdd:
-      case LapackRoutine::kGesvd: {
+      case LapackRoutine::kGesvd:
+      case LapackRoutine::kGesvdj: {
         Matrix<T> a = load<T>(*ops[0], b), u, vt;
         std::vector<double> s;
         lapack::gesvd(a, s, u, vt, call.mode);
@@ -125,9 +129,28 @@ Literal run(const LapackCall& call, const Instruction& instr, Operands ops) {
         storeVector<double>(s, *out[1], b);
         if (call.mode != 'N') {
           store(u, *out[2], b);
-          store(vt, *out[3], b);
+          if (call.routine == LapackRoutine::kGesvdj) {
+            Matrix<T> v(vt.cols, vt.rows);  // gesvdj gives V, not V^H
+            for (int64_t j = 0; j < vt.cols; ++j)
+              for (int64_t i = 0; i < vt.rows; ++i) v(j, i) = conjugate(vt(i, j));
+            store(v, *out[3], b);
+          } else {
+            store(vt, *out[3], b);
+          }
         }
         writeInt(*out[4], b, 0);
+        break;
+      }
+      case LapackRoutine::kPivotsToPermutation: {
+        // Row swaps i <-> pivots[i] applied in order to 0..m-1.
+        std::vector<int32_t> perm(static_cast<size_t>(call.m));
+        for (int64_t i = 0; i < call.m; ++i) perm[static_cast<size_t>(i)] = static_cast<int32_t>(i);
+        for (int64_t i = 0; i < call.k; ++i) {
+          int64_t p = readInt(*ops[0], b * call.k + i);
+          if (p < 0 || p >= call.m) continue;  // as the GPU kernel does: no swap
+          std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(p)]);
+        }
+        storeVector<T>(perm, *out[0], b);
         break;
       }
       case LapackRoutine::kOrmqr: {
@@ -172,7 +195,12 @@ Literal run(const LapackCall& call, const Instruction& instr, Operands ops) {
         std::vector<T> dl = loadVector<T>(*ops[0], b, call.m), d = loadVector<T>(*ops[1], b, call.m),
                        du = loadVector<T>(*ops[2], b, call.m);
         Matrix<T> x = load<T>(*ops[3], b);
-        writeInt(*out[4], b, lapack::gtsv(dl, d, du, x));
+        int info = lapack::gtsv(dl, d, du, x);
+        if (call.gpu) {  // gtsv2 gives x alone
+          store(x, *out[0], b);
+          break;
+        }
+        writeInt(*out[4], b, info);
         storeVector<T>(dl, *out[0], b);
         storeVector<T>(d, *out[1], b);
         storeVector<T>(du, *out[2], b);

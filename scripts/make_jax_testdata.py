@@ -31,6 +31,9 @@ For each function NAME of a set it writes
                    outputs serve NAME.opt.hlo
 and checks that result against calling the jitted function itself, which runs
 the executable NAME.opt.hlo prints: so the outputs are those of both modules.
+A case named gpu_* is lowered for CUDA instead (jax.export, which needs no
+GPU), so that it holds the calls of jax's GPU dumps; XLA:CPU cannot run it,
+and its outputs are those of the same function jitted on the CPU.
 XLA cannot check NAME.opt.hlo by compiling it again: its passes assume a
 module before layout assignment, and refuse the bitcasts that the first
 compile left in sort comparators, or abort on a missing layout. The lit
@@ -393,6 +396,38 @@ LATEST_CASES += [
 ]
 
 
+def gpu_reductions(a, c, sym, dl, d, du, b):
+    """On the GPU: lax.linalg.ormqr (cusolver_ormqr_ffi), tridiagonal
+    (cusolver_sytrd_ffi) and tridiagonal_solve (cusparse_gtsv2_ffi)."""
+    qa, taus = jax._src.lax.linalg.geqrf(a)
+    _, dd, ee, _ = lax.linalg.tridiagonal(sym + sym.T, lower=True)
+    return lax.linalg.ormqr(qa, taus, c, left=True, transpose=True), dd, ee, lax.linalg.tridiagonal_solve(dl, d, du, b)
+
+
+def args_of(name):
+    """The argument maker of a case of the latest set."""
+    return next(make for case, _, make in LATEST_CASES if case == name)
+
+
+# Modules lowered for the GPU (jax.export for platform cuda, which needs no
+# GPU), so that they hold the calls of jax's GPU dumps: cuSOLVER, cuSPARSE,
+# cu_lu_pivots_to_permutation. XLA:CPU cannot run them; their expected
+# outputs are the same functions jitted on the CPU (the calls mean the same
+# on either device). No .opt.hlo: that would need XLA:GPU.
+LATEST_CASES += [
+    ("gpu_linalg_cholesky", cholesky_solve, args_of("linalg_cholesky")),
+    ("gpu_linalg_lu", lu_solve, args_of("linalg_lu")),
+    ("gpu_linalg_qr", qr, args_of("linalg_qr")),
+    ("gpu_linalg_eigh", eigh, args_of("linalg_eigh")),
+    ("gpu_linalg_svd", svd, args_of("linalg_svd")),
+    ("gpu_linalg_reductions", gpu_reductions, lambda rng: (
+        rng.standard_normal((6, 4)).astype(np.float32), rng.standard_normal((6, 2)).astype(np.float32),
+        rng.standard_normal((5, 5)).astype(np.float32),
+        np.concatenate([[0], rng.standard_normal(5)]).astype(np.float32), (rng.standard_normal(6) + 4).astype(np.float32),
+        np.concatenate([rng.standard_normal(5), [0]]).astype(np.float32), rng.standard_normal((6, 3)).astype(np.float32))),
+]
+
+
 # ---- writing -----------------------------------------------------------------
 
 SETS = {
@@ -429,6 +464,28 @@ def optimized_text(lowered):
     options = _hlo.HloPrintOptions()
     options.print_metadata = False
     return lowered.compile().runtime_executable().hlo_modules()[0].to_string(options)
+
+
+def write_gpu_case(name, jitted, args, base):
+    """A case of the GPU: the module jax lowers for CUDA, and the function's
+    outputs on the CPU, named as hlo-run --output names a flat tuple's."""
+    from jax import export
+    from jax._src.lib import xla_client
+    # Calls jax does not promise to keep stable across versions: fine here,
+    # where the module is written once and read as text.
+    unstable = ["cusolver_ormqr_ffi", "cusolver_sytrd_ffi", "cusparse_gtsv2_ffi"]
+    exported = export.export(jitted, platforms=["cuda"],
+                             disabled_checks=[export.DisabledSafetyCheck.custom_call(t) for t in unstable])(*args)
+    computation = xla_client._xla.mlir.mlir_module_to_xla_computation(
+        exported.mlir_module(), use_tuple_args=False, return_tuple=True)
+    with open(base + ".hlo", "w") as f:
+        f.write(computation.as_hlo_text())
+    np.savez(base + ".in.npz", **{"arg%d" % i: a for i, a in enumerate(args)})
+    outputs = [np.asarray(v) for v in jax.tree_util.tree_leaves(jitted(*args))]
+    np.savez(base + ".out.npz", **{"result.%d" % i: v for i, v in enumerate(outputs)})
+    size = sum(os.path.getsize(base + s) for s in (".hlo", ".in.npz", ".out.npz"))
+    print("%-26s %3d arrays out, %7d bytes  (lowered for cuda; outputs from the CPU)" % (name, len(outputs), size))
+    return True
 
 
 def load_outputs(path):
@@ -495,8 +552,11 @@ def main(argv):
     failed = False
     for name, fn, args in cases:
         jitted = jax.jit(fn, keep_unused=True)
-        lowered = jitted.lower(*args)
         base = os.path.join(out_dir, name)
+        if name.startswith("gpu_"):
+            failed |= not write_gpu_case(name, jitted, args, base)
+            continue
+        lowered = jitted.lower(*args)
         with open(base + ".hlo", "w") as f:
             f.write(lowered.as_text(dialect="hlo"))
         suffixes = [".hlo", ".in.npz", ".out.npz"]

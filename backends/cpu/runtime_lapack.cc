@@ -45,6 +45,12 @@ struct Real<std::complex<F>> {
 template <typename S>
 constexpr bool kComplex = !std::is_same_v<S, typename Real<S>::type>;
 
+template <typename S>
+S conjugate(S x) {
+  if constexpr (kComplex<S>) return std::conj(x);
+  else return x;
+}
+
 // The LAPACK routines of scalar type S, in the Fortran convention.
 template <typename S>
 struct Routines {
@@ -126,8 +132,10 @@ Status routineFor(const LapackCall& call, Routines<S>& r) {
       if constexpr (kComplex<S>) return lookUp<S>(*lib, "heevd", r.heevd);
       else return lookUp<S>(*lib, "syevd", r.syevd);
     case LapackRoutine::kGesdd:
+    case LapackRoutine::kGesvdj:  // cuSOLVER's Jacobi SVD, here by divide and conquer
       if constexpr (kComplex<S>) return lookUp<S>(*lib, "gesdd", r.gesddComplex);
       else return lookUp<S>(*lib, "gesdd", r.gesddReal);
+    case LapackRoutine::kPivotsToPermutation: return okStatus();  // no LAPACK
     case LapackRoutine::kGesvd:
       if constexpr (kComplex<S>) return lookUp<S>(*lib, "gesvd", r.gesvdComplex);
       else return lookUp<S>(*lib, "gesvd", r.gesvdReal);
@@ -269,7 +277,8 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
       return;
     }
     case LapackRoutine::kGesdd:
-    case LapackRoutine::kGesvd: {
+    case LapackRoutine::kGesvd:
+    case LapackRoutine::kGesvdj: {
       load(*rc.operands[0], b, a);
       R* s = out[1]->data<R>() + b * small;
       bool vectors = call.mode != 'N';
@@ -283,7 +292,7 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
                                              {7 * mn, 5 * mn * mn + 5 * mn, 2 * mx * mn + 2 * mn * mn + mn, 1}))
                                        : 1);
       auto run = [&]() {
-        if (call.routine == LapackRoutine::kGesdd) {
+        if (call.routine != LapackRoutine::kGesvd) {
           if constexpr (kComplex<S>)
             fn.gesddComplex(&call.mode, &m, &n, a.data(), &lda, s, u.data(), &ldu, vt.data(), &ldvt, work.data(),
                             &lwork, rwork.data(), iwork.data(), &info, 1);
@@ -305,7 +314,15 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
       store(a, *out[0], b);
       if (vectors) {
         store(u, *out[2], b);
-        store(vt, *out[3], b);
+        if (call.routine == LapackRoutine::kGesvdj) {
+          // gesvdj gives V: (V^H)^H, column-major n x vtrows.
+          std::vector<S> v(static_cast<size_t>(n) * vtrows);
+          for (int j = 0; j < vtrows; ++j)
+            for (int i = 0; i < n; ++i) v[static_cast<size_t>(i + j * n)] = conjugate(vt[static_cast<size_t>(j + i * ldvt)]);
+          store(v, *out[3], b);
+        } else {
+          store(vt, *out[3], b);
+        }
       }
       writeInfo(*out[4]);
       return;
@@ -375,13 +392,31 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
       return;
     }
     case LapackRoutine::kGtsv: {
-      // dl, d and du are overwritten: work on the results' copies.
-      for (int i = 0; i < 3; ++i) std::copy_n(rc.operands[i]->data<S>() + b * m, m, out[i]->data<S>() + b * m);
-      S* dl = out[0]->data<S>() + b * m;
+      // dl, d and du are overwritten: work on copies (the results' for
+      // LAPACK's form, which returns them).
+      std::vector<S> scratch;
+      S* diagonals[3];
+      if (call.gpu) scratch.resize(static_cast<size_t>(3 * m));
+      for (int i = 0; i < 3; ++i) {
+        diagonals[i] = call.gpu ? scratch.data() + i * m : out[i]->data<S>() + b * m;
+        std::copy_n(rc.operands[i]->data<S>() + b * m, m, diagonals[i]);
+      }
       load(*rc.operands[3], b, x);
-      fn.gtsv(&m, &n, dl + 1, out[1]->data<S>() + b * m, out[2]->data<S>() + b * m, x.data(), &lda, &info);
+      fn.gtsv(&m, &n, diagonals[0] + 1, diagonals[1], diagonals[2], x.data(), &lda, &info);
+      if (call.gpu) {  // cuSPARSE's gtsv2 gives x alone
+        store(x, *out[0], b);
+        return;
+      }
       store(x, *out[3], b);
       writeInfo(*out[4]);
+      return;
+    }
+    case LapackRoutine::kPivotsToPermutation: {
+      const int32_t* pivots = rc.operands[0]->data<int32_t>() + b * call.k;
+      int32_t* perm = out[0]->data<int32_t>() + b * call.m;
+      for (int64_t i = 0; i < call.m; ++i) perm[i] = static_cast<int32_t>(i);
+      for (int64_t i = 0; i < call.k; ++i)
+        if (pivots[i] >= 0 && pivots[i] < call.m) std::swap(perm[i], perm[pivots[i]]);
       return;
     }
     case LapackRoutine::kGeev: {
@@ -494,6 +529,11 @@ Status runAs(const LapackCall& call, const RuntimeCall& rc) {
 
 Status runLapackCall(const RuntimeCall& rc) {
   HLO_ASSIGN_OR_RETURN(LapackCall call, lapackCallOf(rc.instr));
+  if (call.routine == LapackRoutine::kPivotsToPermutation) {
+    Routines<float> none;
+    for (int64_t b = 0; b < call.batch; ++b) runOne(call, none, rc, b);
+    return okStatus();
+  }
   switch (call.type) {
     case ElementType::kF32: return runAs<float>(call, rc);
     case ElementType::kF64: return runAs<double>(call, rc);

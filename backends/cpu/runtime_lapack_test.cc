@@ -363,6 +363,53 @@ TEST_P(LapackCalls, GeevAndGees) {
   }
 }
 
+// The forms of jax's GPU dumps (cusolver_*, cusparse_gtsv2) run the same
+// routines: the JIT against the reference on each.
+TEST_P(LapackCalls, GpuForms) {
+  std::string a = matrix(t(), 5, 5), tall = matrix(t(), 5, 3), tau = vector(t(), 3), info = "s32[2]{0}";
+  auto random = [&](const std::string& shape, bool definite) {
+    std::vector<Literal> args;
+    args.push_back(randomArray(parseShapeOrDie(shape), rng, definite));
+    return args;
+  };
+  struct Form {
+    std::string target, operand, result, config;
+    bool definite;
+    std::vector<int> compared;  // results compared by value
+  };
+  std::vector<Form> forms = {
+      {"cusolver_potrf_ffi", a, "(" + a + ", " + info + ")", "lower = true", true, {0, 1}},
+      {"cusolver_potrf_ffi", a, "(" + a + ", " + info + ")", "lower = false", true, {0, 1}},
+      {"cusolver_getrf_ffi", a, "(" + a + ", s32[2,5]{1,0}, " + info + ")", "", false, {0, 1, 2}},
+      {"cusolver_geqrf_ffi", tall, "(" + tall + ", " + tau + ")", "", false, {0, 1}},
+      {"cusolver_syevd_ffi", a, "(" + a + ", " + vector(real(), 5) + ", " + info + ")", "algorithm = 0 : ui8, lower = true",
+       false, {1, 2}},
+      {"cusolver_sytrd_ffi", a,
+       "(" + a + ", " + vector(real(), 5) + ", " + vector(real(), 4) + ", " + vector(t(), 4) + ", " + info + ")",
+       "lower = false", false, {0, 1, 2, 3}},
+      {"cusolver_gesvdj_ffi", tall,
+       "(" + tall + ", " + vector(real(), 3) + ", " + matrix(t(), 5, 5) + ", " + matrix(t(), 3, 3) + ", " + info + ")",
+       "compute_uv = true, full_matrices = true", false, {1, 4}},
+  };
+  for (const Form& f : forms) {
+    Runs r = run(moduleText(f.target, {f.operand}, f.result, f.config), random(f.operand, f.definite));
+    for (int i : f.compared)
+      expectClose(part(r.jit, i), part(r.reference, i), tolerance(t()), f.target + " result " + std::to_string(i));
+    if (f.target == "cusolver_gesvdj_ffi") {
+      // V, not V^H: the same columns up to phase on both engines.
+      expectSameUpToPhase(part(r.jit, 2), part(r.reference, 2), 3, 100 * tolerance(t()), false, "gesvdj U");
+      expectSameUpToPhase(part(r.jit, 3), part(r.reference, 3), 3, 100 * tolerance(t()), false, "gesvdj V");
+    }
+  }
+  // gtsv2: the solution alone.
+  std::string v = vector(t(), 6), b = matrix(t(), 6, 2);
+  std::vector<Literal> args;
+  for (int i = 0; i < 3; ++i) args.push_back(randomArray(parseShapeOrDie(v), rng, false));
+  args.push_back(randomArray(parseShapeOrDie(b), rng, false));
+  Runs x = run(moduleText("cusparse_gtsv2_ffi", {v, v, v, b}, b, ""), args);
+  expectClose(x.jit, x.reference, 10 * tolerance(t()), "gtsv2");
+}
+
 INSTANTIATE_TEST_SUITE_P(Types, LapackCalls,
                          ::testing::Values(ElementType::kF32, ElementType::kF64, ElementType::kC64,
                                            ElementType::kC128),
