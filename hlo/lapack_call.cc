@@ -76,7 +76,8 @@ std::optional<Target> parseGpuTarget(std::string_view target) {
   constexpr Name kSolver[] = {
       {"potrf", LapackRoutine::kPotrf}, {"getrf", LapackRoutine::kGetrf},   {"geqrf", LapackRoutine::kGeqrf},
       {"orgqr", LapackRoutine::kOrgqr}, {"ormqr", LapackRoutine::kOrmqr},   {"syevd", LapackRoutine::kSyevd},
-      {"sytrd", LapackRoutine::kSytrd}, {"gesvdj", LapackRoutine::kGesvdj},
+      {"sytrd", LapackRoutine::kSytrd}, {"gesvdj", LapackRoutine::kGesvdj}, {"gesvdp", LapackRoutine::kGesvdj},
+      {"gesdd", LapackRoutine::kGesdd}, {"gesvd", LapackRoutine::kGesvd},
   };
   for (std::string_view vendor : {"cu", "hip"}) {
     std::string solver = std::string(vendor) + "solver_";
@@ -183,8 +184,12 @@ class Checker {
     std::string wantText = "{";
     for (size_t i = 0; i < want.size(); ++i) wantText += (i ? "," : "") + std::to_string(want[i]);
     wantText += "}";
+    std::string have;
+    if (layout)
+      for (size_t i = 0; i < layout->minorToMajor.size(); ++i)
+        have += (i ? "," : "") + std::to_string(layout->minorToMajor[i]);
     return bad(what + " must be a column-major matrix, layout " + wantText + " (" +
-               (layout ? "it is " + s.toString() : "it has no layout") + ")");
+               (layout ? "it is {" + have + "}" : "it has no layout") + ")");
   }
   // Vectors of a batch, and info: the default layout (or none).
   Status rowMajor(const Shape& s, const std::string& what) const {
@@ -342,6 +347,11 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
                          : call.routine == LapackRoutine::kOrmqr ? " (c)"
                          : call.routine == LapackRoutine::kGtsv  ? " (b)"
                                                                  : " (a)";
+  if (call.gpu && (call.routine == LapackRoutine::kGesvd || call.routine == LapackRoutine::kGesdd)) {
+    auto transposed = config->find("transposed");
+    if (transposed != config->end() && transposed->second == 1)
+      return c.bad("transposed = true (the kernel reading a row-major matrix as its transpose) is not supported");
+  }
   HLO_RETURN_IF_ERROR(c.columnMajor(main, c.operandLayout(mainIndex), mainName + mainRole));
   // A vector operand per matrix of the batch.
   auto vectorOperand = [&](int i, const std::string& what, ElementType type, int64_t size) -> Status {
@@ -415,7 +425,14 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
     }
     case LapackRoutine::kGesdd:
     case LapackRoutine::kGesvd: {
-      HLO_ASSIGN_OR_RETURN(call.mode, option(c, *config, "mode", "ASN"));
+      if (call.gpu) {
+        HLO_ASSIGN_OR_RETURN(bool full, flag(c, *config, "full_matrices"));
+        HLO_ASSIGN_OR_RETURN(bool vectors, flag(c, *config, "compute_uv"));
+        HLO_RETURN_IF_ERROR(flag(c, *config, "transposed").status());  // false: true is refused above
+        call.mode = !vectors ? 'N' : full ? 'A' : 'S';
+      } else {
+        HLO_ASSIGN_OR_RETURN(call.mode, option(c, *config, "mode", "ASN"));
+      }
       HLO_RETURN_IF_ERROR(resultCount(5));
       HLO_RETURN_IF_ERROR(matrixResult(0, "a", {m, n}));
       HLO_RETURN_IF_ERROR(vectorResult(1, "singular values", real, small));

@@ -64,8 +64,13 @@
 //          uplo; syevd always computes vectors (its `algorithm` only picks
 //          cuSOLVER's method)
 //   cusolver_gesvdj_ffi  (T[B,m,n], R[B,min], T[B,m,p], T[B,n,q], s32[B])
-//          (T[B,m,n] a), {full_matrices, compute_uv}: as gesdd, but the
-//          fourth result is V (p = m, q = n when full_matrices, else min)
+//   cusolver_gesvdp_ffi  (T[B,m,n] a), {full_matrices, compute_uv}: as gesdd,
+//          but the fourth result is V (p = m, q = n when full_matrices,
+//          else min)
+//   cusolver_gesdd_ffi, cusolver_gesvd_ffi {full_matrices, compute_uv,
+//          transposed}: gesdd and gesvd (mode A, S or N from the flags);
+//          transposed = true, where the kernel reads a row-major matrix as
+//          its transpose, is refused
 //   cusparse_gtsv2_ffi   T[B,n,r] (dl, d, du, b): gtsv's x alone
 //   cu_lu_pivots_to_permutation  s32[B,p] (s32[B,k] pivots): the
 //          permutation of 0..p-1 that the 0-based row swaps i <-> pivots[i]

@@ -132,7 +132,7 @@ Status routineFor(const LapackCall& call, Routines<S>& r) {
       if constexpr (kComplex<S>) return lookUp<S>(*lib, "heevd", r.heevd);
       else return lookUp<S>(*lib, "syevd", r.syevd);
     case LapackRoutine::kGesdd:
-    case LapackRoutine::kGesvdj:  // cuSOLVER's Jacobi SVD, here by divide and conquer
+    case LapackRoutine::kGesvdj:  // cuSOLVER's Jacobi and polar SVDs, here by divide and conquer
       if constexpr (kComplex<S>) return lookUp<S>(*lib, "gesdd", r.gesddComplex);
       else return lookUp<S>(*lib, "gesdd", r.gesddReal);
     case LapackRoutine::kPivotsToPermutation: return okStatus();  // no LAPACK

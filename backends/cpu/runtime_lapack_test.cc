@@ -390,15 +390,27 @@ TEST_P(LapackCalls, GpuForms) {
       {"cusolver_gesvdj_ffi", tall,
        "(" + tall + ", " + vector(real(), 3) + ", " + matrix(t(), 5, 5) + ", " + matrix(t(), 3, 3) + ", " + info + ")",
        "compute_uv = true, full_matrices = true", false, {1, 4}},
+      {"cusolver_gesvdp_ffi", tall,
+       "(" + tall + ", " + vector(real(), 3) + ", " + tall + ", " + matrix(t(), 3, 3) + ", " + info + ")",
+       "compute_uv = true, full_matrices = false", false, {1, 4}},
+      {"cusolver_gesdd_ffi", tall,
+       "(" + tall + ", " + vector(real(), 3) + ", " + tall + ", " + matrix(t(), 3, 3) + ", " + info + ")",
+       "compute_uv = true, full_matrices = false, transposed = false", false, {1, 4}},
+      {"cusolver_gesvd_ffi", tall,
+       "(" + tall + ", " + vector(real(), 3) + ", " + matrix(t(), 5, 5) + ", " + matrix(t(), 3, 3) + ", " + info + ")",
+       "compute_uv = true, full_matrices = true, transposed = false", false, {1, 4}},
   };
   for (const Form& f : forms) {
     Runs r = run(moduleText(f.target, {f.operand}, f.result, f.config), random(f.operand, f.definite));
     for (int i : f.compared)
       expectClose(part(r.jit, i), part(r.reference, i), tolerance(t()), f.target + " result " + std::to_string(i));
-    if (f.target == "cusolver_gesvdj_ffi") {
+    if (f.target == "cusolver_gesvdj_ffi" || f.target == "cusolver_gesvdp_ffi") {
       // V, not V^H: the same columns up to phase on both engines.
-      expectSameUpToPhase(part(r.jit, 2), part(r.reference, 2), 3, 100 * tolerance(t()), false, "gesvdj U");
-      expectSameUpToPhase(part(r.jit, 3), part(r.reference, 3), 3, 100 * tolerance(t()), false, "gesvdj V");
+      expectSameUpToPhase(part(r.jit, 2), part(r.reference, 2), 3, 100 * tolerance(t()), false, f.target + " U");
+      expectSameUpToPhase(part(r.jit, 3), part(r.reference, 3), 3, 100 * tolerance(t()), false, f.target + " V");
+    } else if (f.target == "cusolver_gesdd_ffi" || f.target == "cusolver_gesvd_ffi") {
+      expectSameUpToPhase(part(r.jit, 2), part(r.reference, 2), 3, 100 * tolerance(t()), false, f.target + " U");
+      expectSameUpToPhase(part(r.jit, 3), part(r.reference, 3), 3, 100 * tolerance(t()), true, f.target + " V^H");
     }
   }
   // gtsv2: the solution alone.
