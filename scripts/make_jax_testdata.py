@@ -404,9 +404,37 @@ def gpu_reductions(a, c, sym, dl, d, du, b):
     return lax.linalg.ormqr(qa, taus, c, left=True, transpose=True), dd, ee, lax.linalg.tridiagonal_solve(dl, d, du, b)
 
 
+def x64_linalg(spd64, z, a64, h):
+    """Double precision (run with x64 on): cholesky (lapack_dpotrf_ffi), a
+    complex solve (lapack_zgetrf_ffi, lapack_ztrsm_ffi), qr
+    (lapack_dgeqrf_ffi, lapack_dorgqr_ffi), eigh of a Hermitian matrix
+    (lapack_zheevd_ffi; |v|), svd (lapack_dgesdd_ffi; |U|, |V^H|), eig
+    (lapack_dgeev_ffi; sorted, and V diag(w) V^-1) and a complex Schur form
+    (lapack_zgees_ffi; Z T Z^H and T's zeros)."""
+    q, r = jnp.linalg.qr(a64)
+    w, v = jnp.linalg.eigh(h)
+    u, s, vt = jnp.linalg.svd(a64, full_matrices=False)
+    we, ve = jnp.linalg.eig(spd64 - 3 * jnp.eye(spd64.shape[0]))
+    t, zz = jax.scipy.linalg.schur(z)
+    return (jnp.linalg.cholesky(spd64), jnp.linalg.solve(z, z[:, :2]), q, r, w, jnp.abs(v), s, jnp.abs(u),
+            jnp.abs(vt), jnp.sort(we), ve @ jnp.diag(we) @ jnp.linalg.inv(ve), zz @ t @ zz.conj().T,
+            jnp.tril(t, -1))
+
+
 def args_of(name):
     """The argument maker of a case of the latest set."""
     return next(make for case, _, make in LATEST_CASES if case == name)
+
+
+# Run with x64 on (main() turns it on for a name holding "x64"), so that
+# f64 and c128 stay as they are.
+LATEST_CASES += [
+    ("linalg_x64", x64_linalg, lambda rng: (
+        spd(rng, 4, 4).astype(np.float64),
+        (rng.standard_normal((4, 4)) + 1j * rng.standard_normal((4, 4)) + 3 * np.eye(4)).astype(np.complex128),
+        rng.standard_normal((5, 3)),
+        (lambda m: m + m.conj().T)(rng.standard_normal((4, 4)) + 1j * rng.standard_normal((4, 4))))),
+]
 
 
 # Modules lowered for the GPU (jax.export for platform cuda, which needs no
@@ -551,33 +579,37 @@ def main(argv):
     oracle = xla_oracle.Oracle()
     failed = False
     for name, fn, args in cases:
-        jitted = jax.jit(fn, keep_unused=True)
-        base = os.path.join(out_dir, name)
-        if name.startswith("gpu_"):
-            failed |= not write_gpu_case(name, jitted, args, base)
-            continue
-        lowered = jitted.lower(*args)
-        with open(base + ".hlo", "w") as f:
-            f.write(lowered.as_text(dialect="hlo"))
-        suffixes = [".hlo", ".in.npz", ".out.npz"]
-        if opt:
-            with open(base + ".opt.hlo", "w") as f:
-                f.write(optimized_text(lowered))
-            suffixes.insert(1, ".opt.hlo")
-        np.savez(base + ".in.npz", **{"arg%d" % i: a for i, a in enumerate(args)})
-        outcome, detail = oracle.run(base + ".hlo", base + ".in.npz", base + ".out.npz")
-        if outcome != "ok":
-            print("%s: XLA %s: %s" % (name, outcome, detail))
-            failed = True
-            continue
-        # The saved module on XLA must give what the jitted function gives.
-        got = [v for _, v in load_outputs(base + ".out.npz")]
-        want = [np.asarray(v) for v in jax.tree_util.tree_leaves(jitted(*args))]
-        notes = [] if same_arrays(got, want) else ["MISMATCH with the jitted function"]
-        size = sum(os.path.getsize(base + s) for s in suffixes)
-        print("%-26s %3d arrays out, %7d bytes%s" % (name, len(got), size, "".join("  " + n for n in notes)))
-        failed |= bool(notes)
+        with jax.enable_x64("x64" in name):
+            failed |= not write_case(name, fn, args, out_dir, opt, oracle)
     return 1 if failed else 0
+
+
+def write_case(name, fn, args, out_dir, opt, oracle):
+    """Writes one case; False when XLA failed or disagreed with the function."""
+    jitted = jax.jit(fn, keep_unused=True)
+    base = os.path.join(out_dir, name)
+    if name.startswith("gpu_"):
+        return write_gpu_case(name, jitted, args, base)
+    lowered = jitted.lower(*args)
+    with open(base + ".hlo", "w") as f:
+        f.write(lowered.as_text(dialect="hlo"))
+    suffixes = [".hlo", ".in.npz", ".out.npz"]
+    if opt:
+        with open(base + ".opt.hlo", "w") as f:
+            f.write(optimized_text(lowered))
+        suffixes.insert(1, ".opt.hlo")
+    np.savez(base + ".in.npz", **{"arg%d" % i: a for i, a in enumerate(args)})
+    outcome, detail = oracle.run(base + ".hlo", base + ".in.npz", base + ".out.npz")
+    if outcome != "ok":
+        print("%s: XLA %s: %s" % (name, outcome, detail))
+        return False
+    # The saved module on XLA must give what the jitted function gives.
+    got = [v for _, v in load_outputs(base + ".out.npz")]
+    want = [np.asarray(v) for v in jax.tree_util.tree_leaves(jitted(*args))]
+    notes = [] if same_arrays(got, want) else ["MISMATCH with the jitted function"]
+    size = sum(os.path.getsize(base + s) for s in suffixes)
+    print("%-26s %3d arrays out, %7d bytes%s" % (name, len(got), size, "".join("  " + n for n in notes)))
+    return not notes
 
 
 if __name__ == "__main__":
