@@ -3,9 +3,9 @@
 // Cholesky (lapack_spotrf_ffi) and the solve jnp.linalg.solve lowers to
 // (lapack_sgetrf_ffi, then lapack_strsm_ffi twice, here for 1024 x 1024 by
 // 1024 x 16; both leave out the row permutation of b between them, a
-// gather of 16K elements in jax's module). The JIT's extra work is copying each matrix between its
-// row-major arrays and LAPACK's column-major ones; the ratio of the two rows
-// is the figure to watch.
+// gather of 16K elements in jax's module). The JIT's extra work: Cholesky and
+// the solves run in place on the transposed problem, getrf transposes its
+// matrix in and out; the ratio of the two rows is the figure to watch.
 #include <benchmark/benchmark.h>
 #include <dlfcn.h>
 

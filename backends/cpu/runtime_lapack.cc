@@ -2,8 +2,9 @@
 // each names, in the call's own type (s, d, c or z), from the LAPACK that
 // OpenBLAS carries: what jaxlib's kernels run on XLA:CPU, so results agree
 // with XLA's to the rounding of two builds of one routine. Arrays here are
-// row-major and LAPACK's matrices column-major: each matrix is copied into a
-// column-major buffer, run, and copied back.
+// row-major and LAPACK's matrices column-major: each matrix is transposed
+// into a column-major buffer, run, and transposed back, except for potrf
+// and trsm, which run in place on the transposed problem (see there).
 //
 // The routines are looked up by their Fortran names (dpotrf_, zheevd_, ...)
 // and called with LAPACK's Fortran convention: every argument by pointer,
@@ -156,38 +157,22 @@ Status routineFor(const LapackCall& call, Routines<S>& r) {
   return errorStatus("unknown LAPACK routine");
 }
 
-// out[i + j * rows] = in[i * cols + j]: a row-major [rows, cols] matrix into
-// a column-major one, in small square blocks: a plain loop strides a whole
-// row per element on one side, and rows of a power-of-two length map to
-// the same cache sets.
-template <typename S>
-void transposeInto(const S* in, S* out, int64_t rows, int64_t cols, bool toColumnMajor) {
-  constexpr int64_t kBlock = 8;
-  for (int64_t i0 = 0; i0 < rows; i0 += kBlock)
-    for (int64_t j0 = 0; j0 < cols; j0 += kBlock) {
-      int64_t i1 = std::min(rows, i0 + kBlock), j1 = std::min(cols, j0 + kBlock);
-      for (int64_t i = i0; i < i1; ++i)
-        for (int64_t j = j0; j < j1; ++j) {
-          if (toColumnMajor) out[i + j * rows] = in[i * cols + j];
-          else out[i * cols + j] = in[i + j * rows];
-        }
-    }
-}
-
 // Matrix `b` of a batch of row-major [rows, cols] matrices, column-major.
 template <typename S>
 void load(const Literal& lit, int64_t b, std::vector<S>& out) {
   const Shape& s = lit.shape();
   int64_t rows = s.dim(s.rank() - 2), cols = s.dim(s.rank() - 1);
   out.resize(static_cast<size_t>(rows * cols));
-  transposeInto(lit.data<S>() + b * rows * cols, out.data(), rows, cols, true);
+  // Column-major [rows, cols] is row-major [cols, rows]: a transpose, in the
+  // transpose op's vector blocks.
+  transposeTile(lit.data<S>() + b * rows * cols, out.data(), cols, rows, cols, rows, sizeof(S));
 }
 
 template <typename S>
 void store(const std::vector<S>& in, Literal& lit, int64_t b) {
   const Shape& s = lit.shape();
   int64_t rows = s.dim(s.rank() - 2), cols = s.dim(s.rank() - 1);
-  transposeInto(in.data(), lit.data<S>() + b * rows * cols, rows, cols, false);
+  transposeTile(in.data(), lit.data<S>() + b * rows * cols, rows, cols, rows, cols, sizeof(S));
 }
 
 // LAPACK's workspace query answer (work[0] after lwork = -1), as a count.
@@ -207,12 +192,18 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
   std::vector<S> a, x, u, vt, work(1);
   auto writeInfo = [&](Literal& lit) { lit.data<int32_t>()[b] = info; };
   switch (call.routine) {
-    case LapackRoutine::kPotrf:
-      load(*rc.operands[0], b, a);
-      fn.potrf(&call.uplo, &n, a.data(), &lda, &info, 1);
-      store(a, *out[0], b);
+    case LapackRoutine::kPotrf: {
+      // In place, without transposing: the row-major array is, read
+      // column-major, a^T, the same Hermitian matrix's other triangle, and
+      // the factor of a^T's flipped triangle is there the factor asked for
+      // (U with U^H U = a^T is L^T for L L^H = a).
+      S* x = out[0]->data<S>() + b * n * n;
+      std::copy_n(rc.operands[0]->data<S>() + b * n * n, n * n, x);
+      char flipped = call.uplo == 'L' ? 'U' : 'L';
+      fn.potrf(&flipped, &n, x, &lda, &info, 1);
       writeInfo(*out[1]);
       return;
+    }
     case LapackRoutine::kGetrf: {
       load(*rc.operands[0], b, a);
       fn.getrf(&m, &n, a.data(), &lda, out[1]->data<int32_t>() + b * small, &info);
@@ -221,13 +212,18 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
       return;
     }
     case LapackRoutine::kTrsm: {
-      load(*rc.operands[0], b, a);
-      load(*rc.operands[1], b, x);
-      int k = std::max(1, static_cast<int>(call.k));
+      // In place, without transposing: the row-major arrays are, read
+      // column-major, a^T and b^T, and op(a) x = b is x^T op(a)^T = b^T
+      // with op(a)^T = op'(a^T) for the same op: so the other side, the
+      // other triangle, and n x m.
+      int64_t k = call.k;
+      S* xt = out[0]->data<S>() + b * m * n;
+      std::copy_n(rc.operands[1]->data<S>() + b * m * n, m * n, xt);
+      const S* at = rc.operands[0]->data<S>() + b * k * k;
+      char side = call.side == 'L' ? 'R' : 'L', uplo = call.uplo == 'L' ? 'U' : 'L';
+      int lda2 = std::max(1, static_cast<int>(k)), ldx = std::max(1, n);
       S one = 1;
-      fn.trsm(&call.side, &call.uplo, &call.trans, &call.diag, &m, &n, &one, a.data(), &k, x.data(), &lda, 1, 1, 1,
-              1);
-      store(x, *out[0], b);
+      fn.trsm(&side, &uplo, &call.trans, &call.diag, &n, &m, &one, at, &lda2, xt, &ldx, 1, 1, 1, 1);
       return;
     }
     case LapackRoutine::kGeqrf: {
