@@ -65,6 +65,7 @@ struct Target {
   LapackRoutine routine;
   std::optional<ElementType> type;  // named by a LAPACK target; a GPU one's comes from its operand
   bool gpu = false;
+  bool hybrid = false;  // jaxlib's hybrid eigensolver, with LAPACK's geev results
 };
 
 // The GPU targets: cuSOLVER's and cuSPARSE's (and ROCm's names for them).
@@ -77,7 +78,7 @@ std::optional<Target> parseGpuTarget(std::string_view target) {
       {"potrf", LapackRoutine::kPotrf}, {"getrf", LapackRoutine::kGetrf},   {"geqrf", LapackRoutine::kGeqrf},
       {"orgqr", LapackRoutine::kOrgqr}, {"ormqr", LapackRoutine::kOrmqr},   {"syevd", LapackRoutine::kSyevd},
       {"sytrd", LapackRoutine::kSytrd}, {"gesvdj", LapackRoutine::kGesvdj}, {"gesvdp", LapackRoutine::kGesvdj},
-      {"gesdd", LapackRoutine::kGesdd}, {"gesvd", LapackRoutine::kGesvd},
+      {"gesdd", LapackRoutine::kGesdd}, {"gesvd", LapackRoutine::kGesvd},   {"geev", LapackRoutine::kGeev},
   };
   for (std::string_view vendor : {"cu", "hip"}) {
     std::string solver = std::string(vendor) + "solver_";
@@ -86,6 +87,10 @@ std::optional<Target> parseGpuTarget(std::string_view target) {
     if (target == std::string(vendor) + "sparse_gtsv2_ffi") return Target{LapackRoutine::kGtsv, std::nullopt, true};
     if (target == std::string(vendor) + "_lu_pivots_to_permutation")
       return Target{LapackRoutine::kPivotsToPermutation, ElementType::kS32, true};
+    // jaxlib's hybrid eigensolver (MAGMA or LAPACK on the host): LAPACK's
+    // geev results.
+    if (target == std::string(vendor) + "_hybrid_eig_real" || target == std::string(vendor) + "_hybrid_eig_comp")
+      return Target{LapackRoutine::kGeev, std::nullopt, true, /*hybrid=*/true};
   }
   return std::nullopt;
 }
@@ -109,8 +114,8 @@ std::optional<Target> parseTarget(std::string_view target) {
 }
 
 // The entries of an MLIR dictionary attribute, `{uplo = 76 : ui8, lower =
-// true}`, as name -> value (true and false as 1 and 0); nullopt when the
-// text is not one.
+// true}`, as name -> value (true and false as 1 and 0; a string, which no
+// option here reads, as 0); nullopt when the text is not one.
 std::optional<std::map<std::string, int64_t, std::less<>>> parseConfig(std::string_view text) {
   std::map<std::string, int64_t, std::less<>> out;
   auto trim = [](std::string_view s) {
@@ -133,6 +138,7 @@ std::optional<std::map<std::string, int64_t, std::less<>>> parseConfig(std::stri
     int64_t v = 0;
     if (value == "true") v = 1;
     else if (value == "false") v = 0;
+    else if (value.size() >= 2 && value.front() == '"' && value.back() == '"') v = 0;  // a string: not read
     else if (auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), v);
              ec != std::errc() || end != value.data() + value.size())
       return std::nullopt;
@@ -281,6 +287,7 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
   LapackCall call;
   call.routine = named->routine;
   call.gpu = named->gpu;
+  call.packedVectors = named->gpu && !named->hybrid && call.routine == LapackRoutine::kGeev;
   std::string routine(lapackRoutineName(call.routine));
 
   int operands = operandCount(call.routine), mainIndex = mainOperand(call.routine);
@@ -527,11 +534,27 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
     }
     case LapackRoutine::kGeev: {
       HLO_RETURN_IF_ERROR(square());
-      HLO_ASSIGN_OR_RETURN(char leftMode, option(c, *config, "compute_left", "NV"));
-      HLO_ASSIGN_OR_RETURN(char rightMode, option(c, *config, "compute_right", "NV"));
-      call.leftVectors = leftMode == 'V';
-      call.rightVectors = rightMode == 'V';
+      if (call.gpu) {
+        HLO_ASSIGN_OR_RETURN(call.leftVectors, flag(c, *config, "left"));
+        HLO_ASSIGN_OR_RETURN(call.rightVectors, flag(c, *config, "right"));
+      } else {
+        HLO_ASSIGN_OR_RETURN(char leftMode, option(c, *config, "compute_left", "NV"));
+        HLO_ASSIGN_OR_RETURN(char rightMode, option(c, *config, "compute_right", "NV"));
+        call.leftVectors = leftMode == 'V';
+        call.rightVectors = rightMode == 'V';
+      }
       ElementType complex = isComplex(t) ? t : (t == ElementType::kF64 ? ElementType::kC128 : ElementType::kC64);
+      if (call.packedVectors) {
+        // cuSOLVER's geev: (a, w, vl, vr, info), vectors of a's type (a real
+        // pair's as the real and imaginary parts in two columns).
+        HLO_RETURN_IF_ERROR(resultCount(5));
+        HLO_RETURN_IF_ERROR(matrixResult(0, "a", {n, n}));
+        HLO_RETURN_IF_ERROR(vectorResult(1, "eigenvalues", complex, n));
+        HLO_RETURN_IF_ERROR(matrixResult(2, "left eigenvectors", {n, n}));
+        HLO_RETURN_IF_ERROR(matrixResult(3, "right eigenvectors", {n, n}));
+        HLO_RETURN_IF_ERROR(info(4));
+        break;
+      }
       auto vectors = [&](int i, const std::string& what) -> Status {
         std::string name = "result " + std::to_string(i) + " (" + what + ")";
         HLO_RETURN_IF_ERROR(c.expect(results[i], name, complex, batch, {n, n}));

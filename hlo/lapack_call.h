@@ -72,6 +72,12 @@
 //          transposed = true, where the kernel reads a row-major matrix as
 //          its transpose, is refused
 //   cusparse_gtsv2_ffi   T[B,n,r] (dl, d, du, b): gtsv's x alone
+//   cusolver_geev_ffi    (T[B,n,n], C[B,n], T[B,n,n], T[B,n,n], s32[B])
+//          (T[B,n,n] a), {left, right}: the eigenvalues (complex) and the
+//          eigenvectors in a's type: for real a, a conjugate pair's vector
+//          as its real and imaginary parts in columns j and j+1
+//   cu_hybrid_eig_real, cu_hybrid_eig_comp  {left, right, magma}: jaxlib's
+//          hybrid eigensolver, with LAPACK geev's results
 //   cu_lu_pivots_to_permutation  s32[B,p] (s32[B,k] pivots): the
 //          permutation of 0..p-1 that the 0-based row swaps i <-> pivots[i]
 //          make in order (a pivot outside [0, p) swaps nothing)
@@ -115,6 +121,7 @@ struct LapackCall {
   char mode = 'V';   // syevd, gees: 'V' or 'N'; gesdd, gesvd: 'A', 'S' or 'N'
   bool left = true, transpose = false;  // ormqr
   bool leftVectors = false, rightVectors = false;  // geev
+  bool packedVectors = false;  // cuSOLVER's geev: real pairs' vectors packed as LAPACK packs them
   int64_t low = 1, high = 0;            // gehrd: 1-based, 1 <= low <= high <= n (or low = 1, high = 0 when n = 0)
 };
 

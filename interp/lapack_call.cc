@@ -212,6 +212,29 @@ Literal run(const LapackCall& call, const Instruction& instr, Operands ops) {
         std::vector<C> w;
         Matrix<C> vl, vr;
         int info = lapack::geev(a, w, call.leftVectors ? &vl : nullptr, call.rightVectors ? &vr : nullptr);
+        if (call.packedVectors) {  // cuSOLVER's form: (a, w, vl, vr, info), vectors in a's type
+          store(a, *out[0], b);
+          storeVector<C>(w, *out[1], b);
+          auto packed = [&](const Matrix<C>& v) {
+            Matrix<T> p(v.rows, v.cols);
+            for (int64_t j = 0; j < v.cols; ++j)
+              for (int64_t i = 0; i < v.rows; ++i) {
+                if constexpr (std::is_same_v<T, C>) {
+                  p(i, j) = v(i, j);
+                } else if (w[j].imag() == 0) {
+                  p(i, j) = v(i, j).real();
+                } else if (w[j].imag() > 0) {  // the pair's first: real and imaginary parts
+                  p(i, j) = v(i, j).real();
+                  p(i, j + 1) = v(i, j).imag();
+                }
+              }
+            return p;
+          };
+          if (call.leftVectors && info == 0) store(packed(vl), *out[2], b);
+          if (call.rightVectors && info == 0) store(packed(vr), *out[3], b);
+          writeInt(*out[4], b, info);
+          break;
+        }
         int next = 0;
         if constexpr (std::is_same_v<T, C>) {
           storeVector<C>(w, *out[next++], b);

@@ -418,7 +418,7 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
     case LapackRoutine::kGeev: {
       using Complex = std::complex<R>;
       load(*rc.operands[0], b, a);
-      int next = kComplex<S> ? 1 : 2;  // the first eigenvector result
+      int next = call.packedVectors ? 2 : kComplex<S> ? 1 : 2;  // the first eigenvector result
       Literal& info = *out[next + 2];
       if (!std::all_of(a.begin(), a.end(), [](const S& x) { return std::isfinite(std::real(x)) && std::isfinite(std::imag(x)); })) {
         info.data<int32_t>()[b] = -4;  // as jaxlib's kernel: LAPACK is not called
@@ -428,6 +428,33 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
       int ld = std::max(1, n);
       u.resize(static_cast<size_t>(ld) * ld);
       vt.resize(static_cast<size_t>(ld) * ld);
+      if (call.packedVectors) {
+        // cuSOLVER's form: (a, w, vl, vr, info); LAPACK's own packing of the
+        // vectors is the form's.
+        using Complex = std::complex<R>;
+        Complex* w = out[1]->data<Complex>() + b * n;
+        int* infoOut = out[4]->data<int32_t>() + b;
+        std::vector<S> wr(static_cast<size_t>(std::max(1, n))), wi(wr.size());
+        std::vector<R> rwork(static_cast<size_t>(std::max(1, 2 * n)));
+        auto run = [&]() {
+          if constexpr (kComplex<S>)
+            fn.geevComplex(&jobvl, &jobvr, &n, a.data(), &lda, wr.data(), u.data(), &ld, vt.data(), &ld, work.data(),
+                           &lwork, rwork.data(), infoOut, 1, 1);
+          else
+            fn.geevReal(&jobvl, &jobvr, &n, a.data(), &lda, wr.data(), wi.data(), u.data(), &ld, vt.data(), &ld,
+                        work.data(), &lwork, infoOut, 1, 1);
+        };
+        run();
+        work.resize(static_cast<size_t>(lwork = workSize(work[0])));
+        load(*rc.operands[0], b, a);
+        run();
+        for (int j = 0; j < n; ++j) w[j] = kComplex<S> ? Complex(wr[j]) : Complex(std::real(wr[j]), std::real(wi[j]));
+        store(a, *out[0], b);
+        if (*infoOut != 0) return;
+        if (call.leftVectors) store(u, *out[2], b);
+        if (call.rightVectors) store(vt, *out[3], b);
+        return;
+      }
       if constexpr (kComplex<S>) {
         S* w = out[0]->data<S>() + b * n;
         std::vector<R> rwork(static_cast<size_t>(std::max(1, 2 * n)));

@@ -422,6 +422,40 @@ TEST_P(LapackCalls, GpuForms) {
   expectClose(x.jit, x.reference, 10 * tolerance(t()), "gtsv2");
 }
 
+// cuSOLVER's geev: complex eigenvalues, vectors in a's type, a real pair's
+// packed as its real and imaginary parts in two columns.
+TEST_P(LapackCalls, GpuGeev) {
+  bool complex = isComplex(t());
+  ElementType wType = complex ? t() : (t() == ElementType::kF64 ? ElementType::kC128 : ElementType::kC64);
+  std::string a = matrix(t(), 5, 5);
+  std::vector<Literal> args;
+  args.push_back(randomArray(parseShapeOrDie(a), rng, false));
+  Runs r = run(moduleText("cusolver_geev_ffi", {a}, "(" + a + ", " + vector(wType, 5) + ", " + a + ", " + a + ", s32[2]{0})",
+                          "left = false, right = true"),
+               args);
+  for (const Literal* result : {&r.jit, &r.reference}) {
+    const Literal& w = part(*result, 1);
+    const Literal& vr = part(*result, 3);
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t k = 0; k < 5; ++k) {
+        C wk = w.toComplex(b * 5 + k);
+        // Column k's vector, unpacked.
+        auto element = [&](int64_t i) -> C {
+          auto at = [&](int64_t col) { return vr.toComplex(b * 25 + i * 5 + col); };
+          if (complex || wk.imag() == 0) return at(k);
+          return wk.imag() > 0 ? C(at(k).real(), at(k + 1).real()) : C(at(k - 1).real(), -at(k).real());
+        };
+        double residual = 0;
+        for (int64_t i = 0; i < 5; ++i) {
+          C av = 0;
+          for (int64_t l = 0; l < 5; ++l) av += args[0].toComplex(b * 25 + i * 5 + l) * element(l);
+          residual = std::max(residual, std::abs(av - wk * element(i)));
+        }
+        EXPECT_LT(residual, 100 * tolerance(t()) * (1 + std::abs(wk))) << (result == &r.jit ? "jit" : "reference") << " " << k;
+      }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Types, LapackCalls,
                          ::testing::Values(ElementType::kF32, ElementType::kF64, ElementType::kC64,
                                            ElementType::kC128),
