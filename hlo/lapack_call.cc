@@ -29,6 +29,7 @@ constexpr RoutineName kRoutines[] = {
     // The GPU's own (parseGpuTarget), named here for messages.
     {"gesvdj", "gesvdj", LapackRoutine::kGesvdj},
     {"lu_pivots_to_permutation", "lu_pivots_to_permutation", LapackRoutine::kPivotsToPermutation},
+    {"syrk", "syrk", LapackRoutine::kSyrk},
 };
 
 // The operand the batch and (m, n) are read from, and how many operands.
@@ -46,7 +47,8 @@ int operandCount(LapackRoutine r) {
     case LapackRoutine::kOrgqr:
     case LapackRoutine::kGeqp3: return 2;
     case LapackRoutine::kOrmqr: return 3;
-    case LapackRoutine::kGtsv: return 4;
+    case LapackRoutine::kGtsv:
+    case LapackRoutine::kSyrk: return 4;
     default: return 1;
   }
 }
@@ -79,6 +81,7 @@ std::optional<Target> parseGpuTarget(std::string_view target) {
       {"orgqr", LapackRoutine::kOrgqr}, {"ormqr", LapackRoutine::kOrmqr},   {"syevd", LapackRoutine::kSyevd},
       {"sytrd", LapackRoutine::kSytrd}, {"gesvdj", LapackRoutine::kGesvdj}, {"gesvdp", LapackRoutine::kGesvdj},
       {"gesdd", LapackRoutine::kGesdd}, {"gesvd", LapackRoutine::kGesvd},   {"geev", LapackRoutine::kGeev},
+      {"syrk", LapackRoutine::kSyrk},
   };
   for (std::string_view vendor : {"cu", "hip"}) {
     std::string solver = std::string(vendor) + "solver_";
@@ -107,7 +110,9 @@ std::optional<Target> parseTarget(std::string_view target) {
   std::string_view name = middle.substr(1);
   bool complex = isComplex(*type);
   for (const RoutineName& r : kRoutines) {
-    if (r.routine == LapackRoutine::kGesvdj || r.routine == LapackRoutine::kPivotsToPermutation) continue;
+    if (r.routine == LapackRoutine::kGesvdj || r.routine == LapackRoutine::kPivotsToPermutation ||
+        r.routine == LapackRoutine::kSyrk)
+      continue;
     if (name == (complex ? r.complex : r.real)) return Target{r.routine, *type, false};
   }
   return std::nullopt;
@@ -267,6 +272,36 @@ StatusOr<LapackCall> pivotsToPermutation(const Checker& c, LapackCall call) {
   return call;
 }
 
+// cusolver_syrk_ffi: T[B,n,n] (T[B,n,k] a, T[B,n,n] c, T[] alpha, T[] beta),
+// row-major arrays (see lapack_call.h).
+StatusOr<LapackCall> syrkCall(const Checker& c, LapackCall call) {
+  const Instruction& instr = c.instr();
+  auto config = parseConfig(instr.attrs().getString(AttrKey::kBackendConfig));
+  if (!config) return c.bad("the backend config must be a dictionary such as {transpose = false}");
+  HLO_ASSIGN_OR_RETURN(call.transpose, flag(c, *config, "transpose"));
+  const Shape& a = instr.operand(0)->shape();
+  ElementType t = a.isArray() ? a.type() : ElementType::kF32;
+  if (!a.isArray() || a.rank() < 2 ||
+      !(t == ElementType::kF32 || t == ElementType::kF64 || t == ElementType::kC64 || t == ElementType::kC128))
+    return c.bad("syrk takes f32, f64, c64 or c128 matrices, not " + a.toString());
+  call.type = t;
+  std::vector<int64_t> batch(a.dims().begin(), a.dims().end() - 2);
+  for (int64_t d : batch) call.batch *= d;
+  int64_t rows = a.dim(a.rank() - 2), cols = a.dim(a.rank() - 1);
+  call.n = call.transpose ? cols : rows;  // the result's order
+  call.k = call.transpose ? rows : cols;
+  call.m = call.n;
+  HLO_RETURN_IF_ERROR(c.rowMajor(a, "operand 0 (a)"));
+  HLO_RETURN_IF_ERROR(c.expect(instr.operand(1)->shape(), "operand 1 (c)", t, batch, {call.n, call.n}));
+  HLO_RETURN_IF_ERROR(c.rowMajor(instr.operand(1)->shape(), "operand 1 (c)"));
+  HLO_RETURN_IF_ERROR(c.expect(instr.operand(2)->shape(), "operand 2 (alpha)", t, {}, {}));
+  HLO_RETURN_IF_ERROR(c.expect(instr.operand(3)->shape(), "operand 3 (beta)", t, {}, {}));
+  if (instr.shape().isTuple()) return c.bad("syrk returns one array, not " + instr.shape().toString());
+  HLO_RETURN_IF_ERROR(c.expect(instr.shape(), "the result", t, batch, {call.n, call.n}));
+  HLO_RETURN_IF_ERROR(c.rowMajor(instr.shape(), "the result"));
+  return call;
+}
+
 }  // namespace
 
 std::string_view lapackRoutineName(LapackRoutine r) {
@@ -295,6 +330,7 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
     return c.bad(routine + " takes " + std::to_string(operands) + " operand" + (operands > 1 ? "s" : "") + ", not " +
                  std::to_string(instr.operandCount()));
   if (call.routine == LapackRoutine::kPivotsToPermutation) return pivotsToPermutation(c, call);
+  if (call.routine == LapackRoutine::kSyrk) return syrkCall(c, call);
   if (named->type) {
     call.type = *named->type;
   } else {
@@ -595,7 +631,8 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
       HLO_RETURN_IF_ERROR(info(4));
       break;
     }
-    case LapackRoutine::kPivotsToPermutation: break;  // checked above
+    case LapackRoutine::kPivotsToPermutation:
+    case LapackRoutine::kSyrk: break;  // checked above
     case LapackRoutine::kGees: {
       HLO_RETURN_IF_ERROR(square());
       HLO_ASSIGN_OR_RETURN(call.mode, option(c, *config, "mode", "NV"));

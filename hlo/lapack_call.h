@@ -78,6 +78,11 @@
 //          as its real and imaginary parts in columns j and j+1
 //   cu_hybrid_eig_real, cu_hybrid_eig_comp  {left, right, magma}: jaxlib's
 //          hybrid eigensolver, with LAPACK geev's results
+//   cusolver_syrk_ffi    T[B,n,n] (T[B,n,k] a, T[B,n,n] c, T[] alpha,
+//          T[] beta), {transpose}: alpha a a^T + beta c (alpha a^T a + beta c,
+//          a being T[B,k,n], when transpose) on and below the diagonal, c
+//          above it: cuBLAS's syrk of the upper triangle, on row-major
+//          arrays read column-major (lax.linalg.symmetric_product)
 //   cu_lu_pivots_to_permutation  s32[B,p] (s32[B,k] pivots): the
 //          permutation of 0..p-1 that the 0-based row swaps i <-> pivots[i]
 //          make in order (a pivot outside [0, p) swaps nothing)
@@ -103,7 +108,7 @@ namespace hlo {
 
 enum class LapackRoutine : uint8_t {
   kPotrf, kGetrf, kTrsm, kGeqrf, kOrgqr, kSyevd, kGesdd, kGesvd, kOrmqr, kGeqp3, kGehrd, kSytrd, kGtsv, kGeev, kGees,
-  kGesvdj, kPivotsToPermutation,  // GPU only
+  kGesvdj, kPivotsToPermutation, kSyrk,  // GPU only
 };
 
 struct LapackCall {

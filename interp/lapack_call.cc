@@ -141,6 +141,25 @@ Literal run(const LapackCall& call, const Instruction& instr, Operands ops) {
         writeInt(*out[4], b, 0);
         break;
       }
+      case LapackRoutine::kSyrk: {
+        // alpha a a^T + beta c (a^T a when transposed) on and below the
+        // diagonal; c above it.
+        int64_t n = call.n, k = call.k;
+        T alpha = readAs<T>(*ops[2], 0), beta = readAs<T>(*ops[3], 0);
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < n; ++j) {
+            T c = readAs<T>(*ops[1], (b * n + i) * n + j);
+            if (i >= j) {
+              T sum = 0;
+              for (int64_t l = 0; l < k; ++l)
+                sum += call.transpose ? readAs<T>(*ops[0], (b * k + l) * n + i) * readAs<T>(*ops[0], (b * k + l) * n + j)
+                                      : readAs<T>(*ops[0], (b * n + i) * k + l) * readAs<T>(*ops[0], (b * n + j) * k + l);
+              c = alpha * sum + beta * c;
+            }
+            writeAs(*out[0], (b * n + i) * n + j, c);
+          }
+        break;
+      }
       case LapackRoutine::kPivotsToPermutation: {
         // Row swaps i <-> pivots[i] applied in order to 0..m-1.
         std::vector<int32_t> perm(static_cast<size_t>(call.m));

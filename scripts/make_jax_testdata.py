@@ -398,10 +398,14 @@ LATEST_CASES += [
 
 def gpu_reductions(a, c, sym, dl, d, du, b):
     """On the GPU: lax.linalg.ormqr (cusolver_ormqr_ffi), tridiagonal
-    (cusolver_sytrd_ffi) and tridiagonal_solve (cusparse_gtsv2_ffi)."""
+    (cusolver_sytrd_ffi), tridiagonal_solve (cusparse_gtsv2_ffi) and
+    symmetric_product (cusolver_syrk_ffi, which fills one triangle; made
+    whole by symmetrize_output)."""
     qa, taus = jax._src.lax.linalg.geqrf(a)
     _, dd, ee, _ = lax.linalg.tridiagonal(sym + sym.T, lower=True)
-    return lax.linalg.ormqr(qa, taus, c, left=True, transpose=True), dd, ee, lax.linalg.tridiagonal_solve(dl, d, du, b)
+    product = lax.linalg.symmetric_product(sym[:, :3], sym + sym.T, alpha=2.0, beta=0.5, symmetrize_output=True)
+    return (lax.linalg.ormqr(qa, taus, c, left=True, transpose=True), dd, ee, lax.linalg.tridiagonal_solve(dl, d, du, b),
+            product)
 
 
 def x64_linalg(spd64, z, a64, h):
@@ -501,7 +505,7 @@ def write_gpu_case(name, jitted, args, base):
     from jax._src.lib import xla_client
     # Calls jax does not promise to keep stable across versions: fine here,
     # where the module is written once and read as text.
-    unstable = ["cusolver_ormqr_ffi", "cusolver_sytrd_ffi", "cusparse_gtsv2_ffi"]
+    unstable = ["cusolver_ormqr_ffi", "cusolver_sytrd_ffi", "cusparse_gtsv2_ffi", "cusolver_syrk_ffi"]
     exported = export.export(jitted, platforms=["cuda"],
                              disabled_checks=[export.DisabledSafetyCheck.custom_call(t) for t in unstable])(*args)
     computation = xla_client._xla.mlir.mlir_module_to_xla_computation(

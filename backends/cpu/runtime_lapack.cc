@@ -88,6 +88,9 @@ struct Routines {
   // sytrd (hetrd): uplo n a lda d e tau work lwork info
   void (*sytrd)(const char*, const int*, S*, const int*, R*, R*, S*, S*, const int*, int*, Len) = nullptr;
   void (*gtsv)(const int*, const int*, S*, S*, S*, S*, const int*, int*) = nullptr;
+  // syrk (BLAS): uplo trans n k alpha a lda beta c ldc
+  void (*syrk)(const char*, const char*, const int*, const int*, const S*, const S*, const int*, const S*, S*,
+               const int*, Len, Len) = nullptr;
   // geev: jobvl jobvr n a lda (wr wi | w) vl ldvl vr ldvr work lwork [rwork] info
   void (*geevReal)(const char*, const char*, const int*, S*, const int*, S*, S*, S*, const int*, S*, const int*, S*,
                    const int*, int*, Len, Len) = nullptr;
@@ -137,6 +140,7 @@ Status routineFor(const LapackCall& call, Routines<S>& r) {
       if constexpr (kComplex<S>) return lookUp<S>(*lib, "gesdd", r.gesddComplex);
       else return lookUp<S>(*lib, "gesdd", r.gesddReal);
     case LapackRoutine::kPivotsToPermutation: return okStatus();  // no LAPACK
+    case LapackRoutine::kSyrk: return lookUp<S>(*lib, "syrk", r.syrk);
     case LapackRoutine::kGesvd:
       if constexpr (kComplex<S>) return lookUp<S>(*lib, "gesvd", r.gesvdComplex);
       else return lookUp<S>(*lib, "gesvd", r.gesvdReal);
@@ -405,6 +409,19 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
       }
       store(x, *out[3], b);
       writeInfo(*out[4]);
+      return;
+    }
+    case LapackRoutine::kSyrk: {
+      // As cuBLAS runs it: the row-major arrays read column-major, the upper
+      // triangle there (the lower one here) of c updated in place.
+      int order = static_cast<int>(call.n), k = static_cast<int>(call.k);
+      S* c = out[0]->data<S>() + b * order * order;
+      std::copy_n(rc.operands[1]->data<S>() + b * order * order, order * order, c);
+      const S* at = rc.operands[0]->data<S>() + b * order * k;
+      char uplo = 'U', trans = call.transpose ? 'N' : 'T';
+      int ldaT = std::max(1, call.transpose ? order : k), ldc = std::max(1, order);
+      S alpha = rc.operands[2]->data<S>()[0], beta = rc.operands[3]->data<S>()[0];
+      fn.syrk(&uplo, &trans, &order, &k, &alpha, at, &ldaT, &beta, c, &ldc, 1, 1);
       return;
     }
     case LapackRoutine::kPivotsToPermutation: {
