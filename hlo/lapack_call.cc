@@ -302,6 +302,47 @@ StatusOr<LapackCall> syrkCall(const Checker& c, LapackCall call) {
   return call;
 }
 
+// cuSOLVER's gesvd with transposed = true, which jax emits for a wide
+// matrix: row-major arrays, which the kernel reads column-major as a^T, tall.
+// The SVD of a^T = U' S V'^H written column-major into the U and V^H slots
+// reads, row-major, as U'^T = V^H of a in the first and (V'^H)^T = U of a in
+// the second: the results are (a, s, V^H, U, info) of the logical a.
+StatusOr<LapackCall> transposedSvd(const Checker& c, LapackCall call,
+                                   const std::map<std::string, int64_t, std::less<>>& config,
+                                   const std::vector<int64_t>& batch) {
+  const Instruction& instr = c.instr();
+  if (call.routine != LapackRoutine::kGesvd) return c.bad("transposed = true is gesvd's, not gesdd's");
+  HLO_ASSIGN_OR_RETURN(bool full, flag(c, config, "full_matrices"));
+  HLO_ASSIGN_OR_RETURN(bool vectors, flag(c, config, "compute_uv"));
+  call.mode = !vectors ? 'N' : full ? 'A' : 'S';
+  call.swappedVectors = true;
+  int64_t rows = call.m, cols = call.n;
+  if (rows > cols) return c.bad("transposed = true needs a wide matrix (rows <= columns), not " +
+                                instr.operand(0)->shape().toString());
+  auto rowMajorLayout = [&](const Shape& s, const std::optional<Layout>& layout, const std::string& what) -> Status {
+    std::vector<int64_t> want;
+    for (int d = s.rank() - 1; d >= 0; --d) want.push_back(d);
+    if (!layout || layout->minorToMajor == want) return okStatus();
+    return c.bad(what + " must be row-major with transposed = true");
+  };
+  HLO_RETURN_IF_ERROR(rowMajorLayout(instr.operand(0)->shape(), c.operandLayout(0), "operand 0 (a)"));
+  std::vector<Shape> results = c.results();
+  if (!instr.shape().isTuple() || results.size() != 5)
+    return c.bad("gesvd returns a tuple of 5 arrays, not " + instr.shape().toString());
+  ElementType t = call.type, real = isComplex(t) ? complexComponentType(t) : t;
+  auto matrix = [&](int i, const std::string& what, std::vector<int64_t> item) -> Status {
+    std::string name = "result " + std::to_string(i) + " (" + what + ")";
+    HLO_RETURN_IF_ERROR(c.expect(results[i], name, t, batch, item));
+    return rowMajorLayout(results[i], results[i].layout(), name);
+  };
+  HLO_RETURN_IF_ERROR(matrix(0, "a", {rows, cols}));
+  HLO_RETURN_IF_ERROR(c.expect(results[1], "result 1 (singular values)", real, batch, {rows}));
+  HLO_RETURN_IF_ERROR(matrix(2, "V^H", {full ? cols : rows, cols}));
+  HLO_RETURN_IF_ERROR(matrix(3, "U", {rows, rows}));
+  HLO_RETURN_IF_ERROR(c.expect(results[4], "result 4 (info)", ElementType::kS32, batch, {}));
+  return call;
+}
+
 }  // namespace
 
 std::string_view lapackRoutineName(LapackRoutine r) {
@@ -392,8 +433,7 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
                                                                  : " (a)";
   if (call.gpu && (call.routine == LapackRoutine::kGesvd || call.routine == LapackRoutine::kGesdd)) {
     auto transposed = config->find("transposed");
-    if (transposed != config->end() && transposed->second == 1)
-      return c.bad("transposed = true (the kernel reading a row-major matrix as its transpose) is not supported");
+    if (transposed != config->end() && transposed->second == 1) return transposedSvd(c, call, *config, batch);
   }
   HLO_RETURN_IF_ERROR(c.columnMajor(main, c.operandLayout(mainIndex), mainName + mainRole));
   // A vector operand per matrix of the batch.
@@ -471,7 +511,7 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
       if (call.gpu) {
         HLO_ASSIGN_OR_RETURN(bool full, flag(c, *config, "full_matrices"));
         HLO_ASSIGN_OR_RETURN(bool vectors, flag(c, *config, "compute_uv"));
-        HLO_RETURN_IF_ERROR(flag(c, *config, "transposed").status());  // false: true is refused above
+        HLO_RETURN_IF_ERROR(flag(c, *config, "transposed").status());  // false: true is read above
         call.mode = !vectors ? 'N' : full ? 'A' : 'S';
       } else {
         HLO_ASSIGN_OR_RETURN(call.mode, option(c, *config, "mode", "ASN"));

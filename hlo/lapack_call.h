@@ -69,8 +69,8 @@
 //          else min)
 //   cusolver_gesdd_ffi, cusolver_gesvd_ffi {full_matrices, compute_uv,
 //          transposed}: gesdd and gesvd (mode A, S or N from the flags);
-//          transposed = true, where the kernel reads a row-major matrix as
-//          its transpose, is refused
+//          gesvd with transposed = true, as jax emits it for a wide matrix,
+//          takes row-major arrays and gives (a, s, V^H, U, info)
 //   cusparse_gtsv2_ffi   T[B,n,r] (dl, d, du, b): gtsv's x alone
 //   cusolver_geev_ffi    (T[B,n,n], C[B,n], T[B,n,n], T[B,n,n], s32[B])
 //          (T[B,n,n] a), {left, right}: the eigenvalues (complex) and the
@@ -127,6 +127,7 @@ struct LapackCall {
   bool left = true, transpose = false;  // ormqr
   bool leftVectors = false, rightVectors = false;  // geev
   bool packedVectors = false;  // cuSOLVER's geev: real pairs' vectors packed as LAPACK packs them
+  bool swappedVectors = false;  // cuSOLVER's transposed gesvd: V^H before U
   int64_t low = 1, high = 0;            // gehrd: 1-based, 1 <= low <= high <= n (or low = 1, high = 0 when n = 0)
 };
 

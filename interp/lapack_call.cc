@@ -128,12 +128,15 @@ Literal run(const LapackCall& call, const Instruction& instr, Operands ops) {
         store(a, *out[0], b);
         storeVector<double>(s, *out[1], b);
         if (call.mode != 'N') {
-          store(u, *out[2], b);
+          if (!call.swappedVectors) store(u, *out[2], b);
           if (call.routine == LapackRoutine::kGesvdj) {
             Matrix<T> v(vt.cols, vt.rows);  // gesvdj gives V, not V^H
             for (int64_t j = 0; j < vt.cols; ++j)
               for (int64_t i = 0; i < vt.rows; ++i) v(j, i) = conjugate(vt(i, j));
             store(v, *out[3], b);
+          } else if (call.swappedVectors) {  // cuSOLVER's transposed gesvd: V^H, then U
+            store(vt, *out[2], b);
+            store(u, *out[3], b);
           } else {
             store(vt, *out[3], b);
           }

@@ -425,6 +425,16 @@ def x64_linalg(spd64, z, a64, h):
             jnp.tril(t, -1))
 
 
+def svd_qr(a, c):
+    """lax.linalg.svd by the QR algorithm of wide matrices, which on the GPU
+    is cusolver_gesvd_ffi with transposed = true: s, |U|, |V^H|, and U S V^H
+    for the full and the complex one."""
+    u, s, vt = lax.linalg.svd(a, full_matrices=False, algorithm=lax.linalg.SvdAlgorithm.QR)
+    uf, sf, vtf = lax.linalg.svd(a, full_matrices=True, algorithm=lax.linalg.SvdAlgorithm.QR)
+    uc, sc, vtc = lax.linalg.svd(c, full_matrices=False, algorithm=lax.linalg.SvdAlgorithm.QR)
+    return (s, jnp.abs(u), jnp.abs(vt), (uf * sf) @ vtf[:3], vtf @ vtf.T, sc, (uc * sc) @ vtc)
+
+
 def args_of(name):
     """The argument maker of a case of the latest set."""
     return next(make for case, _, make in LATEST_CASES if case == name)
@@ -452,6 +462,8 @@ LATEST_CASES += [
     ("gpu_linalg_qr", qr, args_of("linalg_qr")),
     ("gpu_linalg_eigh", eigh, args_of("linalg_eigh")),
     ("gpu_linalg_svd", svd, args_of("linalg_svd")),
+    ("gpu_linalg_svd_qr", svd_qr, lambda rng: (rng.standard_normal((3, 5)).astype(np.float32),
+                                              complex64(rng, 2, 4))),
     ("gpu_linalg_reductions", gpu_reductions, lambda rng: (
         rng.standard_normal((6, 4)).astype(np.float32), rng.standard_normal((6, 2)).astype(np.float32),
         rng.standard_normal((5, 5)).astype(np.float32),

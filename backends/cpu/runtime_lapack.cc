@@ -312,7 +312,10 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
       work.resize(static_cast<size_t>(lwork = workSize(work[0])));
       run();
       store(a, *out[0], b);
-      if (vectors) {
+      if (vectors && call.swappedVectors) {  // cuSOLVER's transposed gesvd: V^H, then U
+        store(vt, *out[2], b);
+        store(u, *out[3], b);
+      } else if (vectors) {
         store(u, *out[2], b);
         if (call.routine == LapackRoutine::kGesvdj) {
           // gesvdj gives V: (V^H)^H, column-major n x vtrows.
