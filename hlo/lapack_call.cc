@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,7 @@ constexpr RoutineName kRoutines[] = {
     {"gesvdj", "gesvdj", LapackRoutine::kGesvdj},
     {"lu_pivots_to_permutation", "lu_pivots_to_permutation", LapackRoutine::kPivotsToPermutation},
     {"syrk", "syrk", LapackRoutine::kSyrk},
+    {"csrlsvqr", "csrlsvqr", LapackRoutine::kCsrlsvqr},
 };
 
 // The operand the batch and (m, n) are read from, and how many operands.
@@ -48,7 +51,8 @@ int operandCount(LapackRoutine r) {
     case LapackRoutine::kGeqp3: return 2;
     case LapackRoutine::kOrmqr: return 3;
     case LapackRoutine::kGtsv:
-    case LapackRoutine::kSyrk: return 4;
+    case LapackRoutine::kSyrk:
+    case LapackRoutine::kCsrlsvqr: return 4;
     default: return 1;
   }
 }
@@ -81,7 +85,7 @@ std::optional<Target> parseGpuTarget(std::string_view target) {
       {"orgqr", LapackRoutine::kOrgqr}, {"ormqr", LapackRoutine::kOrmqr},   {"syevd", LapackRoutine::kSyevd},
       {"sytrd", LapackRoutine::kSytrd}, {"gesvdj", LapackRoutine::kGesvdj}, {"gesvdp", LapackRoutine::kGesvdj},
       {"gesdd", LapackRoutine::kGesdd}, {"gesvd", LapackRoutine::kGesvd},   {"geev", LapackRoutine::kGeev},
-      {"syrk", LapackRoutine::kSyrk},
+      {"syrk", LapackRoutine::kSyrk},    {"csrlsvqr", LapackRoutine::kCsrlsvqr},
   };
   for (std::string_view vendor : {"cu", "hip"}) {
     std::string solver = std::string(vendor) + "solver_";
@@ -111,18 +115,22 @@ std::optional<Target> parseTarget(std::string_view target) {
   bool complex = isComplex(*type);
   for (const RoutineName& r : kRoutines) {
     if (r.routine == LapackRoutine::kGesvdj || r.routine == LapackRoutine::kPivotsToPermutation ||
-        r.routine == LapackRoutine::kSyrk)
+        r.routine == LapackRoutine::kSyrk || r.routine == LapackRoutine::kCsrlsvqr)
       continue;
     if (name == (complex ? r.complex : r.real)) return Target{r.routine, *type, false};
   }
   return std::nullopt;
 }
 
+// A backend config: option name -> value.
+using Config = std::map<std::string, double, std::less<>>;
+
 // The entries of an MLIR dictionary attribute, `{uplo = 76 : ui8, lower =
-// true}`, as name -> value (true and false as 1 and 0; a string, which no
-// option here reads, as 0); nullopt when the text is not one.
-std::optional<std::map<std::string, int64_t, std::less<>>> parseConfig(std::string_view text) {
-  std::map<std::string, int64_t, std::less<>> out;
+// true, tol = 1.0E-6 : f64}`, as name -> value (true and false as 1 and 0;
+// a string, which no option here reads, as 0); nullopt when the text is not
+// one.
+std::optional<Config> parseConfig(std::string_view text) {
+  Config out;
   auto trim = [](std::string_view s) {
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
     while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
@@ -140,7 +148,7 @@ std::optional<std::map<std::string, int64_t, std::less<>>> parseConfig(std::stri
     if (eq == std::string_view::npos) return std::nullopt;
     std::string_view name = trim(entry.substr(0, eq)), value = trim(entry.substr(eq + 1));
     if (size_t colon = value.find(':'); colon != std::string_view::npos) value = trim(value.substr(0, colon));
-    int64_t v = 0;
+    double v = 0;
     if (value == "true") v = 1;
     else if (value == "false") v = 0;
     else if (value.size() >= 2 && value.front() == '"' && value.back() == '"') v = 0;  // a string: not read
@@ -224,19 +232,22 @@ class Checker {
 };
 
 // A config option that must be one of `allowed` (LAPACK characters).
-StatusOr<char> option(const Checker& c, const std::map<std::string, int64_t, std::less<>>& config,
+StatusOr<char> option(const Checker& c, const Config& config,
                       std::string_view name, std::string_view allowed) {
   auto it = config.find(name);
   if (it == config.end()) return c.bad("the backend config has no " + std::string(name));
-  int64_t v = it->second;
-  if (v > 0 && v < 128 && allowed.find(static_cast<char>(v)) != std::string_view::npos) return static_cast<char>(v);
+  double v = it->second;
+  if (v > 0 && v < 128 && v == std::floor(v) && allowed.find(static_cast<char>(v)) != std::string_view::npos)
+    return static_cast<char>(v);
   std::string list;
   for (char a : allowed) list += std::string(list.empty() ? "" : ", ") + "'" + a + "' (" + std::to_string(a) + ")";
-  return c.bad(std::string(name) + " = " + std::to_string(v) + " is not one of " + list);
+  std::ostringstream shown;
+  shown << v;
+  return c.bad(std::string(name) + " = " + shown.str() + " is not one of " + list);
 }
 
 // A boolean config option (`left = true`).
-StatusOr<bool> flag(const Checker& c, const std::map<std::string, int64_t, std::less<>>& config,
+StatusOr<bool> flag(const Checker& c, const Config& config,
                     std::string_view name) {
   auto it = config.find(name);
   if (it == config.end()) return c.bad("the backend config has no " + std::string(name));
@@ -245,7 +256,7 @@ StatusOr<bool> flag(const Checker& c, const std::map<std::string, int64_t, std::
 }
 
 // The triangle read: LAPACK's uplo, or cuSOLVER's {lower = true}.
-StatusOr<char> uploOf(const Checker& c, const std::map<std::string, int64_t, std::less<>>& config, bool gpu) {
+StatusOr<char> uploOf(const Checker& c, const Config& config, bool gpu) {
   if (!gpu) return option(c, config, "uplo", "LU");
   HLO_ASSIGN_OR_RETURN(bool lower, flag(c, config, "lower"));
   return lower ? 'L' : 'U';
@@ -302,13 +313,40 @@ StatusOr<LapackCall> syrkCall(const Checker& c, LapackCall call) {
   return call;
 }
 
+// cusolver_csrlsvqr_ffi: T[n] (T[nnz] data, s32[nnz] indices, s32[n+1]
+// indptr, T[n] b), {reorder, tol}.
+StatusOr<LapackCall> sparseSolveCall(const Checker& c, LapackCall call) {
+  const Instruction& instr = c.instr();
+  auto config = parseConfig(instr.attrs().getString(AttrKey::kBackendConfig));
+  if (!config) return c.bad("the backend config must be a dictionary such as {reorder = 1 : i32, tol = 1.0E-6 : f64}");
+  auto tol = config->find("tol");
+  if (tol == config->end() || !config->contains("reorder")) return c.bad("the backend config needs reorder and tol");
+  call.tolerance = tol->second;
+  const Shape& data = instr.operand(0)->shape();
+  ElementType t = data.isArray() ? data.type() : ElementType::kF32;
+  if (!data.isArray() || data.rank() != 1 ||
+      !(t == ElementType::kF32 || t == ElementType::kF64 || t == ElementType::kC64 || t == ElementType::kC128))
+    return c.bad("csrlsvqr's data must be an f32, f64, c64 or c128 vector, not " + data.toString());
+  call.type = t;
+  call.k = data.dim(0);  // nonzeros
+  const Shape& b = instr.operand(3)->shape();
+  if (!b.isArray() || b.rank() != 1) return c.bad("operand 3 (b) must be a vector, not " + b.toString());
+  call.n = call.m = b.dim(0);
+  HLO_RETURN_IF_ERROR(c.expect(instr.operand(1)->shape(), "operand 1 (indices)", ElementType::kS32, {}, {call.k}));
+  HLO_RETURN_IF_ERROR(c.expect(instr.operand(2)->shape(), "operand 2 (indptr)", ElementType::kS32, {}, {call.n + 1}));
+  HLO_RETURN_IF_ERROR(c.expect(b, "operand 3 (b)", t, {}, {call.n}));
+  if (instr.shape().isTuple()) return c.bad("csrlsvqr returns one array, not " + instr.shape().toString());
+  HLO_RETURN_IF_ERROR(c.expect(instr.shape(), "the result", t, {}, {call.n}));
+  return call;
+}
+
 // cuSOLVER's gesvd with transposed = true, which jax emits for a wide
 // matrix: row-major arrays, which the kernel reads column-major as a^T, tall.
 // The SVD of a^T = U' S V'^H written column-major into the U and V^H slots
 // reads, row-major, as U'^T = V^H of a in the first and (V'^H)^T = U of a in
 // the second: the results are (a, s, V^H, U, info) of the logical a.
 StatusOr<LapackCall> transposedSvd(const Checker& c, LapackCall call,
-                                   const std::map<std::string, int64_t, std::less<>>& config,
+                                   const Config& config,
                                    const std::vector<int64_t>& batch) {
   const Instruction& instr = c.instr();
   if (call.routine != LapackRoutine::kGesvd) return c.bad("transposed = true is gesvd's, not gesdd's");
@@ -372,6 +410,7 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
                  std::to_string(instr.operandCount()));
   if (call.routine == LapackRoutine::kPivotsToPermutation) return pivotsToPermutation(c, call);
   if (call.routine == LapackRoutine::kSyrk) return syrkCall(c, call);
+  if (call.routine == LapackRoutine::kCsrlsvqr) return sparseSolveCall(c, call);
   if (named->type) {
     call.type = *named->type;
   } else {
@@ -567,8 +606,9 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
       HLO_RETURN_IF_ERROR(square());
       auto low = config->find("low"), high = config->find("high");
       if (low == config->end() || high == config->end()) return c.bad("the backend config needs low and high");
-      call.low = low->second;
-      call.high = high->second;
+      call.low = static_cast<int64_t>(low->second);
+      call.high = static_cast<int64_t>(high->second);
+      if (call.low != low->second || call.high != high->second) return c.bad("low and high must be integers");
       bool fits = n == 0 ? call.low == 1 && call.high == 0 : 1 <= call.low && call.low <= call.high && call.high <= n;
       if (!fits)
         return c.bad("low = " + std::to_string(call.low) + " and high = " + std::to_string(call.high) +
@@ -672,7 +712,8 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
       break;
     }
     case LapackRoutine::kPivotsToPermutation:
-    case LapackRoutine::kSyrk: break;  // checked above
+    case LapackRoutine::kSyrk:
+    case LapackRoutine::kCsrlsvqr: break;  // checked above
     case LapackRoutine::kGees: {
       HLO_RETURN_IF_ERROR(square());
       HLO_ASSIGN_OR_RETURN(call.mode, option(c, *config, "mode", "NV"));
@@ -698,6 +739,26 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
     }
   }
   return call;
+}
+
+StatusOr<std::vector<int64_t>> compressedRowsOf(std::span<const int32_t> indices, std::span<const int32_t> indptr,
+                                                int64_t n) {
+  auto bad = [](const std::string& why) { return errorStatus("csrlsvqr: " + why); };
+  int64_t nnz = static_cast<int64_t>(indices.size());
+  if (indptr.empty() || indptr[0] != 0) return bad("indptr must start at 0");
+  if (indptr.back() != nnz)
+    return bad("indptr must end at the element count " + std::to_string(nnz) + ", not " + std::to_string(indptr.back()));
+  std::vector<int64_t> rows(static_cast<size_t>(nnz));
+  for (int64_t r = 0; r < n; ++r) {
+    if (indptr[r + 1] < indptr[r]) return bad("indptr decreases at row " + std::to_string(r));
+    for (int64_t i = indptr[r]; i < indptr[r + 1]; ++i) {
+      if (indices[i] < 0 || indices[i] >= n)
+        return bad("column " + std::to_string(indices[i]) + " of element " + std::to_string(i) + " is outside [0, " +
+                   std::to_string(n) + ")");
+      rows[static_cast<size_t>(i)] = r;
+    }
+  }
+  return rows;
 }
 
 }  // namespace hlo

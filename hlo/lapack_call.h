@@ -83,6 +83,12 @@
 //          a being T[B,k,n], when transpose) on and below the diagonal, c
 //          above it: cuBLAS's syrk of the upper triangle, on row-major
 //          arrays read column-major (lax.linalg.symmetric_product)
+//   cusolver_csrlsvqr_ffi  T[n] (T[nnz] data, s32[nnz] indices,
+//          s32[n+1] indptr, T[n] b), {reorder, tol}: x with A x = b for the
+//          square A held in compressed rows (0-based), by QR; NaN when some
+//          |R(j,j)| <= tol (A singular to that tolerance); a malformed
+//          structure is an error when it runs (jax.experimental.sparse's
+//          spsolve)
 //   cu_lu_pivots_to_permutation  s32[B,p] (s32[B,k] pivots): the
 //          permutation of 0..p-1 that the 0-based row swaps i <-> pivots[i]
 //          make in order (a pivot outside [0, p) swaps nothing)
@@ -99,7 +105,9 @@
 // there, and the conformance harness does not compare it.
 #pragma once
 #include <cstdint>
+#include <span>
 #include <string_view>
+#include <vector>
 
 #include "hlo/instruction.h"
 #include "hlo/status.h"
@@ -108,7 +116,7 @@ namespace hlo {
 
 enum class LapackRoutine : uint8_t {
   kPotrf, kGetrf, kTrsm, kGeqrf, kOrgqr, kSyevd, kGesdd, kGesvd, kOrmqr, kGeqp3, kGehrd, kSytrd, kGtsv, kGeev, kGees,
-  kGesvdj, kPivotsToPermutation, kSyrk,  // GPU only
+  kGesvdj, kPivotsToPermutation, kSyrk, kCsrlsvqr,  // GPU only
 };
 
 struct LapackCall {
@@ -128,6 +136,7 @@ struct LapackCall {
   bool leftVectors = false, rightVectors = false;  // geev
   bool packedVectors = false;  // cuSOLVER's geev: real pairs' vectors packed as LAPACK packs them
   bool swappedVectors = false;  // cuSOLVER's transposed gesvd: V^H before U
+  double tolerance = 0;         // csrlsvqr: |R(j,j)| at or below it is singular
   int64_t low = 1, high = 0;            // gehrd: 1-based, 1 <= low <= high <= n (or low = 1, high = 0 when n = 0)
 };
 
@@ -141,5 +150,11 @@ bool isLapackCall(const Instruction& instr);
 // The call, or why its operands, results, layouts or backend config do not
 // fit the form above.
 StatusOr<LapackCall> lapackCallOf(const Instruction& instr);
+
+// csrlsvqr's matrix: the row of each stored element (in indptr's ranges),
+// or why the compressed rows are malformed (indptr not starting at 0, not
+// increasing or not ending at the element count; a column outside [0, n)).
+StatusOr<std::vector<int64_t>> compressedRowsOf(std::span<const int32_t> indices, std::span<const int32_t> indptr,
+                                                int64_t n);
 
 }  // namespace hlo

@@ -577,6 +577,31 @@ int gtsv(std::vector<T>& dl, std::vector<T>& d, std::vector<T>& du, Matrix<T>& b
   return 0;
 }
 
+template <typename T>
+bool qrSolve(Matrix<T> a, std::vector<T>& b, double tol) {
+  int64_t n = a.rows;
+  std::vector<T> tau;
+  geqrf(a, tau);
+  for (int64_t j = 0; j < n; ++j)
+    if (!(std::abs(a(j, j)) > tol)) return false;
+  // b = Q^H b = H(n-1)^H ... H(0)^H b, then R x = b.
+  Matrix<T> column(n, 1);
+  for (int64_t i = 0; i < n; ++i) column(i, 0) = b[static_cast<size_t>(i)];
+  for (int64_t i = 0; i < n; ++i) {
+    std::vector<T> v(static_cast<size_t>(n - i));
+    v[0] = 1;
+    for (int64_t r = i + 1; r < n; ++r) v[static_cast<size_t>(r - i)] = a(r, i);
+    applyReflector(column, v, conj(tau[static_cast<size_t>(i)]), i, 0, 1);
+  }
+  for (int64_t i = n - 1; i >= 0; --i) {
+    T sum = column(i, 0);
+    for (int64_t j = i + 1; j < n; ++j) sum -= a(i, j) * column(j, 0);
+    column(i, 0) = sum / a(i, i);
+  }
+  for (int64_t i = 0; i < n; ++i) b[static_cast<size_t>(i)] = column(i, 0);
+  return true;
+}
+
 #define HLO_LAPACK_REFERENCE(T)                                                             \
   template int potrf<T>(Matrix<T>&, char);                                                  \
   template int getrf<T>(Matrix<T>&, std::vector<int32_t>&);                                 \
@@ -589,7 +614,8 @@ int gtsv(std::vector<T>& dl, std::vector<T>& d, std::vector<T>& du, Matrix<T>& b
   template void geqp3<T>(Matrix<T>&, std::vector<int32_t>&, std::vector<T>&);                             \
   template void gehrd<T>(Matrix<T>&, int64_t, int64_t, std::vector<T>&);                                  \
   template void sytrd<T>(Matrix<T>&, char, std::vector<double>&, std::vector<double>&, std::vector<T>&);  \
-  template int gtsv<T>(std::vector<T>&, std::vector<T>&, std::vector<T>&, Matrix<T>&);
+  template int gtsv<T>(std::vector<T>&, std::vector<T>&, std::vector<T>&, Matrix<T>&);                    \
+  template bool qrSolve<T>(Matrix<T>, std::vector<T>&, double);
 HLO_LAPACK_REFERENCE(double)
 HLO_LAPACK_REFERENCE(C)
 #undef HLO_LAPACK_REFERENCE

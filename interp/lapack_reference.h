@@ -133,4 +133,9 @@ int gees(Matrix<T>& a, Matrix<T>& z, std::vector<C>& w);
 template <typename T>
 int geev(const Matrix<T>& a, std::vector<C>& w, Matrix<C>* vl, Matrix<C>* vr);
 
+// x with a x = b for a square `a`, by Householder QR, over b; false (b
+// unspecified) when some |R(j,j)| <= tol.
+template <typename T>
+bool qrSolve(Matrix<T> a, std::vector<T>& b, double tol);
+
 }  // namespace hlo::interp::lapack

@@ -435,6 +435,26 @@ def svd_qr(a, c):
     return (s, jnp.abs(u), jnp.abs(vt), (uf * sf) @ vtf[:3], vtf @ vtf.T, sc, (uc * sc) @ vtc)
 
 
+def spsolve(data, indices, indptr, b):
+    """jax.experimental.sparse.linalg.spsolve: on the GPU
+    cusolver_csrlsvqr_ffi, on the CPU scipy through a host callback."""
+    from jax.experimental.sparse.linalg import spsolve as solve
+    return solve(data, indices, indptr, b)
+
+
+def sparse_system(rng, n=6):
+    """A random diagonally dominant matrix in compressed rows, and b."""
+    dense = np.where(rng.random((n, n)) < 0.4, rng.standard_normal((n, n)), 0) + 4 * np.eye(n)
+    indptr, indices, data = [0], [], []
+    for row in dense:
+        columns = np.nonzero(row)[0]
+        indices += list(columns)
+        data += list(row[columns])
+        indptr.append(len(indices))
+    return (np.array(data, np.float32), np.array(indices, np.int32), np.array(indptr, np.int32),
+            rng.standard_normal(n).astype(np.float32))
+
+
 def args_of(name):
     """The argument maker of a case of the latest set."""
     return next(make for case, _, make in LATEST_CASES if case == name)
@@ -462,6 +482,7 @@ LATEST_CASES += [
     ("gpu_linalg_qr", qr, args_of("linalg_qr")),
     ("gpu_linalg_eigh", eigh, args_of("linalg_eigh")),
     ("gpu_linalg_svd", svd, args_of("linalg_svd")),
+    ("gpu_linalg_spsolve", spsolve, sparse_system),
     ("gpu_linalg_svd_qr", svd_qr, lambda rng: (rng.standard_normal((3, 5)).astype(np.float32),
                                               complex64(rng, 2, 4))),
     ("gpu_linalg_reductions", gpu_reductions, lambda rng: (
@@ -517,7 +538,8 @@ def write_gpu_case(name, jitted, args, base):
     from jax._src.lib import xla_client
     # Calls jax does not promise to keep stable across versions: fine here,
     # where the module is written once and read as text.
-    unstable = ["cusolver_ormqr_ffi", "cusolver_sytrd_ffi", "cusparse_gtsv2_ffi", "cusolver_syrk_ffi"]
+    unstable = ["cusolver_ormqr_ffi", "cusolver_sytrd_ffi", "cusparse_gtsv2_ffi", "cusolver_syrk_ffi",
+                "cusolver_csrlsvqr_ffi"]
     exported = export.export(jitted, platforms=["cuda"],
                              disabled_checks=[export.DisabledSafetyCheck.custom_call(t) for t in unstable])(*args)
     computation = xla_client._xla.mlir.mlir_module_to_xla_computation(

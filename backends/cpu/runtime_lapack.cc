@@ -141,6 +141,10 @@ Status routineFor(const LapackCall& call, Routines<S>& r) {
       else return lookUp<S>(*lib, "gesdd", r.gesddReal);
     case LapackRoutine::kPivotsToPermutation: return okStatus();  // no LAPACK
     case LapackRoutine::kSyrk: return lookUp<S>(*lib, "syrk", r.syrk);
+    case LapackRoutine::kCsrlsvqr:  // densified, then QR: geqrf, Q^H b, R x = Q^H b
+      HLO_RETURN_IF_ERROR(lookUp<S>(*lib, "geqrf", r.geqrf));
+      HLO_RETURN_IF_ERROR(lookUp<S>(*lib, kComplex<S> ? "unmqr" : "ormqr", r.ormqr));
+      return lookUp<S>(*lib, "trsm", r.trsm);
     case LapackRoutine::kGesvd:
       if constexpr (kComplex<S>) return lookUp<S>(*lib, "gesvd", r.gesvdComplex);
       else return lookUp<S>(*lib, "gesvd", r.gesvdReal);
@@ -427,6 +431,38 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
       fn.syrk(&uplo, &trans, &order, &k, &alpha, at, &ldaT, &beta, c, &ldc, 1, 1);
       return;
     }
+    case LapackRoutine::kCsrlsvqr: {
+      // The structure was checked before the run (runLapackCall).
+      int64_t nnz = call.k;
+      const int32_t* indices = rc.operands[1]->data<int32_t>();
+      std::vector<int64_t> rows = *compressedRowsOf(std::span<const int32_t>(indices, static_cast<size_t>(nnz)),
+                                                    std::span<const int32_t>(rc.operands[2]->data<int32_t>(),
+                                                                             static_cast<size_t>(n + 1)),
+                                                    n);
+      a.assign(static_cast<size_t>(n) * n, S(0));
+      const S* data = rc.operands[0]->data<S>();
+      for (int64_t i = 0; i < nnz; ++i) a[static_cast<size_t>(rows[i] + indices[i] * n)] += data[i];
+      S* x = out[0]->data<S>();
+      std::copy_n(rc.operands[3]->data<S>(), n, x);
+      std::vector<S> tau(static_cast<size_t>(std::max(1, n)));
+      fn.geqrf(&n, &n, a.data(), &lda, tau.data(), work.data(), &lwork, &info);
+      work.resize(static_cast<size_t>(lwork = workSize(work[0])));
+      fn.geqrf(&n, &n, a.data(), &lda, tau.data(), work.data(), &lwork, &info);
+      for (int j = 0; j < n; ++j)
+        if (!(std::abs(a[static_cast<size_t>(j + j * lda)]) > call.tolerance)) {
+          std::fill_n(x, n, S(std::nan("")));  // singular to the tolerance
+          return;
+        }
+      char side = 'L', trans = kComplex<S> ? 'C' : 'T', uplo = 'U', no = 'N';
+      int one = 1;
+      lwork = -1;
+      fn.ormqr(&side, &trans, &n, &one, &n, a.data(), &lda, tau.data(), x, &lda, work.data(), &lwork, &info, 1, 1);
+      work.resize(static_cast<size_t>(lwork = workSize(work[0])));
+      fn.ormqr(&side, &trans, &n, &one, &n, a.data(), &lda, tau.data(), x, &lda, work.data(), &lwork, &info, 1, 1);
+      S unit = 1;
+      fn.trsm(&side, &uplo, &no, &no, &n, &one, &unit, a.data(), &lda, x, &lda, 1, 1, 1, 1);
+      return;
+    }
     case LapackRoutine::kPivotsToPermutation: {
       const int32_t* pivots = rc.operands[0]->data<int32_t>() + b * call.k;
       int32_t* perm = out[0]->data<int32_t>() + b * call.m;
@@ -572,6 +608,12 @@ Status runAs(const LapackCall& call, const RuntimeCall& rc) {
 
 Status runLapackCall(const RuntimeCall& rc) {
   HLO_ASSIGN_OR_RETURN(LapackCall call, lapackCallOf(rc.instr));
+  if (call.routine == LapackRoutine::kCsrlsvqr) {
+    StatusOr<std::vector<int64_t>> rows = compressedRowsOf(
+        std::span<const int32_t>(rc.operands[1]->data<int32_t>(), static_cast<size_t>(call.k)),
+        std::span<const int32_t>(rc.operands[2]->data<int32_t>(), static_cast<size_t>(call.n + 1)), call.n);
+    if (!rows.ok()) return rows.status();
+  }
   if (call.routine == LapackRoutine::kPivotsToPermutation) {
     Routines<float> none;
     for (int64_t b = 0; b < call.batch; ++b) runOne(call, none, rc, b);
