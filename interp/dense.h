@@ -54,6 +54,10 @@ inline void writeAs(Literal& lit, int64_t i, uint64_t v) { writeInt(lit, i, stat
 inline void writeAs(Literal& lit, int64_t i, double v) { writeReal(lit, i, v); }
 inline void writeAs(Literal& lit, int64_t i, std::complex<double> v) { writeComplex(lit, i, v); }
 
+// For code generic over double and complex<double> (the linear-algebra ops).
+inline double conjugate(double x) { return x; }
+inline std::complex<double> conjugate(std::complex<double> x) { return std::conj(x); }
+
 // RoundThrough (hlo/element_io.h) for an instruction's result and first two
 // operands: the float-into-integer rounding of dot and convolution. Values
 // of the other accumulation types pass unchanged.

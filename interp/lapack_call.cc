@@ -4,8 +4,9 @@
 #include <complex>
 #include <vector>
 
-#include "hlo/element_io.h"
 #include "hlo/lapack_call.h"
+#include "interp/dense.h"
+#include "interp/element_io.h"
 #include "interp/lapack_reference.h"
 #include "interp/ops.h"
 
@@ -14,21 +15,6 @@ namespace {
 
 using lapack::C;
 using lapack::Matrix;
-
-double conjugate(double x) { return x; }
-C conjugate(C x) { return std::conj(x); }
-
-template <typename T>
-T readAs(const Literal& lit, int64_t i) {
-  if constexpr (std::is_same_v<T, double>) return lit.toDouble(i);
-  else return lit.toComplex(i);
-}
-
-template <typename T>
-void writeAs(Literal& lit, int64_t i, T v) {
-  if constexpr (std::is_same_v<T, double>) writeFloat(lit, i, v);
-  else writeComplex(lit, i, v);
-}
 
 // Matrix b of a batch held by `lit` (dimensions [..., rows, cols]).
 template <typename T>
@@ -64,6 +50,23 @@ std::vector<T> loadVector(const Literal& lit, int64_t b, int64_t size) {
   std::vector<T> v(static_cast<size_t>(size));
   for (int64_t i = 0; i < size; ++i) v[static_cast<size_t>(i)] = readAs<T>(lit, b * size + i);
   return v;
+}
+
+// Eigenvalues from results[next] on: complex ones in one array for a
+// complex T; for a real T their real and imaginary parts in two. Returns
+// the index after them.
+template <typename T>
+int storeEigenvalues(const std::vector<C>& w, const std::vector<Literal*>& results, int next, int64_t b) {
+  if constexpr (std::is_same_v<T, C>) {
+    storeVector<C>(w, *results[next], b);
+    return next + 1;
+  } else {
+    std::vector<double> re(w.size()), im(w.size());
+    for (size_t i = 0; i < w.size(); ++i) re[i] = w[i].real(), im[i] = w[i].imag();
+    storeVector<double>(re, *results[next], b);
+    storeVector<double>(im, *results[next + 1], b);
+    return next + 2;
+  }
 }
 
 template <typename T>
@@ -271,15 +274,7 @@ Literal run(const LapackCall& call, const Instruction& instr, Operands ops) {
           writeInt(*out[4], b, info);
           break;
         }
-        int next = 0;
-        if constexpr (std::is_same_v<T, C>) {
-          storeVector<C>(w, *out[next++], b);
-        } else {
-          std::vector<double> re(w.size()), im(w.size());
-          for (size_t i = 0; i < w.size(); ++i) re[i] = w[i].real(), im[i] = w[i].imag();
-          storeVector<double>(re, *out[next++], b);
-          storeVector<double>(im, *out[next++], b);
-        }
+        int next = storeEigenvalues<T>(w, out, 0, b);
         if (call.leftVectors && info == 0) store(vl, *out[next], b);
         if (call.rightVectors && info == 0) store(vr, *out[next + 1], b);
         writeInt(*out[next + 2], b, info);
@@ -291,15 +286,7 @@ Literal run(const LapackCall& call, const Instruction& instr, Operands ops) {
         int info = lapack::gees(a, z, w);
         store(a, *out[0], b);
         if (call.mode == 'V') store(z, *out[1], b);
-        int next = 2;
-        if constexpr (std::is_same_v<T, C>) {
-          storeVector<C>(w, *out[next++], b);
-        } else {
-          std::vector<double> re(w.size()), im(w.size());
-          for (size_t i = 0; i < w.size(); ++i) re[i] = w[i].real(), im[i] = w[i].imag();
-          storeVector<double>(re, *out[next++], b);
-          storeVector<double>(im, *out[next++], b);
-        }
+        int next = storeEigenvalues<T>(w, out, 2, b);
         writeInt(*out[next], b, 0);  // no eigenvalues are selected without sorting
         writeInt(*out[next + 1], b, info);
         break;

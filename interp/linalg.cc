@@ -7,6 +7,7 @@
 #include <cmath>
 #include <complex>
 
+#include "interp/dense.h"
 #include "interp/element_io.h"
 #include "interp/ops.h"
 
@@ -14,21 +15,6 @@ namespace hlo::interp {
 namespace {
 
 using C = std::complex<double>;
-
-double conjugate(double x) { return x; }
-C conjugate(C x) { return std::conj(x); }
-
-template <typename T>
-T readAs(const Literal& lit, int64_t i) {
-  if constexpr (std::is_same_v<T, double>) return lit.toDouble(i);
-  else return lit.toComplex(i);
-}
-
-template <typename T>
-void writeAs(Literal& lit, int64_t i, T v) {
-  if constexpr (std::is_same_v<T, double>) writeFloat(lit, i, v);
-  else writeComplex(lit, i, v);
-}
 
 // A batch of square or rectangular matrices: the two minor dimensions.
 struct Batches {
