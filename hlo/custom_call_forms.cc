@@ -18,7 +18,9 @@ std::optional<KnownCustomCall> knownCustomCall(const Instruction& instr) {
     return KnownCustomCall{CustomCallForm::kBlockScaledDot, "a scaled-dot", checkBlockScaledDotCall(instr)};
   if (std::optional<Opcode> op = builderMathOpcode(instr))
     return KnownCustomCall{CustomCallForm::kBuilderMath, opcodeName(*op), okStatus()};
-  if (isLapackCall(instr)) return KnownCustomCall{CustomCallForm::kLapack, "a LAPACK routine", lapackCallOf(instr).status()};
+  if (isLapackCall(instr))
+    return KnownCustomCall{CustomCallForm::kLapack, "a LAPACK routine", lapackCallOf(instr).status(),
+                           /*runByEngines=*/true};
   return std::nullopt;
 }
 

@@ -4,7 +4,8 @@
 // are and what each stands for; the interpreter evaluates them, the
 // custom-call-decomposer pass rewrites them into that HLO for the JIT, and
 // an engine that meets one unrewritten refuses it with the reason. The
-// LAPACK calls stand for no HLO: each engine runs them itself.
+// LAPACK calls stand for no HLO: each engine runs them itself
+// (`runByEngines`), and nothing rewrites them.
 #pragma once
 #include <optional>
 #include <string_view>
@@ -26,6 +27,7 @@ struct KnownCustomCall {
   CustomCallForm form;
   std::string_view standsFor;  // "a sort", for messages
   Status valid;                // why the call does not fit its form, if it does not
+  bool runByEngines = false;   // run as it is by each engine, not rewritten
 };
 
 // The form of `instr` when it is a custom call to one of these targets.

@@ -15,47 +15,59 @@
 namespace hlo {
 namespace {
 
-struct RoutineName {
-  std::string_view real, complex;  // "syevd" and "heevd"
+// Each routine's facts: LAPACK's names for it (real, complex: "syevd" and
+// "heevd"), its operand count, the operand its batch and (m, n) are read
+// from and that operand's role, and whether jax calls it by a LAPACK name
+// (false: only the GPU's calls have it; the name is for messages).
+struct RoutineInfo {
   LapackRoutine routine;
+  std::string_view real, complex;
+  int operands = 1, main = 0;
+  std::string_view mainRole = "a";
+  bool lapack = true;
 };
-constexpr RoutineName kRoutines[] = {
-    {"potrf", "potrf", LapackRoutine::kPotrf}, {"getrf", "getrf", LapackRoutine::kGetrf},
-    {"trsm", "trsm", LapackRoutine::kTrsm},    {"geqrf", "geqrf", LapackRoutine::kGeqrf},
-    {"orgqr", "ungqr", LapackRoutine::kOrgqr}, {"syevd", "heevd", LapackRoutine::kSyevd},
-    {"gesdd", "gesdd", LapackRoutine::kGesdd}, {"gesvd", "gesvd", LapackRoutine::kGesvd},
-    {"ormqr", "unmqr", LapackRoutine::kOrmqr}, {"geqp3", "geqp3", LapackRoutine::kGeqp3},
-    {"gehrd", "gehrd", LapackRoutine::kGehrd}, {"sytrd", "hetrd", LapackRoutine::kSytrd},
-    {"gtsv", "gtsv", LapackRoutine::kGtsv},     {"geev", "geev", LapackRoutine::kGeev},
-    {"gees", "gees", LapackRoutine::kGees},
-    // The GPU's own (parseGpuTarget), named here for messages.
-    {"gesvdj", "gesvdj", LapackRoutine::kGesvdj},
-    {"lu_pivots_to_permutation", "lu_pivots_to_permutation", LapackRoutine::kPivotsToPermutation},
-    {"syrk", "syrk", LapackRoutine::kSyrk},
-    {"csrlsvqr", "csrlsvqr", LapackRoutine::kCsrlsvqr},
+constexpr RoutineInfo kRoutines[] = {
+    {LapackRoutine::kPotrf, "potrf", "potrf"},
+    {LapackRoutine::kGetrf, "getrf", "getrf"},
+    {LapackRoutine::kTrsm, "trsm", "trsm", 2, 1, "b"},
+    {LapackRoutine::kGeqrf, "geqrf", "geqrf"},
+    {LapackRoutine::kOrgqr, "orgqr", "ungqr", 2},
+    {LapackRoutine::kSyevd, "syevd", "heevd"},
+    {LapackRoutine::kGesdd, "gesdd", "gesdd"},
+    {LapackRoutine::kGesvd, "gesvd", "gesvd"},
+    {LapackRoutine::kOrmqr, "ormqr", "unmqr", 3, 2, "c"},
+    {LapackRoutine::kGeqp3, "geqp3", "geqp3", 2},
+    {LapackRoutine::kGehrd, "gehrd", "gehrd"},
+    {LapackRoutine::kSytrd, "sytrd", "hetrd"},
+    {LapackRoutine::kGtsv, "gtsv", "gtsv", 4, 3, "b"},
+    {LapackRoutine::kGeev, "geev", "geev"},
+    {LapackRoutine::kGees, "gees", "gees"},
+    {LapackRoutine::kGesvdj, "gesvdj", "gesvdj", 1, 0, "a", false},
+    {LapackRoutine::kPivotsToPermutation, "lu_pivots_to_permutation", "lu_pivots_to_permutation", 1, 0, "pivots",
+     false},
+    {LapackRoutine::kSyrk, "syrk", "syrk", 4, 0, "a", false},
+    {LapackRoutine::kCsrlsvqr, "csrlsvqr", "csrlsvqr", 4, 3, "b", false},
 };
 
-// The operand the batch and (m, n) are read from, and how many operands.
-int mainOperand(LapackRoutine r) {
-  switch (r) {
-    case LapackRoutine::kTrsm: return 1;
-    case LapackRoutine::kOrmqr: return 2;
-    case LapackRoutine::kGtsv: return 3;
-    default: return 0;
-  }
+const RoutineInfo& infoOf(LapackRoutine r) {
+  for (const RoutineInfo& info : kRoutines)
+    if (info.routine == r) return info;
+  return kRoutines[0];  // every routine has a row
 }
-int operandCount(LapackRoutine r) {
-  switch (r) {
-    case LapackRoutine::kTrsm:
-    case LapackRoutine::kOrgqr:
-    case LapackRoutine::kGeqp3: return 2;
-    case LapackRoutine::kOrmqr: return 3;
-    case LapackRoutine::kGtsv:
-    case LapackRoutine::kSyrk:
-    case LapackRoutine::kCsrlsvqr: return 4;
-    default: return 1;
-  }
+
+// The element types the solvers take.
+bool solverType(ElementType t) {
+  return t == ElementType::kF32 || t == ElementType::kF64 || t == ElementType::kC64 || t == ElementType::kC128;
 }
+
+// "1,0"
+std::string listText(const std::vector<int64_t>& values) {
+  std::string s;
+  for (size_t i = 0; i < values.size(); ++i) s += (i ? "," : "") + std::to_string(values[i]);
+  return s;
+}
+std::string layoutText(const std::vector<int64_t>& minorToMajor) { return "{" + listText(minorToMajor) + "}"; }
+std::string dimsText(const std::vector<int64_t>& dims) { return "[" + listText(dims) + "]"; }
 
 std::optional<ElementType> typeOfLetter(char c) {
   switch (c) {
@@ -113,12 +125,8 @@ std::optional<Target> parseTarget(std::string_view target) {
   if (!type) return std::nullopt;
   std::string_view name = middle.substr(1);
   bool complex = isComplex(*type);
-  for (const RoutineName& r : kRoutines) {
-    if (r.routine == LapackRoutine::kGesvdj || r.routine == LapackRoutine::kPivotsToPermutation ||
-        r.routine == LapackRoutine::kSyrk || r.routine == LapackRoutine::kCsrlsvqr)
-      continue;
-    if (name == (complex ? r.complex : r.real)) return Target{r.routine, *type, false};
-  }
+  for (const RoutineInfo& r : kRoutines)
+    if (r.lapack && name == (complex ? r.complex : r.real)) return Target{r.routine, *type, false};
   return std::nullopt;
 }
 
@@ -161,12 +169,6 @@ std::optional<Config> parseConfig(std::string_view text) {
   return out;
 }
 
-std::string dimsText(const std::vector<int64_t>& dims) {
-  std::string s = "[";
-  for (size_t i = 0; i < dims.size(); ++i) s += (i ? "," : "") + std::to_string(dims[i]);
-  return s + "]";
-}
-
 class Checker {
  public:
   explicit Checker(const Instruction& instr) : instr_(instr) {}
@@ -200,23 +202,19 @@ class Checker {
     std::vector<int64_t> want = {r - 2, r - 1};
     for (int d = r - 3; d >= 0; --d) want.push_back(d);
     if (layout && layout->minorToMajor == want) return okStatus();
-    std::string wantText = "{";
-    for (size_t i = 0; i < want.size(); ++i) wantText += (i ? "," : "") + std::to_string(want[i]);
-    wantText += "}";
-    std::string have;
-    if (layout)
-      for (size_t i = 0; i < layout->minorToMajor.size(); ++i)
-        have += (i ? "," : "") + std::to_string(layout->minorToMajor[i]);
-    return bad(what + " must be a column-major matrix, layout " + wantText + " (" +
-               (layout ? "it is {" + have + "}" : "it has no layout") + ")");
+    return bad(what + " must be a column-major matrix, layout " + layoutText(want) + " (" +
+               (layout ? "it is " + layoutText(layout->minorToMajor) : "it has no layout") + ")");
   }
-  // Vectors of a batch, and info: the default layout (or none).
-  Status rowMajor(const Shape& s, const std::string& what) const {
-    if (!s.layout() || s.rank() < 2) return okStatus();
+  // Vectors of a batch, info, and the row-major forms' matrices: the default
+  // layout (or none). `layout` is the one that decides, the shape's unless
+  // given.
+  Status rowMajor(const Shape& s, const std::string& what) const { return rowMajor(s, s.layout(), what); }
+  Status rowMajor(const Shape& s, const std::optional<Layout>& layout, const std::string& what) const {
     std::vector<int64_t> want;
     for (int d = s.rank() - 1; d >= 0; --d) want.push_back(d);
-    if (s.layout()->minorToMajor == want) return okStatus();
-    return bad(what + " must have the default layout, not " + s.toString());
+    if (!layout || layout->minorToMajor == want) return okStatus();
+    return bad(what + " must have the default layout " + layoutText(want) + ", not " +
+               layoutText(layout->minorToMajor));
   }
 
   std::optional<Layout> operandLayout(int i) const {
@@ -292,8 +290,7 @@ StatusOr<LapackCall> syrkCall(const Checker& c, LapackCall call) {
   HLO_ASSIGN_OR_RETURN(call.transpose, flag(c, *config, "transpose"));
   const Shape& a = instr.operand(0)->shape();
   ElementType t = a.isArray() ? a.type() : ElementType::kF32;
-  if (!a.isArray() || a.rank() < 2 ||
-      !(t == ElementType::kF32 || t == ElementType::kF64 || t == ElementType::kC64 || t == ElementType::kC128))
+  if (!a.isArray() || a.rank() < 2 || !solverType(t))
     return c.bad("syrk takes f32, f64, c64 or c128 matrices, not " + a.toString());
   call.type = t;
   std::vector<int64_t> batch(a.dims().begin(), a.dims().end() - 2);
@@ -324,8 +321,7 @@ StatusOr<LapackCall> sparseSolveCall(const Checker& c, LapackCall call) {
   call.tolerance = tol->second;
   const Shape& data = instr.operand(0)->shape();
   ElementType t = data.isArray() ? data.type() : ElementType::kF32;
-  if (!data.isArray() || data.rank() != 1 ||
-      !(t == ElementType::kF32 || t == ElementType::kF64 || t == ElementType::kC64 || t == ElementType::kC128))
+  if (!data.isArray() || data.rank() != 1 || !solverType(t))
     return c.bad("csrlsvqr's data must be an f32, f64, c64 or c128 vector, not " + data.toString());
   call.type = t;
   call.k = data.dim(0);  // nonzeros
@@ -357,13 +353,7 @@ StatusOr<LapackCall> transposedSvd(const Checker& c, LapackCall call,
   int64_t rows = call.m, cols = call.n;
   if (rows > cols) return c.bad("transposed = true needs a wide matrix (rows <= columns), not " +
                                 instr.operand(0)->shape().toString());
-  auto rowMajorLayout = [&](const Shape& s, const std::optional<Layout>& layout, const std::string& what) -> Status {
-    std::vector<int64_t> want;
-    for (int d = s.rank() - 1; d >= 0; --d) want.push_back(d);
-    if (!layout || layout->minorToMajor == want) return okStatus();
-    return c.bad(what + " must be row-major with transposed = true");
-  };
-  HLO_RETURN_IF_ERROR(rowMajorLayout(instr.operand(0)->shape(), c.operandLayout(0), "operand 0 (a)"));
+  HLO_RETURN_IF_ERROR(c.rowMajor(instr.operand(0)->shape(), c.operandLayout(0), "operand 0 (a)"));
   std::vector<Shape> results = c.results();
   if (!instr.shape().isTuple() || results.size() != 5)
     return c.bad("gesvd returns a tuple of 5 arrays, not " + instr.shape().toString());
@@ -371,7 +361,7 @@ StatusOr<LapackCall> transposedSvd(const Checker& c, LapackCall call,
   auto matrix = [&](int i, const std::string& what, std::vector<int64_t> item) -> Status {
     std::string name = "result " + std::to_string(i) + " (" + what + ")";
     HLO_RETURN_IF_ERROR(c.expect(results[i], name, t, batch, item));
-    return rowMajorLayout(results[i], results[i].layout(), name);
+    return c.rowMajor(results[i], name);
   };
   HLO_RETURN_IF_ERROR(matrix(0, "a", {rows, cols}));
   HLO_RETURN_IF_ERROR(c.expect(results[1], "result 1 (singular values)", real, batch, {rows}));
@@ -383,11 +373,7 @@ StatusOr<LapackCall> transposedSvd(const Checker& c, LapackCall call,
 
 }  // namespace
 
-std::string_view lapackRoutineName(LapackRoutine r) {
-  for (const RoutineName& n : kRoutines)
-    if (n.routine == r) return n.real;
-  return "?";
-}
+std::string_view lapackRoutineName(LapackRoutine r) { return infoOf(r).real; }
 
 bool isLapackCall(const Instruction& instr) {
   return instr.opcode() == Opcode::kCustomCall &&
@@ -404,7 +390,8 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
   call.packedVectors = named->gpu && !named->hybrid && call.routine == LapackRoutine::kGeev;
   std::string routine(lapackRoutineName(call.routine));
 
-  int operands = operandCount(call.routine), mainIndex = mainOperand(call.routine);
+  const RoutineInfo& facts = infoOf(call.routine);
+  int operands = facts.operands, mainIndex = facts.main;
   if (instr.operandCount() != operands)
     return c.bad(routine + " takes " + std::to_string(operands) + " operand" + (operands > 1 ? "s" : "") + ", not " +
                  std::to_string(instr.operandCount()));
@@ -417,8 +404,7 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
     // A GPU call's type is its operand's.
     const Shape& operand = instr.operand(mainIndex)->shape();
     ElementType ot = operand.isArray() ? operand.type() : ElementType::kF32;
-    if (!operand.isArray() || !(ot == ElementType::kF32 || ot == ElementType::kF64 || ot == ElementType::kC64 ||
-                                ot == ElementType::kC128))
+    if (!operand.isArray() || !solverType(ot))
       return c.bad(routine + " takes f32, f64, c64 or c128 matrices, not " + operand.toString());
     call.type = ot;
   }
@@ -466,15 +452,12 @@ StatusOr<LapackCall> lapackCallOf(const Instruction& instr) {
     return okStatus();
   };
 
-  const char* mainRole = call.routine == LapackRoutine::kTrsm   ? " (b)"
-                         : call.routine == LapackRoutine::kOrmqr ? " (c)"
-                         : call.routine == LapackRoutine::kGtsv  ? " (b)"
-                                                                 : " (a)";
   if (call.gpu && (call.routine == LapackRoutine::kGesvd || call.routine == LapackRoutine::kGesdd)) {
     auto transposed = config->find("transposed");
     if (transposed != config->end() && transposed->second == 1) return transposedSvd(c, call, *config, batch);
   }
-  HLO_RETURN_IF_ERROR(c.columnMajor(main, c.operandLayout(mainIndex), mainName + mainRole));
+  HLO_RETURN_IF_ERROR(
+      c.columnMajor(main, c.operandLayout(mainIndex), mainName + " (" + std::string(facts.mainRole) + ")"));
   // A vector operand per matrix of the batch.
   auto vectorOperand = [&](int i, const std::string& what, ElementType type, int64_t size) -> Status {
     std::string name = "operand " + std::to_string(i) + " (" + what + ")";

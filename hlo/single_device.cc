@@ -12,7 +12,6 @@
 #include "hlo/computation.h"
 #include "hlo/custom_call_forms.h"
 #include "hlo/instruction.h"
-#include "hlo/lapack_call.h"
 
 namespace hlo::single_device {
 namespace {
@@ -250,13 +249,20 @@ StatusOr<Literal> asyncDone(const Instruction& instr, Values ops, const EngineHo
   return state.tupleElements()[1];
 }
 
+// A custom call the engines run themselves (the LAPACK calls) is not this
+// file's to refuse.
+bool runByEngines(const Instruction& instr) {
+  std::optional<KnownCustomCall> known = knownCustomCall(instr);
+  return known && known->runByEngines;
+}
+
 }  // namespace
 
 bool handles(const Instruction& instr) {
   Opcode op = instr.opcode();
   return isGroupCollective(op) || isPermute(op) || isCollectiveDone(op) || op == Opcode::kAsyncStart ||
          op == Opcode::kAsyncUpdate || op == Opcode::kAsyncDone || op == Opcode::kCopyStart ||
-         op == Opcode::kCopyDone || (op == Opcode::kCustomCall && !isLapackCall(instr)) || op == Opcode::kReplicaId ||
+         op == Opcode::kCopyDone || (op == Opcode::kCustomCall && !runByEngines(instr)) || op == Opcode::kReplicaId ||
          op == Opcode::kPartitionId || withoutStandaloneValue(op);
 }
 

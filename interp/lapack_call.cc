@@ -70,7 +70,7 @@ int storeEigenvalues(const std::vector<C>& w, const std::vector<Literal*>& resul
 }
 
 template <typename T>
-Literal run(const LapackCall& call, const Instruction& instr, Operands ops) {
+StatusOr<Literal> run(const LapackCall& call, const Instruction& instr, Operands ops) {
   Literal result(instr.shape());
   std::vector<Literal*> out;
   if (result.shape().isTuple())
@@ -167,14 +167,14 @@ Literal run(const LapackCall& call, const Instruction& instr, Operands ops) {
         break;
       }
       case LapackRoutine::kCsrlsvqr: {
-        // (checked for a malformed structure in evalLapackCall)
         int64_t n = call.n;
-        std::vector<int64_t> rows = *compressedRowsOf(
+        StatusOr<std::vector<int64_t>> rows = compressedRowsOf(
             std::span<const int32_t>(ops[1]->data<int32_t>(), static_cast<size_t>(call.k)),
             std::span<const int32_t>(ops[2]->data<int32_t>(), static_cast<size_t>(n + 1)), n);
+        if (!rows.ok()) return EvalContext::unsupported(instr, rows.status().message());
         Matrix<T> a(n, n);
         for (int64_t i = 0; i < call.k; ++i)
-          a(rows[static_cast<size_t>(i)], readInt(*ops[1], i)) += readAs<T>(*ops[0], i);
+          a((*rows)[static_cast<size_t>(i)], readInt(*ops[1], i)) += readAs<T>(*ops[0], i);
         std::vector<T> x = loadVector<T>(*ops[3], 0, n);
         if (!lapack::qrSolve(a, x, call.tolerance)) x.assign(static_cast<size_t>(n), T(std::nan("")));
         storeVector<T>(x, *out[0], 0);
@@ -301,12 +301,6 @@ Literal run(const LapackCall& call, const Instruction& instr, Operands ops) {
 StatusOr<Literal> evalLapackCall(EvalContext&, const Instruction& instr, Operands ops) {
   StatusOr<LapackCall> call = lapackCallOf(instr);
   if (!call.ok()) return EvalContext::unsupported(instr, call.status().message());
-  if (call->routine == LapackRoutine::kCsrlsvqr) {
-    StatusOr<std::vector<int64_t>> rows = compressedRowsOf(
-        std::span<const int32_t>(ops[1]->data<int32_t>(), static_cast<size_t>(call->k)),
-        std::span<const int32_t>(ops[2]->data<int32_t>(), static_cast<size_t>(call->n + 1)), call->n);
-    if (!rows.ok()) return EvalContext::unsupported(instr, rows.status().message());
-  }
   if (isComplex(call->type)) return run<C>(*call, instr, ops);
   return run<double>(*call, instr, ops);
 }

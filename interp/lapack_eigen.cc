@@ -23,21 +23,10 @@
 #include <limits>
 
 #include "interp/lapack_reference.h"
+#include "interp/lapack_steps.h"
 
 namespace hlo::interp::lapack {
 namespace {
-
-constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
-
-double conj(double x) { return x; }
-C conj(C x) { return std::conj(x); }
-
-template <typename T>
-bool finite(const Matrix<T>& a) {
-  for (const T& x : a.v)
-    if (!std::isfinite(std::real(x)) || !std::isfinite(std::imag(C(x)))) return false;
-  return true;
-}
 
 // a = Q H Q^H with H upper Hessenberg: a becomes H, z becomes Q.
 template <typename T>
@@ -54,12 +43,7 @@ void hessenberg(Matrix<T>& a, Matrix<T>& z) {
     std::vector<T> v(static_cast<size_t>(n - i - 1));
     v[0] = 1;
     for (int64_t r = i + 2; r < n; ++r) v[static_cast<size_t>(r - i - 1)] = a(r, i);
-    for (int64_t c = 0; c < n; ++c) {
-      T w = 0;
-      for (size_t r = 0; r < v.size(); ++r) w += conj(v[r]) * z(i + 1 + static_cast<int64_t>(r), c);
-      w *= t;
-      for (size_t r = 0; r < v.size(); ++r) z(i + 1 + static_cast<int64_t>(r), c) -= v[r] * w;
-    }
+    applyReflector(z, v, t, i + 1, 0, n);
   }
   for (int64_t j = 0; j < n; ++j)
     for (int64_t i = j + 2; i < n; ++i) a(i, j) = 0;
@@ -78,17 +62,6 @@ int64_t blockStart(Matrix<T>& t, int64_t hi, double norm) {
     }
   }
   return 0;
-}
-
-double frobenius(const Matrix<double>& t) {
-  double s = 0;
-  for (double x : t.v) s += x * x;
-  return std::sqrt(s);
-}
-double frobenius(const Matrix<C>& t) {
-  double s = 0;
-  for (const C& x : t.v) s += std::norm(x);
-  return std::sqrt(s);
 }
 
 // Complex Schur form of a Hessenberg t by single-shift QR; z accumulates.
@@ -147,39 +120,23 @@ bool complexSchur(Matrix<C>& t, Matrix<C>& z) {
   return true;
 }
 
-// (I - beta v v^T) applied to rows [r, r + v.size()) of columns [c0, c1).
-void reflectRows(Matrix<double>& m, const std::vector<double>& v, double beta, int64_t r, int64_t c0, int64_t c1) {
-  for (int64_t c = c0; c < c1; ++c) {
-    double s = 0;
-    for (size_t i = 0; i < v.size(); ++i) s += v[i] * m(r + static_cast<int64_t>(i), c);
-    s *= beta;
-    for (size_t i = 0; i < v.size(); ++i) m(r + static_cast<int64_t>(i), c) -= s * v[i];
-  }
-}
-// ... and to columns [c, c + v.size()) of rows [0, rows).
-void reflectColumns(Matrix<double>& m, const std::vector<double>& v, double beta, int64_t c, int64_t rows) {
-  for (int64_t r = 0; r < rows; ++r) {
-    double s = 0;
-    for (size_t i = 0; i < v.size(); ++i) s += m(r, c + static_cast<int64_t>(i)) * v[i];
-    s *= beta;
-    for (size_t i = 0; i < v.size(); ++i) m(r, c + static_cast<int64_t>(i)) -= s * v[i];
-  }
+// The reflector (larfg's) taking (x; rest) to (beta; 0): v with v[0] = 1,
+// and tau.
+std::pair<std::vector<double>, double> reflectorOf(std::vector<double> x) {
+  std::vector<double*> rest;
+  for (size_t i = 1; i < x.size(); ++i) rest.push_back(&x[i]);
+  double tau = reflector(x[0], rest);
+  x[0] = 1;
+  return {x, tau};
 }
 
-// v (v[0] = 1) and beta with (I - beta v v^T) x = -+|x| e1; beta = 0 for x = 0.
-double householder(std::vector<double>& x) {
-  double norm = 0;
-  for (double e : x) norm += e * e;
-  norm = std::sqrt(norm);
-  if (norm == 0) return 0;
-  double alpha = x[0] >= 0 ? -norm : norm;
-  x[0] -= alpha;
-  double vv = 0;
-  for (double e : x) vv += e * e;
-  double beta = 2 / vv * x[0] * x[0];
-  for (size_t i = 1; i < x.size(); ++i) x[i] /= x[0];
-  x[0] = 1;
-  return beta;
+// t := H t H (H symmetric) on rows and columns [k, k + v.size()), the rows
+// from column `from` on and the columns down to row `rows` - 1; z := z H.
+void reflectBoth(Matrix<double>& t, Matrix<double>& z, const std::vector<double>& v, double tau, int64_t k,
+                 int64_t from, int64_t rows) {
+  applyReflector(t, v, tau, k, from, t.cols);
+  applyReflectorRight(t, v, tau, k, 0, rows);
+  applyReflectorRight(z, v, tau, k, 0, z.rows);
 }
 
 // Real Schur form of a Hessenberg t by Francis's double-shift QR.
@@ -206,24 +163,14 @@ bool realSchur(Matrix<double>& t, Matrix<double>& z) {
     double y = t(l + 1, l) * (t(l, l) + t(l + 1, l + 1) - s);
     double w = t(l + 1, l) * t(l + 2, l + 1);
     for (int64_t k = l; k <= hi - 2; ++k) {
-      std::vector<double> v = {x, y, w};
-      double beta = householder(v);
-      if (beta != 0) {
-        reflectRows(t, v, beta, k, std::max(l, k - 1), n);
-        reflectColumns(t, v, beta, k, std::min(k + 3, hi) + 1);
-        reflectColumns(z, v, beta, k, n);
-      }
+      auto [v, tau] = reflectorOf({x, y, w});
+      reflectBoth(t, z, v, tau, k, std::max(l, k - 1), std::min(k + 3, hi) + 1);
       x = t(k + 1, k);
       y = t(k + 2, k);
       w = k < hi - 2 ? t(k + 3, k) : 0;
     }
-    std::vector<double> v = {x, y};
-    double beta = householder(v);
-    if (beta != 0) {
-      reflectRows(t, v, beta, hi - 1, hi - 2, n);
-      reflectColumns(t, v, beta, hi - 1, hi + 1);
-      reflectColumns(z, v, beta, hi - 1, n);
-    }
+    auto [v, tau] = reflectorOf({x, y});
+    reflectBoth(t, z, v, tau, hi - 1, hi - 2, hi + 1);
   }
   for (int64_t j = 0; j < n; ++j)
     for (int64_t i = j + 2; i < n; ++i) t(i, j) = 0;
@@ -309,7 +256,7 @@ void normalize(std::vector<C>& x) {
 template <typename T>
 int gees(Matrix<T>& a, Matrix<T>& z, std::vector<C>& w) {
   int64_t n = a.rows;
-  if (!finite(a)) {
+  if (!allFinite(a, 'A')) {
     std::fill(a.v.begin(), a.v.end(), T(std::nan("")));
     z = Matrix<T>(n, n);
     std::fill(z.v.begin(), z.v.end(), T(std::nan("")));
@@ -325,7 +272,7 @@ template <typename T>
 int geev(const Matrix<T>& a, std::vector<C>& w, Matrix<C>* vl, Matrix<C>* vr) {
   int64_t n = a.rows;
   Matrix<T> t = a, z;
-  if (!finite(a)) {
+  if (!allFinite(a, 'A')) {
     w.assign(static_cast<size_t>(n), C(std::nan(""), std::nan("")));
     return -4;  // jaxlib's kernel does not call LAPACK on such a matrix
   }

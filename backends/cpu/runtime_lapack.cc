@@ -190,6 +190,24 @@ int workSize(const S& w) {
   return std::max(1, static_cast<int>(v));
 }
 
+// Runs a routine that sizes its own workspace: `run` once with lwork = -1,
+// the query (LAPACK writes the size it wants into work[0] and touches
+// nothing else), then `sized` (for routines that ask for other workspaces
+// in the same query), then `run` with a workspace of that size.
+template <typename S, typename Run, typename Sized>
+void withWorkspace(std::vector<S>& work, int& lwork, Run run, Sized sized) {
+  work.assign(1, S(0));
+  lwork = -1;
+  run();
+  work.resize(static_cast<size_t>(lwork = workSize(work[0])));
+  sized();
+  run();
+}
+template <typename S, typename Run>
+void withWorkspace(std::vector<S>& work, int& lwork, Run run) {
+  withWorkspace(work, lwork, run, [] {});
+}
+
 // One matrix of the batch: runs `call`'s routine on matrix `b`.
 template <typename S>
 void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc, int64_t b) {
@@ -197,7 +215,7 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
   std::vector<Literal*> out = resultArrays(rc.result);
   int m = static_cast<int>(call.m), n = static_cast<int>(call.n), small = std::min(m, n);
   int lda = std::max(1, m), info = 0, lwork = -1;
-  std::vector<S> a, x, u, vt, work(1);
+  std::vector<S> a, x, u, vt, work;
   auto writeInfo = [&](Literal& lit) { lit.data<int32_t>()[b] = info; };
   switch (call.routine) {
     case LapackRoutine::kPotrf: {
@@ -237,9 +255,7 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
     case LapackRoutine::kGeqrf: {
       load(*rc.operands[0], b, a);
       S* tau = out[1]->data<S>() + b * small;
-      fn.geqrf(&m, &n, a.data(), &lda, tau, work.data(), &lwork, &info);
-      work.resize(static_cast<size_t>(lwork = workSize(work[0])));
-      fn.geqrf(&m, &n, a.data(), &lda, tau, work.data(), &lwork, &info);
+      withWorkspace(work, lwork, [&] { fn.geqrf(&m, &n, a.data(), &lda, tau, work.data(), &lwork, &info); });
       store(a, *out[0], b);
       return;
     }
@@ -247,9 +263,7 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
       load(*rc.operands[0], b, a);
       int k = static_cast<int>(call.k);
       const S* tau = rc.operands[1]->data<S>() + b * k;
-      fn.orgqr(&m, &n, &k, a.data(), &lda, tau, work.data(), &lwork, &info);
-      work.resize(static_cast<size_t>(lwork = workSize(work[0])));
-      fn.orgqr(&m, &n, &k, a.data(), &lda, tau, work.data(), &lwork, &info);
+      withWorkspace(work, lwork, [&] { fn.orgqr(&m, &n, &k, a.data(), &lda, tau, work.data(), &lwork, &info); });
       store(a, *out[0], b);
       return;
     }
@@ -258,24 +272,22 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
       R* w = out[1]->data<R>() + b * n;
       std::vector<int> iwork(1);
       int liwork = -1;
-      if constexpr (kComplex<S>) {
-        std::vector<R> rwork(1);
-        int lrwork = -1;
-        fn.heevd(&call.mode, &call.uplo, &n, a.data(), &lda, w, work.data(), &lwork, rwork.data(), &lrwork,
-                 iwork.data(), &liwork, &info, 1, 1);
-        work.resize(static_cast<size_t>(lwork = workSize(work[0])));
-        rwork.resize(static_cast<size_t>(lrwork = workSize(rwork[0])));
-        iwork.resize(static_cast<size_t>(liwork = std::max(1, iwork[0])));
-        fn.heevd(&call.mode, &call.uplo, &n, a.data(), &lda, w, work.data(), &lwork, rwork.data(), &lrwork,
-                 iwork.data(), &liwork, &info, 1, 1);
-      } else {
-        fn.syevd(&call.mode, &call.uplo, &n, a.data(), &lda, w, work.data(), &lwork, iwork.data(), &liwork, &info, 1,
-                 1);
-        work.resize(static_cast<size_t>(lwork = workSize(work[0])));
-        iwork.resize(static_cast<size_t>(liwork = std::max(1, iwork[0])));
-        fn.syevd(&call.mode, &call.uplo, &n, a.data(), &lda, w, work.data(), &lwork, iwork.data(), &liwork, &info, 1,
-                 1);
-      }
+      std::vector<R> rwork(1);
+      int lrwork = -1;
+      withWorkspace(
+          work, lwork,
+          [&] {
+            if constexpr (kComplex<S>)
+              fn.heevd(&call.mode, &call.uplo, &n, a.data(), &lda, w, work.data(), &lwork, rwork.data(), &lrwork,
+                       iwork.data(), &liwork, &info, 1, 1);
+            else
+              fn.syevd(&call.mode, &call.uplo, &n, a.data(), &lda, w, work.data(), &lwork, iwork.data(), &liwork,
+                       &info, 1, 1);
+          },
+          [&] {
+            rwork.resize(static_cast<size_t>(lrwork = workSize(rwork[0])));
+            iwork.resize(static_cast<size_t>(liwork = std::max(1, iwork[0])));
+          });
       store(a, *out[0], b);
       writeInfo(*out[2]);
       return;
@@ -312,9 +324,7 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
                          work.data(), &lwork, &info, 1, 1);
         }
       };
-      run();
-      work.resize(static_cast<size_t>(lwork = workSize(work[0])));
-      run();
+      withWorkspace(work, lwork, run);
       store(a, *out[0], b);
       if (vectors && call.swappedVectors) {  // cuSOLVER's transposed gesvd: V^H, then U
         store(vt, *out[2], b);
@@ -341,9 +351,9 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
       int ldc = std::max(1, m);
       const S* tau = rc.operands[1]->data<S>() + b * k;
       char side = call.left ? 'L' : 'R', trans = call.transpose ? (kComplex<S> ? 'C' : 'T') : 'N';
-      fn.ormqr(&side, &trans, &m, &n, &k, a.data(), &lda, tau, x.data(), &ldc, work.data(), &lwork, &info, 1, 1);
-      work.resize(static_cast<size_t>(lwork = workSize(work[0])));
-      fn.ormqr(&side, &trans, &m, &n, &k, a.data(), &lda, tau, x.data(), &ldc, work.data(), &lwork, &info, 1, 1);
+      withWorkspace(work, lwork, [&] {
+        fn.ormqr(&side, &trans, &m, &n, &k, a.data(), &lda, tau, x.data(), &ldc, work.data(), &lwork, &info, 1, 1);
+      });
       store(x, *out[0], b);
       return;
     }
@@ -359,11 +369,7 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
         else
           fn.geqp3Real(&m, &n, a.data(), &lda, jpvt, tau, work.data(), &lwork, &info);
       };
-      std::vector<int> saved(jpvt, jpvt + n);  // the query may not touch jpvt; keep it regardless
-      run();
-      std::copy(saved.begin(), saved.end(), jpvt);
-      work.resize(static_cast<size_t>(lwork = workSize(work[0])));
-      run();
+      withWorkspace(work, lwork, run);
       store(a, *out[0], b);
       return;
     }
@@ -376,9 +382,7 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
         tauSpace.resize(1);
         tau = tauSpace.data();
       }
-      fn.gehrd(&n, &low, &high, a.data(), &lda, tau, work.data(), &lwork, &info);
-      work.resize(static_cast<size_t>(lwork = workSize(work[0])));
-      fn.gehrd(&n, &low, &high, a.data(), &lda, tau, work.data(), &lwork, &info);
+      withWorkspace(work, lwork, [&] { fn.gehrd(&n, &low, &high, a.data(), &lda, tau, work.data(), &lwork, &info); });
       store(a, *out[0], b);
       writeInfo(*out[2]);
       return;
@@ -389,9 +393,9 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
       R* d = out[1]->data<R>() + b * n;
       std::vector<R> e(static_cast<size_t>(std::max(off, 1)));
       std::vector<S> tau(static_cast<size_t>(std::max(off, 1)));
-      fn.sytrd(&call.uplo, &n, a.data(), &lda, d, e.data(), tau.data(), work.data(), &lwork, &info, 1);
-      work.resize(static_cast<size_t>(lwork = workSize(work[0])));
-      fn.sytrd(&call.uplo, &n, a.data(), &lda, d, e.data(), tau.data(), work.data(), &lwork, &info, 1);
+      withWorkspace(work, lwork, [&] {
+        fn.sytrd(&call.uplo, &n, a.data(), &lda, d, e.data(), tau.data(), work.data(), &lwork, &info, 1);
+      });
       std::copy_n(e.data(), off, out[2]->data<R>() + b * off);
       std::copy_n(tau.data(), off, out[3]->data<S>() + b * off);
       store(a, *out[0], b);
@@ -445,9 +449,7 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
       S* x = out[0]->data<S>();
       std::copy_n(rc.operands[3]->data<S>(), n, x);
       std::vector<S> tau(static_cast<size_t>(std::max(1, n)));
-      fn.geqrf(&n, &n, a.data(), &lda, tau.data(), work.data(), &lwork, &info);
-      work.resize(static_cast<size_t>(lwork = workSize(work[0])));
-      fn.geqrf(&n, &n, a.data(), &lda, tau.data(), work.data(), &lwork, &info);
+      withWorkspace(work, lwork, [&] { fn.geqrf(&n, &n, a.data(), &lda, tau.data(), work.data(), &lwork, &info); });
       for (int j = 0; j < n; ++j)
         if (!(std::abs(a[static_cast<size_t>(j + j * lda)]) > call.tolerance)) {
           std::fill_n(x, n, S(std::nan("")));  // singular to the tolerance
@@ -455,10 +457,9 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
         }
       char side = 'L', trans = kComplex<S> ? 'C' : 'T', uplo = 'U', no = 'N';
       int one = 1;
-      lwork = -1;
-      fn.ormqr(&side, &trans, &n, &one, &n, a.data(), &lda, tau.data(), x, &lda, work.data(), &lwork, &info, 1, 1);
-      work.resize(static_cast<size_t>(lwork = workSize(work[0])));
-      fn.ormqr(&side, &trans, &n, &one, &n, a.data(), &lda, tau.data(), x, &lda, work.data(), &lwork, &info, 1, 1);
+      withWorkspace(work, lwork, [&] {
+        fn.ormqr(&side, &trans, &n, &one, &n, a.data(), &lda, tau.data(), x, &lda, work.data(), &lwork, &info, 1, 1);
+      });
       S unit = 1;
       fn.trsm(&side, &uplo, &no, &no, &n, &one, &unit, a.data(), &lda, x, &lda, 1, 1, 1, 1);
       return;
@@ -472,87 +473,58 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
       return;
     }
     case LapackRoutine::kGeev: {
+      // The results: cuSOLVER's (a, w, vl, vr, info), vectors in a's type
+      // packed as LAPACK packs them; LAPACK's (w, vl, vr, info) for complex
+      // a, (wr, wi, vl, vr, info) with complex vectors for real a.
       using Complex = std::complex<R>;
+      int vectorsAt = call.packedVectors || !kComplex<S> ? 2 : 1;
+      int* infoOut = out[vectorsAt + 2]->data<int32_t>() + b;
       load(*rc.operands[0], b, a);
-      int next = call.packedVectors ? 2 : kComplex<S> ? 1 : 2;  // the first eigenvector result
-      Literal& info = *out[next + 2];
-      if (!std::all_of(a.begin(), a.end(), [](const S& x) { return std::isfinite(std::real(x)) && std::isfinite(std::imag(x)); })) {
-        info.data<int32_t>()[b] = -4;  // as jaxlib's kernel: LAPACK is not called
+      auto finite = [](const S& v) { return std::isfinite(std::real(v)) && std::isfinite(std::imag(v)); };
+      if (!std::all_of(a.begin(), a.end(), finite)) {
+        *infoOut = -4;  // as jaxlib's kernel: LAPACK is not called
         return;
       }
       char jobvl = call.leftVectors ? 'V' : 'N', jobvr = call.rightVectors ? 'V' : 'N';
       int ld = std::max(1, n);
       u.resize(static_cast<size_t>(ld) * ld);
       vt.resize(static_cast<size_t>(ld) * ld);
+      std::vector<S> wr(static_cast<size_t>(ld)), wi(wr.size());  // complex a: w in wr
+      std::vector<R> rwork(static_cast<size_t>(std::max(1, 2 * n)));
+      withWorkspace(work, lwork, [&] {
+        if constexpr (kComplex<S>)
+          fn.geevComplex(&jobvl, &jobvr, &n, a.data(), &lda, wr.data(), u.data(), &ld, vt.data(), &ld, work.data(),
+                         &lwork, rwork.data(), infoOut, 1, 1);
+        else
+          fn.geevReal(&jobvl, &jobvr, &n, a.data(), &lda, wr.data(), wi.data(), u.data(), &ld, vt.data(), &ld,
+                      work.data(), &lwork, infoOut, 1, 1);
+      });
       if (call.packedVectors) {
-        // cuSOLVER's form: (a, w, vl, vr, info); LAPACK's own packing of the
-        // vectors is the form's.
-        using Complex = std::complex<R>;
         Complex* w = out[1]->data<Complex>() + b * n;
-        int* infoOut = out[4]->data<int32_t>() + b;
-        std::vector<S> wr(static_cast<size_t>(std::max(1, n))), wi(wr.size());
-        std::vector<R> rwork(static_cast<size_t>(std::max(1, 2 * n)));
-        auto run = [&]() {
-          if constexpr (kComplex<S>)
-            fn.geevComplex(&jobvl, &jobvr, &n, a.data(), &lda, wr.data(), u.data(), &ld, vt.data(), &ld, work.data(),
-                           &lwork, rwork.data(), infoOut, 1, 1);
-          else
-            fn.geevReal(&jobvl, &jobvr, &n, a.data(), &lda, wr.data(), wi.data(), u.data(), &ld, vt.data(), &ld,
-                        work.data(), &lwork, infoOut, 1, 1);
-        };
-        run();
-        work.resize(static_cast<size_t>(lwork = workSize(work[0])));
-        load(*rc.operands[0], b, a);
-        run();
-        for (int j = 0; j < n; ++j) w[j] = kComplex<S> ? Complex(wr[j]) : Complex(std::real(wr[j]), std::real(wi[j]));
+        for (int j = 0; j < n; ++j) w[j] = Complex(std::real(wr[j]), kComplex<S> ? std::imag(wr[j]) : std::real(wi[j]));
         store(a, *out[0], b);
-        if (*infoOut != 0) return;
-        if (call.leftVectors) store(u, *out[2], b);
-        if (call.rightVectors) store(vt, *out[3], b);
-        return;
-      }
-      if constexpr (kComplex<S>) {
-        S* w = out[0]->data<S>() + b * n;
-        std::vector<R> rwork(static_cast<size_t>(std::max(1, 2 * n)));
-        auto run = [&]() {
-          fn.geevComplex(&jobvl, &jobvr, &n, a.data(), &lda, w, u.data(), &ld, vt.data(), &ld, work.data(), &lwork,
-                         rwork.data(), &info.data<int32_t>()[b], 1, 1);
-        };
-        run();
-        work.resize(static_cast<size_t>(lwork = workSize(work[0])));
-        load(*rc.operands[0], b, a);
-        run();
-        if (info.data<int32_t>()[b] != 0) return;
-        if (call.leftVectors) store(u, *out[1], b);
-        if (call.rightVectors) store(vt, *out[2], b);
       } else {
-        S* wr = out[0]->data<S>() + b * n;
-        S* wi = out[1]->data<S>() + b * n;
-        auto run = [&]() {
-          fn.geevReal(&jobvl, &jobvr, &n, a.data(), &lda, wr, wi, u.data(), &ld, vt.data(), &ld, work.data(), &lwork,
-                      &info.data<int32_t>()[b], 1, 1);
-        };
-        run();
-        work.resize(static_cast<size_t>(lwork = workSize(work[0])));
-        load(*rc.operands[0], b, a);
-        run();
-        if (info.data<int32_t>()[b] != 0) return;
-        // A conjugate pair's vectors are stored as the real and imaginary
-        // parts in two columns: v_j = x_j + i x_{j+1}, v_{j+1} = conj(v_j).
-        auto unpack = [&](const std::vector<S>& packed, Literal& lit) {
-          Complex* to = lit.data<Complex>() + b * n * n;
-          for (int j = 0; j < n; ++j) {
-            for (int i = 0; i < n; ++i) {
-              Complex v = wi[j] == 0  ? Complex(packed[i + j * ld], 0)
-                          : wi[j] > 0 ? Complex(packed[i + j * ld], packed[i + (j + 1) * ld])
-                                      : Complex(packed[i + (j - 1) * ld], -packed[i + j * ld]);
-              to[i * n + j] = v;
-            }
-          }
-        };
-        if (call.leftVectors) unpack(u, *out[2]);
-        if (call.rightVectors) unpack(vt, *out[3]);
+        std::copy_n(wr.data(), n, out[0]->data<S>() + b * n);
+        if (!kComplex<S>) std::copy_n(wi.data(), n, out[1]->data<S>() + b * n);
       }
+      if (*infoOut != 0) return;
+      // A real a's conjugate pair's vectors are packed as the real and
+      // imaginary parts in two columns: v_j = x_j + i x_{j+1}, v_{j+1} =
+      // conj(v_j). LAPACK's form for real a unpacks them.
+      auto give = [&](const std::vector<S>& packed, Literal& lit) {
+        if (call.packedVectors || kComplex<S>) return store(packed, lit, b);
+        Complex* to = lit.data<Complex>() + b * n * n;
+        for (int j = 0; j < n; ++j)
+          for (int i = 0; i < n; ++i) {
+            R wij = std::real(wi[j]);
+            auto at = [&](int row, int col) { return std::real(packed[static_cast<size_t>(row + col * ld)]); };
+            to[i * n + j] = wij == 0  ? Complex(at(i, j), 0)
+                            : wij > 0 ? Complex(at(i, j), at(i, j + 1))
+                                      : Complex(at(i, j - 1), -at(i, j));
+          }
+      };
+      if (call.leftVectors) give(u, *out[vectorsAt]);
+      if (call.rightVectors) give(vt, *out[vectorsAt + 1]);
       return;
     }
     case LapackRoutine::kGees: {
@@ -570,9 +542,7 @@ void runOne(const LapackCall& call, const Routines<S>& fn, const RuntimeCall& rc
                       out[3]->data<S>() + b * n, u.data(), &ld, work.data(), &lwork, nullptr, infoOut, 1, 1);
         }
       };
-      run(&info);
-      work.resize(static_cast<size_t>(lwork = workSize(work[0])));
-      run(&info);
+      withWorkspace(work, lwork, [&] { run(&info); });
       int next = kComplex<S> ? 3 : 4;
       store(a, *out[0], b);
       if (call.mode == 'V') store(u, *out[1], b);

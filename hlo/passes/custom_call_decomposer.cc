@@ -25,8 +25,8 @@
 // The builder math library's calls (hlo/builder_math_call.h): the
 // elementwise op each stands for.
 //
-// Left alone: the LAPACK calls, which every engine runs itself; calls that
-// do not fit their form (knownCustomCall's `valid`;
+// Left alone: the calls every engine runs itself (runByEngines: LAPACK's);
+// calls that do not fit their form (knownCustomCall's `valid`;
 // both engines then refuse them with the reason), dynamic shapes and
 // instructions with control edges.
 #include <string>
@@ -86,7 +86,7 @@ bool decomposable(const Instruction& i) {
   for (const Instruction* o : i.operands())
     if (o->shape().isDynamic()) return false;
   std::optional<KnownCustomCall> known = knownCustomCall(i);
-  return known && known->valid.ok() && known->form != CustomCallForm::kLapack;
+  return known && known->valid.ok() && !known->runByEngines;
 }
 
 // Adds instructions named after the call being rewritten, at its location.
