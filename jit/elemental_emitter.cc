@@ -195,7 +195,8 @@ Status ElementalEmitter::emitElementwiseOperandsFirst(const Instruction& instr, 
     const Instruction& at = *top.instr;
     if (top.next < at.operandCount()) {
       const Instruction& op = *at.operand(top.next++);
-      if (readAtSameIndex(at, op) && !arrays_.count(&op) && !forwarded_.count(&op) && visited.insert(&op).second &&
+      if (readAtSameIndex(at, op) && !arrays_.count(&op) && !values_.count(&op) && !forwarded_.count(&op) &&
+          visited.insert(&op).second &&
           !cached(op, index))
         stack.push_back({&op});
       continue;
@@ -209,7 +210,7 @@ Status ElementalEmitter::emitElementwiseOperandsFirst(const Instruction& instr, 
 StatusOr<llvm::Value*> ElementalEmitter::emit(const Instruction& instr, const IrIndex& index) {
   if (llvm::Value* v = cached(instr, index)) return v;
   if (opcodeCategory(instr.opcode()) == OpCategory::kElementwise && instr.opcode() != Opcode::kMap &&
-      !arrays_.count(&instr) && !forwarded_.count(&instr))
+      !arrays_.count(&instr) && !values_.count(&instr) && !forwarded_.count(&instr))
     HLO_RETURN_IF_ERROR(emitElementwiseOperandsFirst(instr, index));
   HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitUncached(instr, index));
   cache_.back()[cacheKey(instr, index)] = v;
@@ -217,6 +218,7 @@ StatusOr<llvm::Value*> ElementalEmitter::emit(const Instruction& instr, const Ir
 }
 
 StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, const IrIndex& index) {
+  if (auto it = values_.find(&instr); it != values_.end()) return it->second;
   if (auto it = arrays_.find(&instr); it != arrays_.end()) {
     if (!instr.shape().isArray()) return cannotCompile(instr, "reading a tuple is not supported");
     IrIndex own = index;

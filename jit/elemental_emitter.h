@@ -51,6 +51,11 @@ class ElementalEmitter {
   }
   // Reads of `instr` compute it again (it was bound by bindArray).
   void unbindArray(const Instruction* instr) { arrays_.erase(instr); }
+  // Reads of `instr`, at any index, are `value` (of its value type): what a
+  // kernel computed once for the row it works on (a GPU row kernel's row
+  // sum). `value` must dominate the code emitted while it is bound.
+  void bindValue(const Instruction* instr, llvm::Value* value) { values_[instr] = value; }
+  void unbindValue(const Instruction* instr) { values_.erase(instr); }
   // Whether reads of `instr` load a whole array bound from outside (the
   // kernel's input), not one the kernel computes (a row buffer's window).
   bool isInput(const Instruction& instr) const {
@@ -204,6 +209,7 @@ class ElementalEmitter {
     llvm::Value* first;  // the linear position base holds, or null for 0
   };
   std::unordered_map<const Instruction*, Bound> arrays_;
+  std::unordered_map<const Instruction*, llvm::Value*> values_;  // bindValue
   // Parameters of a nested fused computation and the operands they read.
   std::unordered_map<const Instruction*, const Instruction*> forwarded_;
 };

@@ -145,6 +145,9 @@ class ProgramBuilder {
       reuse_.add(instr, name);
       infoOf_[name] = *kernel;
       ++out_.kernels;
+      if (options_.verbose)
+        std::fprintf(stderr, "hlo-run: gpu: %s for %%%s: %s, %lld blocks\n", name.c_str(), instr.name().c_str(),
+                     kernel->shape, static_cast<long long>(kernel->blocks));
       return okStatus();
     }
     if (!options_.allowInterpreterFallback)

@@ -1,6 +1,6 @@
 // The host grid runner, registered as the "gpu-host" backend: the GPU
 // backend's kernels (gpu_kernel_emitter.h, GridForm::kHost) run on the CPU,
-// every thread of every block in turn, under the CPU backend's runtime
+// a block at a time (its threads phase by phase, thread_block.h), under the CPU backend's runtime
 // (backends/cpu/program.h: steps, arenas, control flow, threads). The
 // pipeline, the choice of kernels and the refusals are the GPU's, so a
 // module checked here is checked as the GPU compiles it; libdevice's math
@@ -36,11 +36,11 @@ void mapLibdeviceToHost(llvm::Module& module) {
 }
 
 // The kernel as the CPU runtime calls it (cpu::KernelFn): work unit i is
-// block i, whose threads run one after another.
+// block i, whose threads the block function runs phase by phase.
 StatusOr<cpu::KernelInfo> emitHostGridKernel(llvm::Module& module, const Instruction& instr, const std::string& name) {
   HLO_ASSIGN_OR_RETURN(GpuKernelInfo info, emitGpuKernel(module, instr, name, GridForm::kHost));
   mapLibdeviceToHost(module);
-  llvm::Function* grid = module.getFunction(name + ".grid");
+  llvm::Function* blockFn = module.getFunction(name + ".block");
   llvm::LLVMContext& ctx = module.getContext();
   llvm::Type* ptr = llvm::PointerType::get(ctx, 0);
   llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
@@ -53,30 +53,19 @@ StatusOr<cpu::KernelInfo> emitHostGridKernel(llvm::Module& module, const Instruc
     args.push_back(b.CreateLoad(ptr, b.CreateInBoundsGEP(ptr, fn->getArg(0), b.getInt64(i))));
   for (int k = 0; k < info.outputs; ++k)
     args.push_back(b.CreateLoad(ptr, b.CreateInBoundsGEP(ptr, fn->getArg(1), b.getInt64(k))));
-  // for (block = begin; block < end; ++block) for (thread = 0; thread < kThreadsPerBlock; ++thread)
+  // for (block = begin; block < end; ++block) name.block(args..., block)
   llvm::BasicBlock* entry = b.GetInsertBlock();
   auto* blockHead = llvm::BasicBlock::Create(ctx, "block", fn);
-  auto* threadHead = llvm::BasicBlock::Create(ctx, "thread", fn);
-  auto* blockEnd = llvm::BasicBlock::Create(ctx, "block.end", fn);
   auto* exit = llvm::BasicBlock::Create(ctx, "exit", fn);
   b.CreateCondBr(b.CreateICmpSLT(fn->getArg(2), fn->getArg(3)), blockHead, exit);
   b.SetInsertPoint(blockHead);
   llvm::PHINode* blockIndex = b.CreatePHI(i64, 2, "block.index");
   blockIndex->addIncoming(fn->getArg(2), entry);
-  b.CreateBr(threadHead);
-  b.SetInsertPoint(threadHead);
-  llvm::PHINode* thread = b.CreatePHI(b.getInt32Ty(), 2, "thread.index");
-  thread->addIncoming(b.getInt32(0), blockHead);
   std::vector<llvm::Value*> callArgs = args;
-  callArgs.push_back(thread);
   callArgs.push_back(b.CreateTrunc(blockIndex, b.getInt32Ty()));
-  b.CreateCall(grid, callArgs);
-  llvm::Value* nextThread = b.CreateAdd(thread, b.getInt32(1));
-  thread->addIncoming(nextThread, threadHead);
-  b.CreateCondBr(b.CreateICmpSLT(nextThread, b.getInt32(kThreadsPerBlock)), threadHead, blockEnd);
-  b.SetInsertPoint(blockEnd);
+  b.CreateCall(blockFn, callArgs);
   llvm::Value* nextBlock = b.CreateAdd(blockIndex, b.getInt64(1));
-  blockIndex->addIncoming(nextBlock, blockEnd);
+  blockIndex->addIncoming(nextBlock, blockHead);
   b.CreateCondBr(b.CreateICmpSLT(nextBlock, fn->getArg(3)), blockHead, exit);
   b.SetInsertPoint(exit);
   b.CreateRetVoid();

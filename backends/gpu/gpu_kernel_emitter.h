@@ -1,17 +1,18 @@
 // One GPU kernel per fusion or remaining array instruction, from the shared
-// elemental emitter (jit/elemental_emitter.h): one thread per output
-// element, in blocks of kThreadsPerBlock.
+// elemental emitter (jit/elemental_emitter.h), in blocks of
+// kThreadsPerBlock: one thread per output element, a warp or a block per
+// row where reductions fold rows (row_kernel.h), or a block per tile of
+// columns where they fold leading dimensions (column_kernel.h).
 //
-// The same kernel body is emitted in two forms, which differ only in where
-// a thread learns its place in the grid:
+// The same kernel is emitted in two forms (thread_block.h):
 //   kNvptx: void name(ptr in0, ..., ptr out0, ...)
 //           an .entry whose thread and block come from the PTX special
 //           registers (%tid.x, %ctaid.x);
-//   kHost:  void name.grid(ptr in0, ..., ptr out0, ..., i32 thread, i32 block)
-//           for the host grid runner (gpu_host.cc), which calls it for
-//           every thread of every block.
-// So the host grid runner checks the very indexing, bounds and launch
-// geometry the GPU runs.
+//   kHost:  void name.block(ptr in0, ..., ptr out0, ..., i32 block)
+//           for the host grid runner (gpu_host.cc), which calls it once
+//           for every block; it runs the block's threads phase by phase.
+// So the host grid runner checks the very indexing, bounds, launch
+// geometry, exchanges between threads and order of combining the GPU runs.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -39,8 +40,10 @@ inline constexpr int kThreadsPerBlock = 256;
 enum class GridForm { kNvptx, kHost };
 
 struct GpuKernelInfo {
-  int64_t threads = 0;  // threads that compute an element: the largest output's element count
-  int64_t blocks = 0;   // ceil(threads / kThreadsPerBlock)
+  int64_t blocks = 0;  // of kThreadsPerBlock threads
+  // How threads share the work: "elements" (a thread each), "warp rows" or
+  // "block rows" (row_kernel.h), "column tiles" (column_kernel.h).
+  const char* shape = "elements";
   int inputs = 0, outputs = 0;
 };
 
@@ -55,8 +58,9 @@ StatusOr<GpuKernelInfo> emitGpuKernel(llvm::Module& module, const Instruction& i
 
 // Whether the fusion `fusion` is one kernel: a loop or input fusion holding
 // nothing that runs outside kernels (a loop, a call, an op of
-// hlo/shared_semantics.h) and no reduce that other fused ops read (one
-// thread per element would fold it again for each). Otherwise its
+// hlo/shared_semantics.h) and no reduce that other fused ops read, unless
+// it is a row fusion (row_kernel.h; one thread per element would fold it
+// again for each). Otherwise its
 // computation runs as a call, one kernel per instruction. (The fusion pass
 // fuses only what the emitter computes: library ops stay outside fusions.)
 bool gpuOneKernel(const Instruction& fusion);

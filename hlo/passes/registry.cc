@@ -37,7 +37,8 @@ std::span<const PipelineInfo> registeredPipelines() {
   static const PipelineInfo kPipelines[] = {
       {"cpu", {"custom-call-decomposer", "inline", "batchnorm-expander", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce",
                "reduction-split", "fusion", "dce"}},
-      {"gpu", {"custom-call-decomposer", "inline", "batchnorm-expander", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce", "fusion", "dce"}},
+      {"gpu", {"custom-call-decomposer", "inline", "batchnorm-expander", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce",
+               "reduction-split", "fusion", "dce"}},
   };
   return kPipelines;
 }
