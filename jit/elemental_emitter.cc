@@ -437,6 +437,33 @@ StatusOr<llvm::Value*> ElementalEmitter::emitMap(const Instruction& instr, const
   return convert(instr, result.type(), instr.shape().type(), *value);
 }
 
+StatusOr<std::vector<llvm::Value*>> ElementalEmitter::callScalar(const Computation& f,
+                                                                 const std::vector<llvm::Value*>& args) {
+  const Instruction& root = *f.root();
+  if (f.parameterCount() != static_cast<int>(args.size()))
+    return cannotCompile(root, "its computation takes " + std::to_string(f.parameterCount()) + " parameters, " +
+                                   std::to_string(args.size()) + " given");
+  const int results = root.shape().isTuple() ? static_cast<int>(root.shape().tupleElements().size()) : 1;
+  for (int i = 0; i < results; ++i) {
+    const Shape& r = root.shape().isTuple() ? root.shape().tupleElements()[static_cast<size_t>(i)] : root.shape();
+    if (!r.isArray() || r.rank() != 0) return cannotCompile(root, "a scalar function's results are scalars");
+  }
+  for (size_t i = 0; i < args.size(); ++i) bindValue(f.parameter(static_cast<int>(i)), args[i]);
+  std::vector<llvm::Value*> values;
+  StatusOr<llvm::Value*> done = inCallee(f, {}, [&]() -> StatusOr<llvm::Value*> {
+    for (int i = 0; i < results; ++i) {
+      // A tuple root: a tuple, or a nested fusion or call that returns one.
+      HLO_ASSIGN_OR_RETURN(llvm::Value * v, root.shape().isTuple() ? emitTupleElement(root, i, scalarIndex())
+                                                                   : emit(root, scalarIndex()));
+      values.push_back(v);
+    }
+    return static_cast<llvm::Value*>(nullptr);
+  });
+  for (size_t i = 0; i < args.size(); ++i) unbindValue(f.parameter(static_cast<int>(i)));
+  if (!done.ok()) return done.status();
+  return values;
+}
+
 // A fusion inside a fused computation (as other compilers' dumps nest
 // them) is emitted inline: its computation's parameters read the fusion's
 // operands.

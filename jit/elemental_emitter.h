@@ -109,6 +109,11 @@ class ElementalEmitter {
   // A variable in the function's entry block (promoted to a register by LLVM).
   llvm::AllocaInst* entryAlloca(llvm::Type* type, const std::string& name);
   StatusOr<llvm::Value*> emitMap(const Instruction& instr, const IrIndex& index);
+  // The values of `f`'s root (a tuple root: its elements', in order) for
+  // its parameters reading `args` (one for each, of its value type),
+  // emitted at a scalar index with a cache of its own: one step of a
+  // reducer the emitter does not fold itself.
+  StatusOr<std::vector<llvm::Value*>> callScalar(const Computation& f, const std::vector<llvm::Value*>& args);
 
   // Scalar semantics, shared with the reductions (elemental_scalar.cc).
   StatusOr<llvm::Value*> unary(const Instruction& instr, ElementType t, llvm::Value* x);

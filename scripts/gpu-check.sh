@@ -22,6 +22,16 @@ if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   xz -dc "$bundle/hlo-run.xz" > "$work/hlo-run"
   chmod +x "$work/hlo-run"
   export HLO_LIBDEVICE=$PWD/$bundle/libdevice.10.bc
+  # cuBLAS for large dots: jax's CUDA wheels hold one where no toolkit is installed.
+  if [ -z "${HLO_CUBLAS:-}" ]; then
+    cublas=$(python3 -c 'import glob, os, site
+for d in site.getsitepackages():
+    found = sorted(glob.glob(os.path.join(d, "nvidia", "**", "libcublas.so.1[23]"), recursive=True))
+    if found:
+        print(found[-1])
+        break' 2>/dev/null || true)
+    if [ -n "$cublas" ]; then export HLO_CUBLAS=$cublas; fi
+  fi
   nvidia-smi -L | tee "$out/device.txt"
   "$work/hlo-run" --engine=gpu --compare=interp --verbose --stats testdata/examples/reduce_sum.hlo 2>&1 | tee "$out/first-run.txt" || true
   python3 scripts/gpu_check.py --hlo-run="$work/hlo-run" --engine=gpu --ops=testdata/ops --corpus="$bundle/corpus" \

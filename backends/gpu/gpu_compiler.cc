@@ -6,7 +6,8 @@
 //      that pass a value on) and control flow become host steps, and so do
 //      the ops of hlo/shared_semantics.h (single-device collectives, async
 //      wrappers, scan); a fusion that cannot be one kernel runs its
-//      computation as a call; everything else is one kernel
+//      computation as a call; a large dot is a cuBLAS call (cublas.h);
+//      everything else is one kernel
 //      (gpu_kernel_emitter.h, GridForm::kNvptx) in a single LLVM module.
 //      What no kernel computes yet (sort, gather, convolution, ...) is an
 //      error naming it, or with --allow-interpreter-fallback a logged step
@@ -42,6 +43,10 @@
 namespace hlo::gpu {
 
 namespace {
+
+// Dots of at most this many multiply-adds are kernels (a thread per output
+// element); larger ones go to cuBLAS where their layout allows.
+constexpr int64_t kElementDotProducts = int64_t{1} << 15;
 
 // The PTX target: the options', else the device's (capped at sm_90, what
 // LLVM 19 emits; the driver compiles sm_90 PTX forward for newer GPUs),
@@ -130,6 +135,21 @@ class ProgramBuilder {
       step.kind = Kind::kCall;
       return callee(step, instr.calledComputations().empty() ? nullptr : instr.calledComputations()[0]);
     }
+    // A dot of more products than a kernel computes quickly one output
+    // element a thread goes to cuBLAS where its operands allow.
+    if (instr.opcode() == Opcode::kDot && !jit::emitsDot(instr, kElementDotProducts))
+      if (StatusOr<GemmPlan> gemm = gemmPlanOf(instr); gemm.ok()) {
+        step.kind = Kind::kGemm;
+        step.gemm = *gemm;
+        ++out_.gemms;
+        if (options_.verbose)
+          std::fprintf(stderr, "hlo-run: gpu: %%%s: cuBLAS, [%lld, %lld, %lld] x [%lld, %lld, %lld]%s%s\n",
+                       instr.name().c_str(), static_cast<long long>(gemm->batch), static_cast<long long>(gemm->m),
+                       static_cast<long long>(gemm->k), static_cast<long long>(gemm->batch),
+                       static_cast<long long>(gemm->k), static_cast<long long>(gemm->n),
+                       gemm->lhsTransposed ? ", lhs transposed" : "", gemm->rhsTransposed ? ", rhs transposed" : "");
+        return okStatus();
+      }
     if (const std::string* same = reuse_.find(instr)) {
       step.kind = Kind::kKernel;
       step.kernelName = *same;
@@ -147,7 +167,7 @@ class ProgramBuilder {
       ++out_.kernels;
       if (options_.verbose)
         std::fprintf(stderr, "hlo-run: gpu: %s for %%%s: %s, %lld blocks\n", name.c_str(), instr.name().c_str(),
-                     kernel->shape, static_cast<long long>(kernel->blocks));
+                     kernel->shape.c_str(), static_cast<long long>(kernel->blocks));
       return okStatus();
     }
     if (!options_.allowInterpreterFallback)
@@ -237,6 +257,7 @@ class GpuBackend final : public jit::Backend {
     if (!gpuOptions.assembleFor.empty()) HLO_RETURN_IF_ERROR(assembleWithPtxas(compiled.ptx, gpuOptions.assembleFor));
     if (options.verbose) {
       if (!cacheProblem.empty()) std::fprintf(stderr, "hlo-run: gpu: compile cache: %s\n", cacheProblem.c_str());
+      if (compiled.gemms > 0) std::fprintf(stderr, "hlo-run: gpu: %d dots through cuBLAS\n", compiled.gemms);
       std::fprintf(stderr, "hlo-run: gpu: %d kernels for %s; emit %.3g ms, %s %.3g ms\n", compiled.kernels,
                    compiled.sm.c_str(), (emitted - start) / 1e3, cached ? "PTX from the compile cache" : "LLVM and PTX",
                    (done - emitted) / 1e3);

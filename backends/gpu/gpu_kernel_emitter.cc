@@ -2,12 +2,12 @@
 //
 // A kernel whose reductions fold rows is a row kernel (row_kernel.h), one
 // whose reductions fold leading dimensions a column kernel
-// (column_kernel.h). Otherwise each thread computes one output position: linear = block *
-// kThreadsPerBlock + thread, guarded by the element count, delinearized
-// into the output's dimensions, and every output of a multi-output fusion
-// at that position (outputs of fewer elements behind a guard of their
-// own); reductions and small dots there are the emitter's serial loops,
-// one per output element.
+// (column_kernel.h), one that writes a transpose moving the minor dimension
+// a transpose kernel (transpose_kernel.h). Otherwise each thread computes
+// up to 4 neighbouring output positions (emitElementKernel), delinearized
+// into the output's dimensions, of every output of a multi-output fusion;
+// reductions and small dots there are the emitter's serial loops, one per
+// output element.
 #include "backends/gpu/gpu_kernel_emitter.h"
 
 #include <llvm/IR/IRBuilder.h>
@@ -18,8 +18,10 @@
 
 #include "backends/gpu/column_kernel.h"
 #include "backends/gpu/nvptx.h"
+#include "backends/gpu/reduce_kernel.h"
 #include "backends/gpu/row_kernel.h"
 #include "backends/gpu/thread_block.h"
+#include "backends/gpu/transpose_kernel.h"
 #include "hlo/computation.h"
 #include "hlo/shared_semantics.h"
 #include "jit/elemental_emitter.h"
@@ -41,7 +43,11 @@ std::string hostRuntimeCall(const llvm::Function& fn) {
 // The arrays a kernel reads, and the instructions its outputs compute.
 struct KernelShape {
   std::vector<const Instruction*> inputs;   // bound to kernel arguments, in order
-  std::vector<const Instruction*> outputs;  // emitted, in order
+  std::vector<const Instruction*> outputs;  // emitted, in order (none for a serial reduce)
+  std::vector<Shape> results;               // the outputs' shapes
+  // The root, when it is a reduce of reduce_kernel.h: the kernel writes its
+  // results.
+  const Instruction* serialReduce = nullptr;
 };
 
 StatusOr<KernelShape> kernelShape(const Instruction& instr) {
@@ -58,51 +64,114 @@ StatusOr<KernelShape> kernelShape(const Instruction& instr) {
   }
   for (const Instruction* in : k.inputs)
     if (!in->shape().isArray()) return jit::cannotCompile(instr, "a kernel reads arrays, not tuples");
+  if (isSerialReduce(*root)) {
+    k.serialReduce = root;
+    k.results = serialReduceResults(*root);
+    for (const Shape& r : k.results)
+      if (!r.isArray()) return jit::cannotCompile(instr, "a kernel writes arrays, not tuples");
+    return k;
+  }
   k.outputs = {root};
   if (root->opcode() == Opcode::kTuple && instr.opcode() == Opcode::kFusion)
     k.outputs.assign(root->operands().begin(), root->operands().end());
   if (k.outputs.empty()) return jit::cannotCompile(instr, "a kernel needs at least one output");
-  for (const Instruction* out : k.outputs)
+  for (const Instruction* out : k.outputs) {
     if (!out->shape().isArray()) return jit::cannotCompile(instr, "a kernel writes arrays, not tuples");
+    k.results.push_back(out->shape());
+  }
   return k;
 }
 
-// One thread per output element: the element at linear position
-// block * kThreadsPerBlock + thread of every output (outputs of fewer
-// elements behind a guard of their own). `bases` are the outputs' arrays.
+// Consecutive elements an element kernel's thread computes: as many as
+// fill 16 bytes of the widest output type (at most 4), so that where the
+// arrays allow (kNvptx marks them aligned and apart) a thread loads and
+// stores 128 bits at a time; 1 when the outputs differ in size.
+int elementsPerThread(const KernelShape& k, int64_t elements) {
+  int64_t widest = 1;
+  for (const Instruction* out : k.outputs) {
+    if (out->shape().elementCount() != elements) return 1;
+    widest = std::max<int64_t>(widest, storageBytes(out->shape().type()));
+  }
+  return static_cast<int>(std::clamp<int64_t>(16 / widest, 1, 4));
+}
+
+// Thread t of block b computes the `perThread` elements from linear
+// position (b * kThreadsPerBlock + t) * perThread of every output; all of
+// them when they are inside the outputs (their values first, then their
+// stores, so neighbouring loads and stores can merge), else each behind a
+// guard. With one element a thread, outputs of fewer elements than
+// `elements` (the largest's) have a guard of their own.
 Status emitElementKernel(ThreadBlock& tb, jit::ElementalEmitter& emitter, llvm::IRBuilder<>& b, const KernelShape& k,
-                         const std::vector<llvm::Value*>& bases, int64_t threads) {
+                         const std::vector<llvm::Value*>& bases, int64_t elements, int perThread) {
   return tb.forEachThread([&](llvm::Value* thread) -> Status {
     llvm::Function* fn = b.GetInsertBlock()->getParent();
     llvm::LLVMContext& ctx = fn->getContext();
-    llvm::Value* linear = b.CreateAdd(b.CreateMul(tb.block(), b.getInt64(kThreadsPerBlock)), thread, "linear",
-                                      /*HasNUW=*/true, /*HasNSW=*/true);
-    auto* work = llvm::BasicBlock::Create(ctx, "work", fn);
-    auto* done = llvm::BasicBlock::Create(ctx, "done", fn);
-    b.CreateCondBr(b.CreateICmpULT(linear, b.getInt64(threads)), work, done);
-    b.SetInsertPoint(work);
-    for (size_t o = 0; o < k.outputs.size(); ++o) {
-      const Instruction& out = *k.outputs[o];
-      auto store = [&]() -> Status {
-        jit::IrIndex index = emitter.delinearize(linear, out.shape().dims());
-        HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter.emit(out, index));
-        emitter.store(v, bases[o], linear, out.shape().type());
+    llvm::Value* first =
+        b.CreateMul(b.CreateAdd(b.CreateMul(tb.block(), b.getInt64(kThreadsPerBlock)), thread), b.getInt64(perThread),
+                    "first", /*HasNUW=*/true, /*HasNSW=*/true);
+    // Output o's element at `linear`, stored at once or kept for later.
+    auto compute = [&](size_t o, llvm::Value* linear) -> StatusOr<llvm::Value*> {
+      return emitter.emit(*k.outputs[o], emitter.delinearize(linear, k.outputs[o]->shape().dims()));
+    };
+    auto at = [&](int e) {
+      return e == 0 ? first : b.CreateAdd(first, b.getInt64(e), "", /*HasNUW=*/true, /*HasNSW=*/true);
+    };
+    // body() where `cond` holds, its values kept inside.
+    auto guarded = [&](llvm::Value* cond, const std::function<Status()>& body) -> Status {
+      auto* inside = llvm::BasicBlock::Create(ctx, "element", fn);
+      auto* after = llvm::BasicBlock::Create(ctx, "element.end", fn);
+      b.CreateCondBr(cond, inside, after);
+      b.SetInsertPoint(inside);
+      HLO_RETURN_IF_ERROR(emitter.inScope(body));
+      b.CreateBr(after);
+      b.SetInsertPoint(after);
+      return okStatus();
+    };
+    if (perThread == 1)
+      return guarded(b.CreateICmpULT(first, b.getInt64(elements)), [&]() -> Status {
+        for (size_t o = 0; o < k.outputs.size(); ++o) {
+          auto store = [&]() -> Status {
+            HLO_ASSIGN_OR_RETURN(llvm::Value * v, compute(o, first));
+            emitter.store(v, bases[o], first, k.outputs[o]->shape().type());
+            return okStatus();
+          };
+          int64_t own = k.outputs[o]->shape().elementCount();
+          HLO_RETURN_IF_ERROR(own == elements ? store() : guarded(b.CreateICmpULT(first, b.getInt64(own)), store));
+        }
         return okStatus();
-      };
-      int64_t elements = out.shape().elementCount();
-      if (elements == threads) {
-        HLO_RETURN_IF_ERROR(store());
-        continue;
+      });
+    auto wholeThread = [&]() -> Status {
+      std::vector<std::vector<llvm::Value*>> values(k.outputs.size());
+      for (size_t o = 0; o < k.outputs.size(); ++o)
+        for (int e = 0; e < perThread; ++e) {
+          HLO_ASSIGN_OR_RETURN(llvm::Value * v, compute(o, at(e)));
+          values[o].push_back(v);
+        }
+      for (size_t o = 0; o < k.outputs.size(); ++o)
+        for (int e = 0; e < perThread; ++e)
+          emitter.store(values[o][static_cast<size_t>(e)], bases[o], at(e), k.outputs[o]->shape().type());
+      return okStatus();
+    };
+    if (elements % perThread == 0) return guarded(b.CreateICmpULT(first, b.getInt64(elements)), wholeThread);
+    // The last thread's elements, one after another (a loop: the code of the
+    // whole threads stays apart from it, so LLVM does not merge their last
+    // stores and lose the vector ones).
+    llvm::Value* whole = b.CreateICmpULE(b.CreateAdd(first, b.getInt64(perThread)), b.getInt64(elements));
+    auto* all = llvm::BasicBlock::Create(ctx, "elements", fn);
+    auto* some = llvm::BasicBlock::Create(ctx, "elements.tail", fn);
+    auto* done = llvm::BasicBlock::Create(ctx, "elements.end", fn);
+    b.CreateCondBr(whole, all, some);
+    b.SetInsertPoint(all);
+    HLO_RETURN_IF_ERROR(emitter.inScope(wholeThread));
+    b.CreateBr(done);
+    b.SetInsertPoint(some);
+    HLO_RETURN_IF_ERROR(emitter.emitLoop(first, b.getInt64(elements), "element", [&](llvm::Value* linear) -> Status {
+      for (size_t o = 0; o < k.outputs.size(); ++o) {
+        HLO_ASSIGN_OR_RETURN(llvm::Value * v, compute(o, linear));
+        emitter.store(v, bases[o], linear, k.outputs[o]->shape().type());
       }
-      // A smaller output: its own guard, and values made inside stay inside.
-      auto* own = llvm::BasicBlock::Create(ctx, "output", fn);
-      auto* next = llvm::BasicBlock::Create(ctx, "next", fn);
-      b.CreateCondBr(b.CreateICmpULT(linear, b.getInt64(elements)), own, next);
-      b.SetInsertPoint(own);
-      HLO_RETURN_IF_ERROR(emitter.inScope(store));
-      b.CreateBr(next);
-      b.SetInsertPoint(next);
-    }
+      return okStatus();
+    }));
     b.CreateBr(done);
     b.SetInsertPoint(done);
     return okStatus();
@@ -129,11 +198,14 @@ bool gpuOneKernel(const Instruction& fusion) {
     for (const Shape& e : fusion.shape().tupleElements())
       if (!e.isArray()) return false;
   const Computation& fused = *fusion.calledComputations()[0];
-  if (fused.root()->opcode() != Opcode::kTuple && !fused.root()->shape().isArray()) return false;
+  if (fused.root()->opcode() != Opcode::kTuple && !fused.root()->shape().isArray() && !isSerialReduce(*fused.root()))
+    return false;
   const Instruction* root = fused.root();
   bool readsReduce = false;
   for (const auto& i : fused.instructions()) {
     if (sharedSemanticsOf(*i) || i->opcode() == Opcode::kWhile || i->opcode() == Opcode::kCall) return false;
+    // A reduce of reduce_kernel.h is a kernel's only output.
+    if (isSerialReduce(*i) && i.get() != root) return false;
     if (i->opcode() == Opcode::kReduce && i.get() != root)
       for (const Instruction* user : i->users()) readsReduce |= user != root || root->opcode() != Opcode::kTuple;
   }
@@ -148,20 +220,28 @@ StatusOr<GpuKernelInfo> emitGpuKernel(llvm::Module& module, const Instruction& i
   HLO_ASSIGN_OR_RETURN(KernelShape k, kernelShape(instr));
   std::optional<RowPlan> rows = rowPlanOf(instr, k.outputs);
   std::optional<ColumnPlan> columns = rows ? std::nullopt : columnPlanOf(instr, k.outputs);
+  std::optional<TransposePlan> transpose = rows || columns ? std::nullopt : transposePlanOf(k.outputs);
   GpuKernelInfo info;
   info.inputs = static_cast<int>(k.inputs.size());
-  info.outputs = static_cast<int>(k.outputs.size());
-  int64_t threads = 0;  // of an element kernel: the largest output's element count
-  for (const Instruction* out : k.outputs) threads = std::max(threads, out->shape().elementCount());
-  info.blocks = rows      ? rows->blocks()
-                : columns ? columns->blocks()
-                          : (threads + kThreadsPerBlock - 1) / kThreadsPerBlock;
-  info.shape = rows ? (rows->group == kWarpSize ? "warp rows" : "block rows") : columns ? "column tiles" : "elements";
+  info.outputs = static_cast<int>(k.results.size());
+  int64_t elements = 0;  // of an element kernel: the largest output's element count
+  for (const Shape& result : k.results) elements = std::max(elements, result.elementCount());
+  const int perThread = k.serialReduce ? 1 : elementsPerThread(k, elements);
+  const int64_t perBlock = int64_t{kThreadsPerBlock} * perThread;
+  info.blocks = rows        ? rows->blocks()
+                : columns   ? columns->blocks()
+                : transpose ? transpose->blocks()
+                            : (elements + perBlock - 1) / perBlock;
+  info.shape = rows          ? (rows->group == kWarpSize ? "warp rows" : "block rows")
+               : columns     ? "column tiles"
+               : transpose   ? "transpose tiles"
+               : k.serialReduce ? "serial folds"
+                           : std::to_string(perThread) + (perThread == 1 ? " element" : " elements") + " a thread";
   if (info.blocks > int64_t{0x7fffffff}) return jit::cannotCompile(instr, "more blocks than a grid holds");
 
   llvm::LLVMContext& ctx = module.getContext();
   llvm::Type* ptr = llvm::PointerType::get(ctx, 0);
-  std::vector<llvm::Type*> params(k.inputs.size() + k.outputs.size(), ptr);
+  std::vector<llvm::Type*> params(k.inputs.size() + k.results.size(), ptr);
   if (form == GridForm::kHost) params.push_back(llvm::Type::getInt32Ty(ctx));
   auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), params, false);
   const std::string fnName = form == GridForm::kHost ? name + ".block" : name;
@@ -171,18 +251,28 @@ StatusOr<GpuKernelInfo> emitGpuKernel(llvm::Module& module, const Instruction& i
   jit::ElementalEmitter emitter(b, module, kGpuEmitterTarget);
   for (size_t i = 0; i < k.inputs.size(); ++i) emitter.bindArray(k.inputs[i], fn->getArg(static_cast<unsigned>(i)));
   std::vector<llvm::Value*> bases;
-  for (size_t o = 0; o < k.outputs.size(); ++o) bases.push_back(fn->getArg(static_cast<unsigned>(k.inputs.size() + o)));
+  for (size_t o = 0; o < k.results.size(); ++o) bases.push_back(fn->getArg(static_cast<unsigned>(k.inputs.size() + o)));
   llvm::Value* block;
   if (form == GridForm::kHost) {
     block = fn->getArg(static_cast<unsigned>(params.size() - 1));
   } else {
     block = b.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, {}, {});
     markKernel(*fn, kThreadsPerBlock);
+    // The runtime gives every array a device allocation of its own (aligned
+    // to 256 bytes), never one an output shares: loads and stores may merge
+    // into 128-bit ones, and inputs are read through the read-only cache.
+    for (unsigned i = 0; i < fn->arg_size(); ++i) {
+      fn->addParamAttr(i, llvm::Attribute::NoAlias);
+      fn->addParamAttr(i, llvm::Attribute::getWithAlignment(ctx, llvm::Align(16)));
+      if (i < k.inputs.size()) fn->addParamAttr(i, llvm::Attribute::ReadOnly);
+    }
   }
   ThreadBlock tb(emitter, b, form, block);
-  Status body = rows      ? emitRowKernel(tb, emitter, b, *rows, k.outputs, bases)
-                : columns ? emitColumnKernel(tb, emitter, b, *columns, bases)
-                          : emitElementKernel(tb, emitter, b, k, bases, threads);
+  Status body = k.serialReduce ? emitSerialReduceKernel(tb, emitter, b, *k.serialReduce, bases)
+                : rows        ? emitRowKernel(tb, emitter, b, *rows, k.outputs, bases)
+                : columns   ? emitColumnKernel(tb, emitter, b, *columns, bases)
+                : transpose ? emitTransposeKernel(tb, emitter, b, *transpose, bases[0])
+                            : emitElementKernel(tb, emitter, b, k, bases, elements, perThread);
   if (body.ok()) {
     tb.finish();
     b.CreateRetVoid();

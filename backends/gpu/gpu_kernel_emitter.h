@@ -1,6 +1,7 @@
 // One GPU kernel per fusion or remaining array instruction, from the shared
 // elemental emitter (jit/elemental_emitter.h), in blocks of
-// kThreadsPerBlock: one thread per output element, a warp or a block per
+// kThreadsPerBlock: a thread per output element (or per 2 or 4
+// neighbouring ones, 128 bits of them), a warp or a block per
 // row where reductions fold rows (row_kernel.h), or a block per tile of
 // columns where they fold leading dimensions (column_kernel.h).
 //
@@ -41,9 +42,10 @@ enum class GridForm { kNvptx, kHost };
 
 struct GpuKernelInfo {
   int64_t blocks = 0;  // of kThreadsPerBlock threads
-  // How threads share the work: "elements" (a thread each), "warp rows" or
-  // "block rows" (row_kernel.h), "column tiles" (column_kernel.h).
-  const char* shape = "elements";
+  // How threads share the work, for --verbose: "4 elements a thread",
+  // "warp rows" or "block rows" (row_kernel.h), "column tiles"
+  // (column_kernel.h).
+  std::string shape;
   int inputs = 0, outputs = 0;
 };
 
@@ -58,9 +60,10 @@ StatusOr<GpuKernelInfo> emitGpuKernel(llvm::Module& module, const Instruction& i
 
 // Whether the fusion `fusion` is one kernel: a loop or input fusion holding
 // nothing that runs outside kernels (a loop, a call, an op of
-// hlo/shared_semantics.h) and no reduce that other fused ops read, unless
+// hlo/shared_semantics.h), no reduce that other fused ops read, unless
 // it is a row fusion (row_kernel.h; one thread per element would fold it
-// again for each). Otherwise its
+// again for each), and a reduce of reduce_kernel.h only as its root.
+// Otherwise its
 // computation runs as a call, one kernel per instruction. (The fusion pass
 // fuses only what the emitter computes: library ops stay outside fusions.)
 bool gpuOneKernel(const Instruction& fusion);

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/gpu/cublas.h"
 #include "backends/gpu/gpu_kernel_emitter.h"
 #include "hlo/engine_hooks.h"
 #include "jit/executable.h"
@@ -22,6 +23,7 @@ struct GpuStep {
   enum class Kind {
     kParameter, kConstant, kTuple, kGetTupleElement, kForward,  // bookkeeping
     kKernel,                                                    // launched on the device
+    kGemm,                                                      // dot through cuBLAS (cublas.h)
     kWhile, kConditional, kCall,                                // run sub-programs, deciding on the host
     kHost,         // hlo/shared_semantics.h, on the host: operands copied back, the result up
     kInterpreter,  // --allow-interpreter-fallback, the same way
@@ -31,6 +33,7 @@ struct GpuStep {
   std::vector<int> operands;  // value slots (positions in the computation)
   std::string kernelName;
   GpuKernelInfo kernel;
+  GemmPlan gemm;  // kGemm
   SharedSemantics shared = nullptr;
   std::vector<const GpuProgram*> callees;  // while: {condition, body}; conditional: branches; call: {callee}
 };
@@ -50,11 +53,16 @@ struct GpuCompiled {
   std::string ptx;
   std::string sm;
   int kernels = 0;
+  int gemms = 0;  // kGemm steps
   int fallbacks = 0;
 };
 
+// The trace's track of the kernels that ran on the GPU (--profile).
+inline constexpr int kGpuTraceTrack = 1000;
+
 // Runs a GpuCompiled on the device (gpu_runtime.cc). The driver is opened
-// by the first run, so compiling needs none.
+// by the first run, so compiling needs none. With CompileOptions::profile,
+// every run adds its kernels, timed by CUDA events, to trace().
 class GpuExecutable final : public jit::Executable {
  public:
   GpuExecutable(GpuCompiled compiled, const jit::CompileOptions& options);

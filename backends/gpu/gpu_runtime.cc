@@ -3,16 +3,20 @@
 // The driver is opened, the PTX loaded and the constants uploaded by the
 // first run. A run uploads its arguments, walks the entry program's steps on
 // one stream, and copies the result back. Every value is a device buffer of
-// its own, written once by the step that makes it and freed when its last
-// holder lets go; tuples are host-side lists of such values, so passing one
-// on (a get-tuple-element, a loop's state) copies nothing.
+// its own, written once by the step that makes it and given back to the
+// executable's pool of buffers (BufferPool) when its last holder lets go;
+// tuples are host-side lists of such values, so passing one on (a
+// get-tuple-element, a loop's state) copies nothing.
 //
 // Control flow decides on the host: a loop's predicate and a conditional's
 // selector are copied back (one small synchronous copy each time: a few
 // microseconds per loop iteration). Host steps (hlo/shared_semantics.h, the
 // interpreter fallback) copy their operands back and their result up.
 #include <chrono>
+#include <functional>
 #include <cstdio>
+#include <memory>
+#include <mutex>
 #include <unordered_map>
 
 #include "backends/gpu/cuda_driver.h"
@@ -20,6 +24,7 @@
 #include "hlo/conditional_branch.h"
 #include "hlo/computation.h"
 #include "interp/evaluator.h"
+#include "jit/trace.h"
 
 namespace hlo::gpu {
 
@@ -29,17 +34,73 @@ struct GpuExecutable::Value {
   std::vector<std::shared_ptr<const Value>> elements;  // a tuple's
 };
 
+namespace {
+
+// Device buffers kept for reuse, by size. A run makes a buffer for every
+// kernel's output, and cuMemAlloc and cuMemFree cost microseconds each
+// (cuMemFree waits for the device), so a buffer whose last holder lets go
+// of it comes back here for the next buffer of its size. Reuse is safe on
+// one stream: whatever read or wrote the buffer was queued before whatever
+// writes it next, and no live value's buffer is ever here (the kernels may
+// take their arrays as apart: gpu_kernel_emitter.cc).
+class BufferPool : public std::enable_shared_from_this<BufferPool> {
+ public:
+  StatusOr<std::shared_ptr<DeviceBuffer>> take(const CudaDriver& driver, std::size_t bytes) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      std::vector<DeviceBuffer>& free = free_[bytes];
+      if (!free.empty()) {
+        DeviceBuffer buffer = std::move(free.back());
+        free.pop_back();
+        return held(std::move(buffer));
+      }
+    }
+    HLO_ASSIGN_OR_RETURN(DeviceBuffer buffer, DeviceBuffer::allocate(driver, bytes));
+    return held(std::move(buffer));
+  }
+
+ private:
+  // `buffer`, coming back here when its last holder lets go (or freed, if
+  // the pool is gone by then).
+  std::shared_ptr<DeviceBuffer> held(DeviceBuffer buffer) {
+    std::weak_ptr<BufferPool> pool = weak_from_this();
+    return std::shared_ptr<DeviceBuffer>(new DeviceBuffer(std::move(buffer)), [pool](DeviceBuffer* b) {
+      if (std::shared_ptr<BufferPool> alive = pool.lock()) {
+        std::lock_guard<std::mutex> lock(alive->mutex_);
+        alive->free_[b->size()].push_back(std::move(*b));
+      }
+      delete b;
+    });
+  }
+
+  std::mutex mutex_;
+  std::unordered_map<std::size_t, std::vector<DeviceBuffer>> free_;
+};
+
+}  // namespace
+
 struct GpuExecutable::Device {
   CudaDriver* driver = nullptr;
   std::optional<CudaModule> module;
   std::unordered_map<std::string, CUfunction> functions;
+  std::shared_ptr<BufferPool> buffers = std::make_shared<BufferPool>();
   std::unordered_map<const Instruction*, std::shared_ptr<const Value>> constants;
 };
 
 struct GpuExecutable::RunState {
+  explicit RunState(Device& d) : device(d) {}
   Device& device;
   int64_t kernelBytes = 0, uploadedBytes = 0, downloadedBytes = 0;  // kernelBytes: the arrays kernels made
   double uploadSeconds = 0, downloadSeconds = 0;
+  // With --profile: an event recorded as the run starts (and the trace
+  // clock then), and events around every kernel launch.
+  struct Timed {
+    const Instruction* instr;
+    CudaEvent start, end;
+  };
+  std::optional<CudaEvent> origin;
+  double originUs = 0;
+  std::vector<Timed> timed;
 };
 
 namespace {
@@ -80,13 +141,14 @@ StatusOr<GpuExecutable::Device*> GpuExecutable::device() {
 
 namespace {
 
-// A fresh device array of `shape` (at least one byte: the driver allocates no empty buffers).
-StatusOr<std::shared_ptr<GpuExecutable::Value>> newArray(const CudaDriver& driver, const Shape& shape) {
+// A device array of `shape` from the pool (at least one byte: the driver
+// allocates no empty buffers).
+StatusOr<std::shared_ptr<GpuExecutable::Value>> newArray(GpuExecutable::Device& device, const Shape& shape) {
   auto value = std::make_shared<GpuExecutable::Value>();
   value->shape = shape;
-  HLO_ASSIGN_OR_RETURN(DeviceBuffer buffer,
-                       DeviceBuffer::allocate(driver, static_cast<std::size_t>(std::max<int64_t>(arrayBytes(shape), 1))));
-  value->array = std::make_shared<DeviceBuffer>(std::move(buffer));
+  HLO_ASSIGN_OR_RETURN(value->array,
+                       device.buffers->take(*device.driver,
+                                            static_cast<std::size_t>(std::max<int64_t>(arrayBytes(shape), 1))));
   return value;
 }
 
@@ -111,7 +173,7 @@ static StatusOr<ValuePtr> upload(GpuExecutable::RunState& run, const Literal& li
     return ValuePtr(std::move(tuple));
   }
   auto start = std::chrono::steady_clock::now();
-  HLO_ASSIGN_OR_RETURN(auto value, newArray(*run.device.driver, literal.shape()));
+  HLO_ASSIGN_OR_RETURN(auto value, newArray(run.device, literal.shape()));
   std::size_t bytes = static_cast<std::size_t>(arrayBytes(literal.shape()));
   if (bytes > literal.byteSize())
     return errorStatus("gpu: internal error: " + literal.shape().toString(false) + " holds " +
@@ -149,7 +211,13 @@ StatusOr<Literal> GpuExecutable::run(std::span<const Literal> args) {
   if (static_cast<int>(args.size()) != entry.parameterCount())
     return errorStatus("gpu: ENTRY takes " + std::to_string(entry.parameterCount()) + " arguments, " +
                        std::to_string(args.size()) + " given");
-  RunState run{*device};
+  RunState run(*device);
+  if (options_.profile) {
+    HLO_ASSIGN_OR_RETURN(CudaEvent origin, CudaEvent::create(*device->driver));
+    HLO_RETURN_IF_ERROR(origin.record(nullptr));
+    run.origin.emplace(std::move(origin));
+    run.originUs = jit::traceNowUs();
+  }
   std::vector<ValuePtr> uploaded;
   for (int p = 0; p < entry.parameterCount(); ++p) {
     if (!args[p].shape().sameTypeAndDims(entry.parameter(p)->shape()))
@@ -161,6 +229,14 @@ StatusOr<Literal> GpuExecutable::run(std::span<const Literal> args) {
   }
   HLO_ASSIGN_OR_RETURN(ValuePtr result, runProgram(*compiled_.entry, uploaded, run));
   HLO_RETURN_IF_ERROR(device->driver->synchronize());
+  // Each kernel on the trace's GPU track, placed by the device's clock
+  // from the run's first event.
+  for (const RunState::Timed& t : run.timed) {
+    HLO_ASSIGN_OR_RETURN(float sinceOrigin, CudaEvent::elapsedMs(*run.origin, t.start));
+    HLO_ASSIGN_OR_RETURN(float took, CudaEvent::elapsedMs(t.start, t.end));
+    mutableTrace().push_back({t.instr->name(), "kernel", std::string(opcodeName(t.instr->opcode())),
+                              run.originUs + sinceOrigin * 1e3, took * 1e3, kGpuTraceTrack});
+  }
   HLO_ASSIGN_OR_RETURN(Literal out, download(run, *result));
   lastStats_.runOutputBytes = run.downloadedBytes;
   lastStats_.runHeapBytes = run.kernelBytes;
@@ -183,6 +259,17 @@ StatusOr<ValuePtr> GpuExecutable::runProgram(const GpuProgram& program, const st
   auto toHost = [&](const ValuePtr& v) -> StatusOr<Literal> {
     HLO_RETURN_IF_ERROR(driver.synchronize());
     return download(run, *v);
+  };
+  // launch(), between CUDA events when the run is profiled.
+  auto timed = [&](const Instruction& instr, const std::function<Status()>& launch) -> Status {
+    if (!run.origin) return launch();
+    HLO_ASSIGN_OR_RETURN(CudaEvent start, CudaEvent::create(driver));
+    HLO_ASSIGN_OR_RETURN(CudaEvent end, CudaEvent::create(driver));
+    HLO_RETURN_IF_ERROR(start.record(nullptr));
+    HLO_RETURN_IF_ERROR(launch());
+    HLO_RETURN_IF_ERROR(end.record(nullptr));
+    run.timed.push_back({&instr, std::move(start), std::move(end)});
+    return okStatus();
   };
   for (size_t s = 0; s < program.steps.size(); ++s) {
     const GpuStep& step = program.steps[s];
@@ -240,7 +327,7 @@ StatusOr<ValuePtr> GpuExecutable::runProgram(const GpuProgram& program, const st
         else
           for (const Shape& e : instr.shape().tupleElements()) outShapes.push_back(&e);
         for (const Shape* shape : outShapes) {
-          HLO_ASSIGN_OR_RETURN(auto out, newArray(driver, *shape));
+          HLO_ASSIGN_OR_RETURN(auto out, newArray(run.device, *shape));
           pointers.push_back(out->array->ptr());
           run.kernelBytes += arrayBytes(*shape);
           outs.push_back(std::move(out));
@@ -248,10 +335,11 @@ StatusOr<ValuePtr> GpuExecutable::runProgram(const GpuProgram& program, const st
         std::vector<void*> params;
         for (CUdeviceptr& p : pointers) params.push_back(&p);
         if (step.kernel.blocks > 0)
-          HLO_RETURN_IF_ERROR(driver.launch(run.device.functions.at(step.kernelName),
-                                            {static_cast<unsigned>(step.kernel.blocks), 1, 1},
-                                            {static_cast<unsigned>(kThreadsPerBlock), 1, 1}, 0, nullptr,
-                                            params.data()));
+          HLO_RETURN_IF_ERROR(timed(instr, [&] {
+            return driver.launch(run.device.functions.at(step.kernelName),
+                                 {static_cast<unsigned>(step.kernel.blocks), 1, 1},
+                                 {static_cast<unsigned>(kThreadsPerBlock), 1, 1}, 0, nullptr, params.data());
+          }));
         if (outs.size() == 1 && step.kernel.outputs == 1) {
           values[s] = std::move(outs[0]);
         } else {
@@ -260,6 +348,23 @@ StatusOr<ValuePtr> GpuExecutable::runProgram(const GpuProgram& program, const st
           for (auto& o : outs) tuple->elements.push_back(std::move(o));
           values[s] = std::move(tuple);
         }
+        break;
+      }
+      case Kind::kGemm: {
+        HLO_ASSIGN_OR_RETURN(auto out, newArray(run.device, instr.shape()));
+        run.kernelBytes += arrayBytes(instr.shape());
+        const GemmPlan& g = step.gemm;
+        if (g.batch > 0 && g.m > 0 && g.n > 0) {
+          if (g.k == 0) {
+            HLO_RETURN_IF_ERROR(out->array->memset(0));  // a sum of nothing
+          } else {
+            HLO_ASSIGN_OR_RETURN(Cublas * cublas, Cublas::get(driver));
+            HLO_RETURN_IF_ERROR(timed(instr, [&] {
+              return cublas->gemm(g, ops[0]->array->ptr(), ops[1]->array->ptr(), out->array->ptr());
+            }));
+          }
+        }
+        values[s] = std::move(out);
         break;
       }
       case Kind::kWhile: {

@@ -1,0 +1,104 @@
+// Reductions folded by one thread per output element (reduce_kernel.h).
+#include "backends/gpu/reduce_kernel.h"
+
+#include <algorithm>
+
+#include "hlo/computation.h"
+
+namespace hlo::gpu {
+
+bool isSerialReduce(const Instruction& instr) {
+  return instr.opcode() == Opcode::kReduce && !jit::emitsReduce(instr);
+}
+
+std::vector<Shape> serialReduceResults(const Instruction& reduce) {
+  if (reduce.shape().isTuple()) return reduce.shape().tupleElements();
+  return {reduce.shape()};
+}
+
+Status emitSerialReduceKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::IRBuilder<>& b,
+                              const Instruction& reduce, const std::vector<llvm::Value*>& outputBases) {
+  const std::vector<Shape> results = serialReduceResults(reduce);
+  const size_t n = results.size();
+  const Computation* reducer = reduce.attrs().getComputation(AttrKey::kToApply);
+  if (!reducer || reduce.operandCount() != static_cast<int>(2 * n) || reducer->parameterCount() != static_cast<int>(2 * n))
+    return jit::cannotCompile(reduce, "a reduce takes an input and an init value per result, and a reducer of "
+                                      "two parameters per result");
+  const std::vector<int64_t>& outDims = results[0].dims();
+  const std::vector<int64_t>& inDims = reduce.operand(0)->shape().dims();
+  std::vector<int64_t> reduced = reduce.attrs().getInts(AttrKey::kDimensions);
+  std::sort(reduced.begin(), reduced.end());
+  std::vector<int64_t> reducedDims;
+  int64_t count = 1;
+  for (int64_t d : reduced) {
+    if (d < 0 || d >= static_cast<int64_t>(inDims.size())) return jit::cannotCompile(reduce, "dimension out of range");
+    reducedDims.push_back(inDims[static_cast<size_t>(d)]);
+    count *= inDims[static_cast<size_t>(d)];
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const Shape& in = reduce.operand(static_cast<int>(i))->shape();
+    const Shape& init = reduce.operand(static_cast<int>(n + i))->shape();
+    const Shape& acc = reducer->parameter(static_cast<int>(i))->shape();
+    const Shape& x = reducer->parameter(static_cast<int>(n + i))->shape();
+    if (!in.isArray() || in.dims() != inDims || !init.isArray() || init.rank() != 0 || results[i].dims() != outDims ||
+        in.type() != results[i].type() || init.type() != results[i].type() || acc.type() != results[i].type() ||
+        x.type() != results[i].type() ||
+        inDims.size() != outDims.size() + reduced.size())
+      return jit::cannotCompile(reduce, "its inputs, init values, reducer and results do not agree in shape and type");
+  }
+  int64_t elements = 1;
+  for (int64_t d : outDims) elements *= d;
+
+  return tb.forEachThread([&](llvm::Value* thread) -> Status {
+    llvm::Value* linear = b.CreateAdd(b.CreateMul(tb.block(), b.getInt64(kThreadsPerBlock)), thread, "linear");
+    llvm::Function* fn = b.GetInsertBlock()->getParent();
+    auto* work = llvm::BasicBlock::Create(b.getContext(), "fold", fn);
+    auto* done = llvm::BasicBlock::Create(b.getContext(), "fold.end", fn);
+    b.CreateCondBr(b.CreateICmpULT(linear, b.getInt64(elements)), work, done);
+    b.SetInsertPoint(work);
+    HLO_RETURN_IF_ERROR(e.inScope([&]() -> Status {
+      jit::IrIndex out = e.delinearize(linear, outDims);
+      std::vector<llvm::AllocaInst*> accumulators;
+      for (size_t i = 0; i < n; ++i) {
+        ElementType type = results[i].type();
+        accumulators.push_back(e.entryAlloca(e.valueType(type), "accumulator"));
+        HLO_ASSIGN_OR_RETURN(llvm::Value * init, e.emit(*reduce.operand(static_cast<int>(n + i)), e.scalarIndex()));
+        b.CreateStore(init, accumulators.back());
+      }
+      HLO_RETURN_IF_ERROR(e.emitLoop(
+          b.getInt64(0), b.getInt64(count), "fold",
+          [&](llvm::Value* j) -> Status {
+            jit::IrIndex within = e.delinearize(j, reducedDims);
+            jit::IrIndex in{inDims, std::vector<llvm::Value*>(inDims.size()), nullptr};
+            for (size_t d = 0, k = 0, r = 0; d < inDims.size(); ++d)
+              in.multi[d] = r < reduced.size() && reduced[r] == static_cast<int64_t>(d) ? within.multi[r++]
+                                                                                        : out.multi[k++];
+            std::vector<llvm::Value*> args;
+            for (size_t i = 0; i < n; ++i) args.push_back(b.CreateLoad(e.valueType(results[i].type()), accumulators[i]));
+            for (size_t i = 0; i < n; ++i) {
+              HLO_ASSIGN_OR_RETURN(llvm::Value * x, e.emit(*reduce.operand(static_cast<int>(i)), in));
+              args.push_back(x);
+            }
+            HLO_ASSIGN_OR_RETURN(std::vector<llvm::Value*> next, e.callScalar(*reducer, args));
+            if (next.size() != n) return jit::cannotCompile(reduce, "its reducer returns " + std::to_string(next.size()) +
+                                                                        " values for " + std::to_string(n) + " results");
+            for (size_t i = 0; i < n; ++i) {
+              if (next[i]->getType() != e.valueType(results[i].type()))
+                return jit::cannotCompile(reduce, "its reducer's results are not of the reduce's types");
+              b.CreateStore(next[i], accumulators[i]);
+            }
+            return okStatus();
+          },
+          /*unroll=*/false));
+      for (size_t i = 0; i < n; ++i)
+        e.store(b.CreateLoad(e.valueType(results[i].type()), accumulators[i]), outputBases[i], linear,
+                results[i].type());
+      return okStatus();
+    }));
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
+    return okStatus();
+  });
+}
+
+}  // namespace hlo::gpu
