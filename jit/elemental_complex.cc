@@ -5,7 +5,8 @@
 // store as they are. Add, subtract, negate, real, imag and the comparisons
 // are emitted inline; multiply too, with C's rule for the case where both
 // parts come out NaN (an infinity times a finite value) left to the
-// runtime. Everything else -- divide, abs, exp, log, sqrt, power, the
+// runtime, or emitted as IR where code cannot call it (annexGProduct).
+// Everything else -- divide, abs, exp, log, sqrt, power, the
 // trigonometric functions -- calls the host runtime's hlo_complex_unary /
 // hlo_complex_binary, which are hlo/complex_math.h's applyComplexUnary /
 // applyComplexBinary: the very formulas the reference interpreter applies.
@@ -30,6 +31,61 @@ llvm::FunctionCallee complexRuntime(llvm::Module& module, const char* name, int 
     fn->addFnAttr(llvm::Attribute::WillReturn);
   }
   return callee;
+}
+
+// C's rule (Annex G) for a product a + bi times c + di whose parts both
+// came out NaN, as libgcc's __mulsc3 / __muldc3 apply it, which
+// std::complex's product (and so the interpreter) uses: an infinite factor
+// is "boxed" to a signed 1 or 0 with NaNs in the other factor made 0, as
+// are all NaNs when a partial product overflowed, and the product is
+// recomputed times infinity. `re` and `im` are the plain product's parts.
+std::pair<llvm::Value*, llvm::Value*> annexGProduct(llvm::IRBuilder<>& b, llvm::Value* a, llvm::Value* bi,
+                                                    llvm::Value* c, llvm::Value* di, llvm::Value* re,
+                                                    llvm::Value* im) {
+  llvm::Type* f = a->getType();
+  llvm::Value* zero = llvm::ConstantFP::get(f, 0.0);
+  llvm::Value* one = llvm::ConstantFP::get(f, 1.0);
+  llvm::Value* inf = llvm::ConstantFP::getInfinity(f);
+  auto isInf = [&](llvm::Value* x) {
+    return b.CreateFCmpOEQ(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x), inf);
+  };
+  auto isNan = [&](llvm::Value* x) { return b.CreateFCmpUNO(x, x); };
+  auto copySign = [&](llvm::Value* magnitude, llvm::Value* sign) {
+    return b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, magnitude, sign);
+  };
+  // When `when`: x boxed to copysign(isinf(x) ? 1 : 0, x).
+  auto box = [&](llvm::Value* when, llvm::Value* x) {
+    return b.CreateSelect(when, copySign(b.CreateSelect(isInf(x), one, zero), x), x);
+  };
+  // When `when`: a NaN x made copysign(0, x).
+  auto zeroNan = [&](llvm::Value* when, llvm::Value* x) {
+    return b.CreateSelect(b.CreateAnd(when, isNan(x)), copySign(zero, x), x);
+  };
+  llvm::Value* ac = b.CreateFMul(a, c);
+  llvm::Value* bd = b.CreateFMul(bi, di);
+  llvm::Value* ad = b.CreateFMul(a, di);
+  llvm::Value* bc = b.CreateFMul(bi, c);
+  llvm::Value* firstInfinite = b.CreateOr(isInf(a), isInf(bi));
+  a = box(firstInfinite, a);
+  bi = box(firstInfinite, bi);
+  c = zeroNan(firstInfinite, c);
+  di = zeroNan(firstInfinite, di);
+  llvm::Value* secondInfinite = b.CreateOr(isInf(c), isInf(di));
+  c = box(secondInfinite, c);
+  di = box(secondInfinite, di);
+  a = zeroNan(secondInfinite, a);
+  bi = zeroNan(secondInfinite, bi);
+  llvm::Value* recalc = b.CreateOr(firstInfinite, secondInfinite);
+  llvm::Value* overflowed = b.CreateAnd(
+      b.CreateNot(recalc), b.CreateOr(b.CreateOr(isInf(ac), isInf(bd)), b.CreateOr(isInf(ad), isInf(bc))));
+  a = zeroNan(overflowed, a);
+  bi = zeroNan(overflowed, bi);
+  c = zeroNan(overflowed, c);
+  di = zeroNan(overflowed, di);
+  recalc = b.CreateOr(recalc, overflowed);
+  llvm::Value* x = b.CreateFMul(inf, b.CreateFSub(b.CreateFMul(a, c), b.CreateFMul(bi, di)));
+  llvm::Value* y = b.CreateFMul(inf, b.CreateFAdd(b.CreateFMul(a, di), b.CreateFMul(bi, c)));
+  return {b.CreateSelect(recalc, x, re), b.CreateSelect(recalc, y, im)};
 }
 
 // Whether the runtime defines `op` for complex values: asked of the very
@@ -103,6 +159,10 @@ StatusOr<llvm::Value*> ElementalEmitter::complexBinary(Opcode op, const Instruct
       return emitIf(
           bothNan,
           [&]() -> StatusOr<llvm::Value*> {
+            if (!target_.hostRuntime) {
+              auto [r, i] = annexGProduct(b_, ar, ai, cr, ci, re, im);
+              return makeComplex(t, r, i);
+            }
             auto [r, i] = callRuntime(*this, b_, module_, kComplexBinary, op, t, {a, c});
             return makeComplex(t, r, i);
           },

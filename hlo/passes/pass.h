@@ -70,6 +70,7 @@ bool runDce(Module& module);            // dce.cc
 bool runCse(Module& module);            // cse.cc
 bool runSimplify(Module& module);       // simplify.cc
 bool runReductionSplit(Module& module);  // reduction_split.cc
+bool runColumnReductionSplit(Module& module);  // reduction_split.cc
 bool runInline(Module& module);         // inline.cc
 bool runTupleSimplify(Module& module);  // tuple_simplify.cc
 bool runWhileSimplify(Module& module);  // while_simplify.cc

@@ -10,12 +10,22 @@
 // divides it. After fusion the first reduce, with x's producers, is a kernel
 // of P independent rows; the second adds up P partial results.
 //
+// column-reduction-split (the gpu pipeline's): a large reduction of leading
+// dimensions to few results (a bias's gradient, batch norm's statistics:
+// [R, C] to [C] with R large) becomes
+//   p = f32[P, C] reduce(reshape(x) : f32[P, R/P, C], init), dimensions={1}
+//   r = f32[C]   reduce(p, init), dimensions={0}
+// so the first has P times the results to spread over a GPU's blocks (a
+// column kernel per P: backends/gpu/column_kernel.h). A CPU has threads
+// enough with C results.
+//
 // Only where the result cannot change except by f32/f64 rounding: the reducer
 // is one associative, commutative binary op of its two parameters (add,
 // multiply, maximum, minimum, and, or) on one operand, and the init is a
 // constant holding that op's identity (applied once per partial, an identity
 // changes nothing). Reductions of fewer than kMinElements elements are left
-// alone: they are fast on one thread.
+// alone: they are fast on one thread (or one block).
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <unordered_set>
@@ -59,33 +69,40 @@ bool isIdentity(const Instruction* init, Opcode op) {
   }
 }
 
+// Whether reduce `i` may be split: one operand of at least kMinElements,
+// not of a type that rounds after every step, a simple reducer whose
+// identity is the init.
+bool splittable(const Instruction& i) {
+  if (i.opcode() != Opcode::kReduce || i.operandCount() != 2 || !i.shape().isArray() || i.hasControlEdges())
+    return false;
+  const Shape& x = i.operand(0)->shape();
+  if (!x.isArray() || x.isDynamic() || x.elementCount() < kMinElements) return false;
+  // Floats narrower than f32 round at every step: their sums depend on the
+  // order far more, and are folded in order (as the emitters do too).
+  if (isFloat(x.type()) && x.type() != ElementType::kF32 && x.type() != ElementType::kF64) return false;
+  std::optional<Opcode> op = simpleReducer(i.attrs().getComputation(AttrKey::kToApply));
+  return op && isIdentity(i.operand(1), *op);
+}
+
+// The largest of 256, 128, ..., 16 that divides n, or 0.
+int64_t partsOf(int64_t n) {
+  for (int64_t p : {256, 128, 64, 32, 16})
+    if (n % p == 0) return p;
+  return 0;
+}
+
 bool splitIn(Computation& comp) {
   std::vector<Instruction*> candidates;
-  for (const auto& i : comp.instructions()) {
-    if (i->opcode() != Opcode::kReduce || i->operandCount() != 2 || !i->shape().isArray() ||
-        i->shape().rank() != 0 || i->hasControlEdges())
-      continue;
-    const Shape& x = i->operand(0)->shape();
-    if (!x.isArray() || x.isDynamic() || x.elementCount() < kMinElements) continue;
-    // Floats narrower than f32 round at every step: their sums depend on the
-    // order far more, and are folded in order (as the emitters do too).
-    if (isFloat(x.type()) && x.type() != ElementType::kF32 && x.type() != ElementType::kF64) continue;
-    if (static_cast<int64_t>(i->attrs().getInts(AttrKey::kDimensions).size()) != x.rank()) continue;
-    std::optional<Opcode> op = simpleReducer(i->attrs().getComputation(AttrKey::kToApply));
-    if (!op || !isIdentity(i->operand(1), *op)) continue;
-    candidates.push_back(i.get());
-  }
+  for (const auto& i : comp.instructions())
+    if (splittable(*i) && i->shape().rank() == 0 &&
+        static_cast<int64_t>(i->attrs().getInts(AttrKey::kDimensions).size()) == i->operand(0)->shape().rank())
+      candidates.push_back(i.get());
   NameUniquer names(comp);
   bool changed = false;
   for (Instruction* r : candidates) {
     Instruction* x = r->operand(0);
     Instruction* init = r->operand(1);
-    int64_t n = x->shape().elementCount(), parts = 0;
-    for (int64_t p : {256, 128, 64, 32, 16})
-      if (n % p == 0) {
-        parts = p;
-        break;
-      }
+    int64_t n = x->shape().elementCount(), parts = partsOf(n);
     if (parts == 0) continue;
     ElementType t = x->shape().type();
     Instruction* rows = comp.add(Opcode::kReshape, names.make(r->name() + ".rows"), Shape(t, {parts, n / parts}), {x});
@@ -105,11 +122,63 @@ bool splitIn(Computation& comp) {
   return changed;
 }
 
-}  // namespace
+// Results of a column reduction at most this many: more keep a GPU busy
+// without a split.
+constexpr int64_t kMaxColumns = 4096;
 
-bool runReductionSplit(Module& module) {
-  // Fused computations are one kernel already: a split there would only
-  // make a reduce feed another inside it.
+bool splitColumnsIn(Computation& comp) {
+  std::vector<Instruction*> candidates;
+  for (const auto& i : comp.instructions()) {
+    if (!splittable(*i) || i->shape().rank() == 0 || i->shape().elementCount() > kMaxColumns) continue;
+    // Dimensions 0 .. r-1 reduced, the rest kept.
+    std::vector<int64_t> reduced = i->attrs().getInts(AttrKey::kDimensions);
+    std::sort(reduced.begin(), reduced.end());
+    bool leading = true;
+    for (size_t d = 0; d < reduced.size(); ++d) leading &= reduced[d] == static_cast<int64_t>(d);
+    if (leading) candidates.push_back(i.get());
+  }
+  NameUniquer names(comp);
+  bool changed = false;
+  for (Instruction* r : candidates) {
+    Instruction* x = r->operand(0);
+    Instruction* init = r->operand(1);
+    const int64_t columns = r->shape().elementCount();
+    const int64_t rows = x->shape().elementCount() / columns;
+    // The most slices (of 256, 128, ..., 16) of at least 16 rows each.
+    int64_t parts = 0;
+    for (int64_t p : {256, 128, 64, 32, 16})
+      if (rows % p == 0 && rows / p >= 16) {
+        parts = p;
+        break;
+      }
+    if (parts == 0) continue;
+    ElementType t = x->shape().type();
+    ElementType out = r->shape().type();
+    Instruction* tiles = comp.add(Opcode::kReshape, names.make(r->name() + ".tiles"),
+                                  Shape(t, {parts, rows / parts, columns}), {x});
+    Instruction* partial =
+        comp.add(Opcode::kReduce, names.make(r->name() + ".partial"), Shape(out, {parts, columns}), {tiles, init});
+    partial->attrs() = r->attrs();
+    partial->attrs().setInts(AttrKey::kDimensions, {1});
+    Instruction* total =
+        comp.add(Opcode::kReduce, names.make(r->name() + ".total"), Shape(out, {columns}), {partial, init});
+    total->attrs() = r->attrs();
+    total->attrs().setInts(AttrKey::kDimensions, {0});
+    Instruction* result = total;
+    if (r->shape().rank() != 1)
+      result = comp.add(Opcode::kReshape, names.make(r->name() + ".columns"), r->shape(), {total});
+    comp.replaceAllUses(r, result);
+    if (comp.root() == r) comp.setRoot(result);
+    comp.remove(r);
+    changed = true;
+  }
+  if (changed) (void)comp.sortTopologically();
+  return changed;
+}
+
+// `split` on every computation but the fused ones: those are one kernel
+// already, and a split there would only make a reduce feed another inside.
+bool splitOutsideFusions(Module& module, bool (*split)(Computation&)) {
   std::unordered_set<const Computation*> fused;
   for (const auto& comp : module.computations())
     for (const auto& i : comp->instructions())
@@ -117,8 +186,14 @@ bool runReductionSplit(Module& module) {
         for (const Computation* c : i->calledComputations()) fused.insert(c);
   bool changed = false;
   for (const auto& comp : module.computations())
-    if (!fused.count(comp.get())) changed = splitIn(*comp) || changed;
+    if (!fused.count(comp.get())) changed = split(*comp) || changed;
   return changed;
 }
+
+}  // namespace
+
+bool runReductionSplit(Module& module) { return splitOutsideFusions(module, splitIn); }
+
+bool runColumnReductionSplit(Module& module) { return splitOutsideFusions(module, splitColumnsIn); }
 
 }  // namespace hlo

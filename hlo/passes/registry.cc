@@ -9,6 +9,7 @@ namespace {
 const PassInfo kPasses[] = {
     {"batchnorm-expander", runBatchNormExpander, "batch-norm-training/-inference/-grad as broadcasts, elementwise ops, add-reductions and rsqrt"},
     {"buffer-assignment", runBufferAssignment, "analysis: arena offsets by liveness with reuse; changes nothing (hlo-opt prints it)"},
+    {"column-reduction-split", runColumnReductionSplit, "a reduction of 1M+ elements over leading dimensions to at most 4096 results becomes a reduction of 256 slices, then of their partials"},
     {"cse", runCse, "merge identical pure instructions (same opcode, shape, operands, attributes)"},
     {"custom-call-decomposer", runCustomCallDecomposer, "custom calls that stand for HLO (TopK, cuDNN's forward convolution, block-scaled dot, builder math) as that HLO"},
     {"dce", runDce, "remove unused pure instructions and computations not reachable from ENTRY"},
@@ -38,7 +39,7 @@ std::span<const PipelineInfo> registeredPipelines() {
       {"cpu", {"custom-call-decomposer", "inline", "batchnorm-expander", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce",
                "reduction-split", "fusion", "dce"}},
       {"gpu", {"custom-call-decomposer", "inline", "batchnorm-expander", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce",
-               "reduction-split", "fusion", "dce"}},
+               "reduction-split", "column-reduction-split", "fusion", "dce"}},
   };
   return kPipelines;
 }
