@@ -104,6 +104,10 @@ class ElementalEmitter {
     cache_.pop_back();
     return s;
   }
+  // body() where `cond` holds (a branch around it), with a cache of its
+  // own; the builder is left after the branch. `name` names its blocks.
+  template <typename Body>
+  Status emitWhen(llvm::Value* cond, const std::string& name, Body&& body);
   // An i64 constant.
   llvm::Value* i64(int64_t v) { return b_.getInt64(v); }
   // A variable in the function's entry block (promoted to a register by LLVM).
@@ -314,6 +318,19 @@ Status ElementalEmitter::emitLoop(llvm::Value* begin, llvm::Value* end, const st
     latch->setMetadata(llvm::LLVMContext::MD_loop, id);
   }
   b_.SetInsertPoint(exit);
+  return okStatus();
+}
+
+template <typename Body>
+Status ElementalEmitter::emitWhen(llvm::Value* cond, const std::string& name, Body&& body) {
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  auto* inside = llvm::BasicBlock::Create(fn->getContext(), name, fn);
+  auto* after = llvm::BasicBlock::Create(fn->getContext(), name + ".end", fn);
+  b_.CreateCondBr(cond, inside, after);
+  b_.SetInsertPoint(inside);
+  HLO_RETURN_IF_ERROR(inScope(std::forward<Body>(body)));
+  b_.CreateBr(after);
+  b_.SetInsertPoint(after);
   return okStatus();
 }
 

@@ -71,22 +71,10 @@ Status emitColumnKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::IRBuild
     return std::make_tuple(lane, b.CreateUDiv(t, b.getInt64(kWarpSize), "warp"), column,
                            b.CreateUDiv(tb.block(), tiles, "outer"));
   };
-  // body() where `cond` holds.
-  auto when = [&](llvm::Value* cond, const std::function<Status()>& body) -> Status {
-    llvm::Function* fn = b.GetInsertBlock()->getParent();
-    auto* inside = llvm::BasicBlock::Create(b.getContext(), "column", fn);
-    auto* after = llvm::BasicBlock::Create(b.getContext(), "column.end", fn);
-    b.CreateCondBr(cond, inside, after);
-    b.SetInsertPoint(inside);
-    HLO_RETURN_IF_ERROR(e.inScope(body));
-    b.CreateBr(after);
-    b.SetInsertPoint(after);
-    return okStatus();
-  };
   HLO_RETURN_IF_ERROR(tb.forEachThread([&](llvm::Value* t) -> Status {
     auto [lane, warp, column, outer] = place(t);
     for (size_t k = 0; k < folds.size(); ++k) b.CreateStore(folds[k].identity(), partials[k]);
-    HLO_RETURN_IF_ERROR(when(b.CreateICmpULT(column, b.getInt64(plan.columns)), [&]() -> Status {
+    HLO_RETURN_IF_ERROR(e.emitWhen(b.CreateICmpULT(column, b.getInt64(plan.columns)), "column", [&]() -> Status {
       llvm::Value* count = b.CreateUDiv(b.CreateSub(b.getInt64(plan.rows + kWarps - 1), warp), b.getInt64(kWarps));
       return e.emitLoop(
           b.getInt64(0), count, "rows",
@@ -114,7 +102,7 @@ Status emitColumnKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::IRBuild
   return tb.forEachThread([&](llvm::Value* t) -> Status {
     auto [lane, warp, column, outer] = place(t);
     llvm::Value* go = b.CreateAnd(b.CreateICmpEQ(warp, b.getInt64(0)), b.CreateICmpULT(column, b.getInt64(plan.columns)));
-    return when(go, [&]() -> Status {
+    return e.emitWhen(go, "column", [&]() -> Status {
       llvm::Value* at = b.CreateAdd(b.CreateMul(outer, b.getInt64(plan.columns)), column);
       for (size_t k = 0; k < folds.size(); ++k) {
         llvm::Type* type = folds[k].type();

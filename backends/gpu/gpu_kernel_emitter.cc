@@ -116,16 +116,8 @@ Status emitElementKernel(ThreadBlock& tb, jit::ElementalEmitter& emitter, llvm::
     auto at = [&](int e) {
       return e == 0 ? first : b.CreateAdd(first, b.getInt64(e), "", /*HasNUW=*/true, /*HasNSW=*/true);
     };
-    // body() where `cond` holds, its values kept inside.
-    auto guarded = [&](llvm::Value* cond, const std::function<Status()>& body) -> Status {
-      auto* inside = llvm::BasicBlock::Create(ctx, "element", fn);
-      auto* after = llvm::BasicBlock::Create(ctx, "element.end", fn);
-      b.CreateCondBr(cond, inside, after);
-      b.SetInsertPoint(inside);
-      HLO_RETURN_IF_ERROR(emitter.inScope(body));
-      b.CreateBr(after);
-      b.SetInsertPoint(after);
-      return okStatus();
+    auto guarded = [&](llvm::Value* cond, const std::function<Status()>& body) {
+      return emitter.emitWhen(cond, "element", body);
     };
     if (perThread == 1)
       return guarded(b.CreateICmpULT(first, b.getInt64(elements)), [&]() -> Status {

@@ -51,12 +51,7 @@ Status emitSerialReduceKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::I
 
   return tb.forEachThread([&](llvm::Value* thread) -> Status {
     llvm::Value* linear = b.CreateAdd(b.CreateMul(tb.block(), b.getInt64(kThreadsPerBlock)), thread, "linear");
-    llvm::Function* fn = b.GetInsertBlock()->getParent();
-    auto* work = llvm::BasicBlock::Create(b.getContext(), "fold", fn);
-    auto* done = llvm::BasicBlock::Create(b.getContext(), "fold.end", fn);
-    b.CreateCondBr(b.CreateICmpULT(linear, b.getInt64(elements)), work, done);
-    b.SetInsertPoint(work);
-    HLO_RETURN_IF_ERROR(e.inScope([&]() -> Status {
+    return e.emitWhen(b.CreateICmpULT(linear, b.getInt64(elements)), "fold", [&]() -> Status {
       jit::IrIndex out = e.delinearize(linear, outDims);
       std::vector<llvm::AllocaInst*> accumulators;
       for (size_t i = 0; i < n; ++i) {
@@ -94,10 +89,7 @@ Status emitSerialReduceKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::I
         e.store(b.CreateLoad(e.valueType(results[i].type()), accumulators[i]), outputBases[i], linear,
                 results[i].type());
       return okStatus();
-    }));
-    b.CreateBr(done);
-    b.SetInsertPoint(done);
-    return okStatus();
+    });
   });
 }
 

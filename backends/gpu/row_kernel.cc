@@ -138,15 +138,7 @@ class RowKernel {
     llvm::Value* row = rowOf(t);
     llvm::Value* go = b_.CreateICmpULT(row, b_.getInt64(plan_.rows));
     if (also) go = b_.CreateAnd(go, also);
-    llvm::Function* fn = b_.GetInsertBlock()->getParent();
-    auto* inside = llvm::BasicBlock::Create(b_.getContext(), "row", fn);
-    auto* after = llvm::BasicBlock::Create(b_.getContext(), "row.end", fn);
-    b_.CreateCondBr(go, inside, after);
-    b_.SetInsertPoint(inside);
-    HLO_RETURN_IF_ERROR(e_.inScope([&] { return body(row); }));
-    b_.CreateBr(after);
-    b_.SetInsertPoint(after);
-    return okStatus();
+    return e_.emitWhen(go, "row", [&] { return body(row); });
   }
 
   // body(linear position of element j of thread t's row) for j = lane,
@@ -197,16 +189,11 @@ class RowKernel {
       warpSums = tb_.shared(totalType, warps, "warp_sums");
       HLO_RETURN_IF_ERROR(tb_.forEachThread([&](llvm::Value* t) -> Status {
         llvm::Value* lane0 = b_.CreateICmpEQ(b_.CreateURem(t, b_.getInt64(kWarpSize)), b_.getInt64(0));
-        llvm::Function* fn = b_.GetInsertBlock()->getParent();
-        auto* write = llvm::BasicBlock::Create(b_.getContext(), "warp.sum", fn);
-        auto* after = llvm::BasicBlock::Create(b_.getContext(), "warp.sum.end", fn);
-        b_.CreateCondBr(lane0, write, after);
-        b_.SetInsertPoint(write);
-        llvm::Value* slot = b_.CreateInBoundsGEP(totalType, warpSums, b_.CreateUDiv(t, b_.getInt64(kWarpSize)));
-        b_.CreateStore(b_.CreateLoad(totalType, tb_.address(partial, t)), slot);
-        b_.CreateBr(after);
-        b_.SetInsertPoint(after);
-        return okStatus();
+        return e_.emitWhen(lane0, "warp.sum", [&]() -> Status {
+          llvm::Value* slot = b_.CreateInBoundsGEP(totalType, warpSums, b_.CreateUDiv(t, b_.getInt64(kWarpSize)));
+          b_.CreateStore(b_.CreateLoad(totalType, tb_.address(partial, t)), slot);
+          return okStatus();
+        });
       }));
       tb_.barrier();
     }

@@ -62,7 +62,6 @@ Status emitTransposeKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::IRBu
     llvm::Value* acrossTile = b.CreateURem(rest, b.getInt64(plan.tilesAcross));
     llvm::Value* other = b.CreateUDiv(rest, b.getInt64(plan.tilesAcross));
     jit::IrIndex others = e.delinearize(other, otherDims);
-    llvm::Function* fn = b.GetInsertBlock()->getParent();
     for (int64_t i = 0; i < kTransposeTile / kTileRowsAtOnce; ++i) {
       llvm::Value* row = b.CreateAdd(warp, b.getInt64(i * kTileRowsAtOnce));
       llvm::Value* acrossOffset = transposed ? row : lane;
@@ -75,13 +74,7 @@ Status emitTransposeKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::IRBu
       index.multi.back() = alongAt;
       llvm::Value* inside = b.CreateAnd(b.CreateICmpULT(acrossAt, b.getInt64(dims[static_cast<size_t>(plan.across)])),
                                         b.CreateICmpULT(alongAt, b.getInt64(dims.back())));
-      auto* then = llvm::BasicBlock::Create(b.getContext(), "tile.element", fn);
-      auto* after = llvm::BasicBlock::Create(b.getContext(), "tile.element.end", fn);
-      b.CreateCondBr(inside, then, after);
-      b.SetInsertPoint(then);
-      HLO_RETURN_IF_ERROR(e.inScope([&] { return body(lane, row, index); }));
-      b.CreateBr(after);
-      b.SetInsertPoint(after);
+      HLO_RETURN_IF_ERROR(e.emitWhen(inside, "tile.element", [&] { return body(lane, row, index); }));
     }
     return okStatus();
   };
