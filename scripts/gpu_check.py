@@ -191,6 +191,21 @@ ENTRY %e (x: f32[{rows},{cols}]) -> f32[{rows},{cols}] {{
   ROOT %y = f32[{rows},{cols}] divide(%ex, %bsum)
 }}
 """, [(rows, cols)])
+    yield ("transpose_4096x4096", f"""HloModule transpose
+ENTRY %e (x: f32[{rows},{cols}]) -> f32[{cols},{rows}] {{
+  %x = f32[{rows},{cols}] parameter(0)
+  ROOT %t = f32[{cols},{rows}] transpose(%x), dimensions={{1,0}}
+}}
+""", [(rows, cols)])
+    tall, narrow = 1 << 16, 256
+    yield ("column_sum_65536x256", f"""HloModule column_sum
+{add}
+ENTRY %e (x: f32[{tall},{narrow}]) -> f32[{narrow}] {{
+  %x = f32[{tall},{narrow}] parameter(0)
+  %z = f32[] constant(0)
+  ROOT %s = f32[{narrow}] reduce(%x, %z), dimensions={{0}}, to_apply=%add
+}}
+""", [(tall, narrow)])
     k = 2048
     yield ("dot_2048", f"""HloModule dot
 ENTRY %e (a: f32[{k},{k}], b: f32[{k},{k}]) -> f32[{k},{k}] {{
