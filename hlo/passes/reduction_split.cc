@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <string>
 #include <unordered_set>
 
 #include "hlo/passes/pass.h"
@@ -91,6 +92,17 @@ int64_t partsOf(int64_t n) {
   return 0;
 }
 
+// A reduce like `r` (its reducer and init) of `operand` along `dimension`,
+// of `shape`, named after `r` with `suffix`.
+Instruction* reduceLike(Computation& comp, NameUniquer& names, const Instruction& r, const std::string& suffix,
+                        const Shape& shape, Instruction* operand, int64_t dimension) {
+  Instruction* reduce =
+      comp.add(Opcode::kReduce, names.make(r.name() + suffix), shape, {operand, r.operand(1)});
+  reduce->attrs() = r.attrs();
+  reduce->attrs().setInts(AttrKey::kDimensions, {dimension});
+  return reduce;
+}
+
 bool splitIn(Computation& comp) {
   std::vector<Instruction*> candidates;
   for (const auto& i : comp.instructions())
@@ -101,18 +113,12 @@ bool splitIn(Computation& comp) {
   bool changed = false;
   for (Instruction* r : candidates) {
     Instruction* x = r->operand(0);
-    Instruction* init = r->operand(1);
     int64_t n = x->shape().elementCount(), parts = partsOf(n);
     if (parts == 0) continue;
     ElementType t = x->shape().type();
     Instruction* rows = comp.add(Opcode::kReshape, names.make(r->name() + ".rows"), Shape(t, {parts, n / parts}), {x});
-    Instruction* partial =
-        comp.add(Opcode::kReduce, names.make(r->name() + ".partial"), Shape(r->shape().type(), {parts}), {rows, init});
-    partial->attrs() = r->attrs();
-    partial->attrs().setInts(AttrKey::kDimensions, {1});
-    Instruction* total = comp.add(Opcode::kReduce, names.make(r->name() + ".total"), r->shape(), {partial, init});
-    total->attrs() = r->attrs();
-    total->attrs().setInts(AttrKey::kDimensions, {0});
+    Instruction* partial = reduceLike(comp, names, *r, ".partial", Shape(r->shape().type(), {parts}), rows, 1);
+    Instruction* total = reduceLike(comp, names, *r, ".total", r->shape(), partial, 0);
     comp.replaceAllUses(r, total);
     if (comp.root() == r) comp.setRoot(total);
     comp.remove(r);
@@ -141,7 +147,6 @@ bool splitColumnsIn(Computation& comp) {
   bool changed = false;
   for (Instruction* r : candidates) {
     Instruction* x = r->operand(0);
-    Instruction* init = r->operand(1);
     const int64_t columns = r->shape().elementCount();
     const int64_t rows = x->shape().elementCount() / columns;
     // The most slices (of 256, 128, ..., 16) of at least 16 rows each.
@@ -156,14 +161,8 @@ bool splitColumnsIn(Computation& comp) {
     ElementType out = r->shape().type();
     Instruction* tiles = comp.add(Opcode::kReshape, names.make(r->name() + ".tiles"),
                                   Shape(t, {parts, rows / parts, columns}), {x});
-    Instruction* partial =
-        comp.add(Opcode::kReduce, names.make(r->name() + ".partial"), Shape(out, {parts, columns}), {tiles, init});
-    partial->attrs() = r->attrs();
-    partial->attrs().setInts(AttrKey::kDimensions, {1});
-    Instruction* total =
-        comp.add(Opcode::kReduce, names.make(r->name() + ".total"), Shape(out, {columns}), {partial, init});
-    total->attrs() = r->attrs();
-    total->attrs().setInts(AttrKey::kDimensions, {0});
+    Instruction* partial = reduceLike(comp, names, *r, ".partial", Shape(out, {parts, columns}), tiles, 1);
+    Instruction* total = reduceLike(comp, names, *r, ".total", Shape(out, {columns}), partial, 0);
     Instruction* result = total;
     if (r->shape().rank() != 1)
       result = comp.add(Opcode::kReshape, names.make(r->name() + ".columns"), r->shape(), {total});
