@@ -415,6 +415,7 @@ StatusOr<llvm::Value*> ElementalEmitter::emitMap(const Instruction& instr, const
   const Computation* f = instr.attrs().getComputation(AttrKey::kToApply);
   if (!f || f->parameterCount() != instr.operandCount())
     return cannotCompile(instr, "to_apply must take one parameter per operand");
+  std::vector<llvm::Value*> args;
   for (int i = 0; i < instr.operandCount(); ++i) {
     const Shape& op = instr.operand(i)->shape();
     const Shape& p = f->parameter(i)->shape();
@@ -426,15 +427,13 @@ StatusOr<llvm::Value*> ElementalEmitter::emitMap(const Instruction& instr, const
     if (p.type() != op.type()) {
       HLO_ASSIGN_OR_RETURN(v, convert(instr, op.type(), p.type(), v));
     }
-    llvm::AllocaInst* slot = entryAlloca(storageType(p.type()), "map.arg");
-    store(v, slot, i64(0), p.type());
-    bindArray(f->parameter(i), slot);
+    args.push_back(v);
   }
   const Shape& result = f->root()->shape();
   if (!result.isArray() || result.rank() != 0) return cannotCompile(instr, "to_apply must return a scalar");
-  StatusOr<llvm::Value*> value = inCallee(*f, {}, [&] { return emit(*f->root(), scalarIndex()); });
-  if (!value.ok() || result.type() == instr.shape().type()) return value;
-  return convert(instr, result.type(), instr.shape().type(), *value);
+  HLO_ASSIGN_OR_RETURN(std::vector<llvm::Value*> values, callScalar(*f, args));
+  if (result.type() == instr.shape().type()) return values[0];
+  return convert(instr, result.type(), instr.shape().type(), values[0]);
 }
 
 StatusOr<std::vector<llvm::Value*>> ElementalEmitter::callScalar(const Computation& f,

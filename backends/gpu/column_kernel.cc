@@ -2,8 +2,6 @@
 // among a block's 8 warps, the warps' partials joined in shared memory.
 #include "backends/gpu/column_kernel.h"
 
-#include <algorithm>
-
 #include "backends/gpu/group_fold.h"
 #include "hlo/computation.h"
 
@@ -15,21 +13,13 @@ constexpr int kWarps = kThreadsPerBlock / kWarpSize;
 // `reduce`'s operand as [outer, rows, columns] when its reduced dimensions
 // are consecutive and some kept dimension follows them.
 std::optional<ColumnPlan> viewOf(const Instruction& reduce) {
-  if (reduce.opcode() != Opcode::kReduce || !groupFoldable(reduce)) return std::nullopt;
-  std::vector<int64_t> reduced = reduce.attrs().getInts(AttrKey::kDimensions);
-  std::sort(reduced.begin(), reduced.end());
-  const std::vector<int64_t>& dims = reduce.operand(0)->shape().dims();
-  if (reduced.empty() || reduced.back() + 1 >= static_cast<int64_t>(dims.size())) return std::nullopt;
-  for (size_t i = 1; i < reduced.size(); ++i)
-    if (reduced[i] != reduced[i - 1] + 1) return std::nullopt;
-  ColumnPlan view;
-  view.rows = 1;
-  view.columns = 1;
-  for (int64_t d = 0; d < static_cast<int64_t>(dims.size()); ++d) {
-    int64_t& part = d < reduced.front() ? view.outer : d <= reduced.back() ? view.rows : view.columns;
-    part *= dims[static_cast<size_t>(d)];
-  }
-  return view;
+  std::optional<ReduceView> view = reduceViewOf(reduce);
+  if (!view || view->trailing || !groupFoldable(reduce)) return std::nullopt;
+  ColumnPlan plan;
+  plan.outer = view->outer;
+  plan.rows = view->reduced;
+  plan.columns = view->inner;
+  return plan;
 }
 
 }  // namespace
@@ -44,11 +34,7 @@ std::optional<ColumnPlan> columnPlanOf(const Instruction& instr, const std::vect
     if (!plan) plan = view;
     plan->folds.push_back(out);
   }
-  if (!plan || plan->rows < kColumnKernelMinRows) return std::nullopt;
-  if (instr.opcode() == Opcode::kFusion)
-    for (const auto& i : instr.calledComputations()[0]->instructions())
-      if (i->opcode() == Opcode::kReduce && std::find(outputs.begin(), outputs.end(), i.get()) == outputs.end())
-        return std::nullopt;
+  if (!plan || plan->rows < kColumnKernelMinRows || !onlyOutputsReduce(instr, outputs)) return std::nullopt;
   return plan;
 }
 

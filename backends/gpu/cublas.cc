@@ -4,12 +4,13 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
-#include <complex>
+#include <optional>
 #include <mutex>
 #include <numeric>
 #include <vector>
 
 #include "hlo/contraction.h"
+#include "jit/elemental_emitter.h"
 
 namespace hlo::gpu {
 
@@ -22,34 +23,44 @@ bool identity(const std::vector<int64_t>& perm) {
   return true;
 }
 
-bool supportedTypes(ElementType lhs, ElementType rhs, ElementType result) {
-  using T = ElementType;
-  if (lhs != rhs) return false;
-  switch (lhs) {
-    case T::kF32: case T::kF64: case T::kC64: case T::kC128: return result == lhs;
-    case T::kF16: case T::kBF16: return result == lhs || result == T::kF32;
-    default: return false;
-  }
+// The element types cuBLAS multiplies: cuBLAS's name for each
+// (cudaDataType_t), whether it computes in f64 (else f32), and whether its
+// products may also be written as f32.
+struct CublasType {
+  ElementType type;
+  int cudaDataType;
+  bool computesInF64;
+  bool intoF32;
+};
+constexpr CublasType kCublasTypes[] = {
+    {ElementType::kF32, 0, false, false},   // CUDA_R_32F
+    {ElementType::kF64, 1, true, false},    // CUDA_R_64F
+    {ElementType::kF16, 2, false, true},    // CUDA_R_16F
+    {ElementType::kC64, 4, false, false},   // CUDA_C_32F
+    {ElementType::kC128, 5, true, false},   // CUDA_C_64F
+    {ElementType::kBF16, 14, false, true},  // CUDA_R_16BF
+};
+
+const CublasType* cublasType(ElementType t) {
+  for (const CublasType& c : kCublasTypes)
+    if (c.type == t) return &c;
+  return nullptr;
 }
 
-// cuBLAS's names for them (cudaDataType_t, cublasComputeType_t).
-int cudaDataType(ElementType t) {
-  switch (t) {
-    case ElementType::kF32: return 0;    // CUDA_R_32F
-    case ElementType::kF64: return 1;    // CUDA_R_64F
-    case ElementType::kF16: return 2;    // CUDA_R_16F
-    case ElementType::kC64: return 4;    // CUDA_C_32F
-    case ElementType::kC128: return 5;   // CUDA_C_64F
-    case ElementType::kBF16: return 14;  // CUDA_R_16BF
-    default: return -1;
-  }
+bool supportedTypes(ElementType lhs, ElementType rhs, ElementType result) {
+  const CublasType* c = cublasType(lhs);
+  return c && rhs == lhs && (result == lhs || (c->intoF32 && result == ElementType::kF32));
 }
+
+// cublasComputeType_t, cublasOperation_t, cublasGemmAlgo_t.
 constexpr int kComputeF32 = 68;  // CUBLAS_COMPUTE_32F: no TF32
 constexpr int kComputeF64 = 70;  // CUBLAS_COMPUTE_64F
 constexpr int kOpN = 0, kOpT = 1;
 constexpr int kGemmDefault = -1;  // CUBLAS_GEMM_DEFAULT
 
-bool wide(ElementType t) { return t == ElementType::kF64 || t == ElementType::kC128; }
+// Dots of at most this many multiply-adds are kernels (a thread per output
+// element): a library call costs more than they do.
+constexpr int64_t kElementDotProducts = int64_t{1} << 15;
 
 }  // namespace
 
@@ -92,6 +103,13 @@ StatusOr<GemmPlan> gemmPlanOf(const Instruction& dot) {
   if (plan.batch > kIntMax || plan.m > kIntMax || plan.n > kIntMax || plan.k > kIntMax)
     return errorStatus("a dimension beyond cuBLAS's 32-bit sizes");
   return plan;
+}
+
+std::optional<GemmPlan> cublasDotOf(const Instruction& instr) {
+  if (instr.opcode() != Opcode::kDot || jit::emitsDot(instr, kElementDotProducts)) return std::nullopt;
+  StatusOr<GemmPlan> plan = gemmPlanOf(instr);
+  if (!plan.ok()) return std::nullopt;
+  return *plan;
 }
 
 // The entry points, resolved from the library.
@@ -167,7 +185,6 @@ StatusOr<Cublas*> Cublas::get(const CudaDriver& driver) {
   cublas->driver_ = &driver;
   cublas->api_ = api.release();
   cublas->handle_ = h;
-  cublas->path_ = path;
   opened = cublas;
   return opened;
 }
@@ -175,7 +192,7 @@ StatusOr<Cublas*> Cublas::get(const CudaDriver& driver) {
 Status Cublas::gemm(const GemmPlan& p, CUdeviceptr lhs, CUdeviceptr rhs, CUdeviceptr out) const {
   HLO_RETURN_IF_ERROR(driver_->makeCurrent());
   // alpha = 1, beta = 0 in the compute type (complex ones as two of it).
-  const bool f64 = wide(p.resultType);
+  const bool f64 = cublasType(p.lhsType)->computesInF64;
   const double one64[2] = {1, 0}, zero64[2] = {0, 0};
   const float one32[2] = {1, 0}, zero32[2] = {0, 0};
   const void* alpha = f64 ? static_cast<const void*>(one64) : one32;
@@ -186,9 +203,10 @@ Status Cublas::gemm(const GemmPlan& p, CUdeviceptr lhs, CUdeviceptr rhs, CUdevic
   const int ldRhs = static_cast<int>(p.rhsTransposed ? p.k : p.n);
   const int ldLhs = static_cast<int>(p.lhsTransposed ? p.m : p.k);
   int status = api_->gemmStridedBatchedEx(
-      handle_, opRhs, opLhs, m, n, k, alpha, reinterpret_cast<const void*>(rhs), cudaDataType(p.rhsType), ldRhs,
-      static_cast<long long>(p.k * p.n), reinterpret_cast<const void*>(lhs), cudaDataType(p.lhsType), ldLhs,
-      static_cast<long long>(p.m * p.k), beta, reinterpret_cast<void*>(out), cudaDataType(p.resultType), m,
+      handle_, opRhs, opLhs, m, n, k, alpha, reinterpret_cast<const void*>(rhs), cublasType(p.rhsType)->cudaDataType,
+      ldRhs, static_cast<long long>(p.k * p.n), reinterpret_cast<const void*>(lhs),
+      cublasType(p.lhsType)->cudaDataType, ldLhs, static_cast<long long>(p.m * p.k), beta,
+      reinterpret_cast<void*>(out), cublasType(p.resultType)->cudaDataType, m,
       static_cast<long long>(p.m * p.n), static_cast<int>(p.batch), f64 ? kComputeF64 : kComputeF32, kGemmDefault);
   if (status == 0) return okStatus();
   std::string text = api_->statusString ? api_->statusString(status) : "status " + std::to_string(status);

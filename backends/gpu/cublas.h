@@ -10,7 +10,7 @@
 // f32 (their result f16/bf16 or f32), f64 in f64, c64 and c128 likewise.
 #pragma once
 #include <cstdint>
-#include <string>
+#include <optional>
 
 #include "backends/gpu/cuda_driver.h"
 #include "hlo/instruction.h"
@@ -24,6 +24,11 @@ struct GemmPlan {
   bool rhsTransposed = false;  // rhs stored [batch, n, k]
   ElementType lhsType = ElementType::kF32, rhsType = ElementType::kF32, resultType = ElementType::kF32;
 };
+
+// The GEMM through which the GPU computes `instr`: a dot of more
+// multiply-adds than a kernel computes quickly (a thread per output
+// element), whose gemmPlanOf holds; else nullopt (a kernel computes it).
+std::optional<GemmPlan> cublasDotOf(const Instruction& instr);
 
 // The GEMM that computes the dot `dot`, or an error saying why none does
 // (a layout that needs a transpose first, element types cuBLAS does not
@@ -42,15 +47,12 @@ class Cublas {
   // out = lhs . rhs as `plan` says.
   Status gemm(const GemmPlan& plan, CUdeviceptr lhs, CUdeviceptr rhs, CUdeviceptr out) const;
 
-  const std::string& path() const { return path_; }
-
  private:
   Cublas() = default;
   struct Api;
   const CudaDriver* driver_ = nullptr;
   const Api* api_ = nullptr;
   void* handle_ = nullptr;  // cublasHandle_t
-  std::string path_;
 };
 
 }  // namespace hlo::gpu

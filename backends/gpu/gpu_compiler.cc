@@ -44,10 +44,6 @@ namespace hlo::gpu {
 
 namespace {
 
-// Dots of at most this many multiply-adds are kernels (a thread per output
-// element); larger ones go to cuBLAS where their layout allows.
-constexpr int64_t kElementDotProducts = int64_t{1} << 15;
-
 // The PTX target: the options', else the device's (capped at sm_90, what
 // LLVM 19 emits; the driver compiles sm_90 PTX forward for newer GPUs),
 // else sm_90.
@@ -135,21 +131,18 @@ class ProgramBuilder {
       step.kind = Kind::kCall;
       return callee(step, instr.calledComputations().empty() ? nullptr : instr.calledComputations()[0]);
     }
-    // A dot of more products than a kernel computes quickly one output
-    // element a thread goes to cuBLAS where its operands allow.
-    if (instr.opcode() == Opcode::kDot && !jit::emitsDot(instr, kElementDotProducts))
-      if (StatusOr<GemmPlan> gemm = gemmPlanOf(instr); gemm.ok()) {
-        step.kind = Kind::kGemm;
-        step.gemm = *gemm;
-        ++out_.gemms;
-        if (options_.verbose)
-          std::fprintf(stderr, "hlo-run: gpu: %%%s: cuBLAS, [%lld, %lld, %lld] x [%lld, %lld, %lld]%s%s\n",
-                       instr.name().c_str(), static_cast<long long>(gemm->batch), static_cast<long long>(gemm->m),
-                       static_cast<long long>(gemm->k), static_cast<long long>(gemm->batch),
-                       static_cast<long long>(gemm->k), static_cast<long long>(gemm->n),
-                       gemm->lhsTransposed ? ", lhs transposed" : "", gemm->rhsTransposed ? ", rhs transposed" : "");
-        return okStatus();
-      }
+    if (std::optional<GemmPlan> gemm = cublasDotOf(instr)) {
+      step.kind = Kind::kGemm;
+      step.gemm = *gemm;
+      ++out_.gemms;
+      if (options_.verbose)
+        std::fprintf(stderr, "hlo-run: gpu: %%%s: cuBLAS, [%lld, %lld, %lld] x [%lld, %lld, %lld]%s%s\n",
+                     instr.name().c_str(), static_cast<long long>(gemm->batch), static_cast<long long>(gemm->m),
+                     static_cast<long long>(gemm->k), static_cast<long long>(gemm->batch),
+                     static_cast<long long>(gemm->k), static_cast<long long>(gemm->n),
+                     gemm->lhsTransposed ? ", lhs transposed" : "", gemm->rhsTransposed ? ", rhs transposed" : "");
+      return okStatus();
+    }
     if (const std::string* same = reuse_.find(instr)) {
       step.kind = Kind::kKernel;
       step.kernelName = *same;

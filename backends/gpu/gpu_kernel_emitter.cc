@@ -10,6 +10,8 @@
 // output element.
 #include "backends/gpu/gpu_kernel_emitter.h"
 
+#include <functional>
+
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/Module.h>
@@ -38,6 +40,13 @@ std::string hostRuntimeCall(const llvm::Function& fn) {
         if (const llvm::Function* callee = call->getCalledFunction())
           if (callee->isDeclaration() && callee->getName().starts_with("hlo_")) return callee->getName().str();
   return "";
+}
+
+// The outputs a kernel for `fusion` writes: its root, or a root tuple's elements.
+std::vector<const Instruction*> fusionOutputs(const Instruction& fusion) {
+  const Instruction* root = fusion.calledComputations()[0]->root();
+  if (root->opcode() == Opcode::kTuple) return {root->operands().begin(), root->operands().end()};
+  return {root};
 }
 
 // The arrays a kernel reads, and the instructions its outputs compute.
@@ -71,9 +80,7 @@ StatusOr<KernelShape> kernelShape(const Instruction& instr) {
       if (!r.isArray()) return jit::cannotCompile(instr, "a kernel writes arrays, not tuples");
     return k;
   }
-  k.outputs = {root};
-  if (root->opcode() == Opcode::kTuple && instr.opcode() == Opcode::kFusion)
-    k.outputs.assign(root->operands().begin(), root->operands().end());
+  k.outputs = instr.opcode() == Opcode::kFusion ? fusionOutputs(instr) : std::vector<const Instruction*>{root};
   if (k.outputs.empty()) return jit::cannotCompile(instr, "a kernel needs at least one output");
   for (const Instruction* out : k.outputs) {
     if (!out->shape().isArray()) return jit::cannotCompile(instr, "a kernel writes arrays, not tuples");
@@ -170,11 +177,45 @@ Status emitElementKernel(ThreadBlock& tb, jit::ElementalEmitter& emitter, llvm::
   });
 }
 
-// The outputs a kernel for `fusion` writes: its root, or a root tuple's elements.
-std::vector<const Instruction*> fusionOutputs(const Instruction& fusion) {
-  const Instruction* root = fusion.calledComputations()[0]->root();
-  if (root->opcode() == Opcode::kTuple) return {root->operands().begin(), root->operands().end()};
-  return {root};
+// How a kernel's threads share its work: its blocks, a name for --verbose
+// and the code that emits its body into the given arrays.
+struct KernelLayout {
+  int64_t blocks = 0;
+  std::string shape;
+  std::function<Status(ThreadBlock&, jit::ElementalEmitter&, llvm::IRBuilder<>&, const std::vector<llvm::Value*>&)>
+      emit;
+};
+
+// The first layout that fits: a serial reduce, row, column or transpose
+// kernel, else an element kernel.
+KernelLayout layoutOf(const Instruction& instr, const KernelShape& k) {
+  int64_t elements = 0;  // the largest output's element count
+  for (const Shape& result : k.results) elements = std::max(elements, result.elementCount());
+  auto blocksOf = [](int64_t threads) { return (threads + kThreadsPerBlock - 1) / kThreadsPerBlock; };
+  if (k.serialReduce)
+    return {blocksOf(elements), "serial folds", [&k](ThreadBlock& tb, auto& e, auto& b, const auto& bases) {
+              return emitSerialReduceKernel(tb, e, b, *k.serialReduce, bases);
+            }};
+  if (std::optional<RowPlan> rows = rowPlanOf(instr, k.outputs))
+    return {rows->blocks(), rows->group == kWarpSize ? "warp rows" : "block rows",
+            [plan = *rows, &k](ThreadBlock& tb, auto& e, auto& b, const auto& bases) {
+              return emitRowKernel(tb, e, b, plan, k.outputs, bases);
+            }};
+  if (std::optional<ColumnPlan> columns = columnPlanOf(instr, k.outputs))
+    return {columns->blocks(), "column tiles", [plan = *columns](ThreadBlock& tb, auto& e, auto& b, const auto& bases) {
+              return emitColumnKernel(tb, e, b, plan, bases);
+            }};
+  if (std::optional<TransposePlan> transpose = transposePlanOf(k.outputs))
+    return {transpose->blocks(), "transpose tiles",
+            [plan = *transpose](ThreadBlock& tb, auto& e, auto& b, const auto& bases) {
+              return emitTransposeKernel(tb, e, b, plan, bases[0]);
+            }};
+  const int perThread = elementsPerThread(k, elements);
+  return {blocksOf((elements + perThread - 1) / perThread),
+          std::to_string(perThread) + (perThread == 1 ? " element" : " elements") + " a thread",
+          [&k, elements, perThread](ThreadBlock& tb, auto& e, auto& b, const auto& bases) {
+            return emitElementKernel(tb, e, b, k, bases, elements, perThread);
+          }};
 }
 
 }  // namespace
@@ -210,25 +251,12 @@ bool gpuOneKernel(const Instruction& fusion) {
 StatusOr<GpuKernelInfo> emitGpuKernel(llvm::Module& module, const Instruction& instr, const std::string& name,
                                       GridForm form) {
   HLO_ASSIGN_OR_RETURN(KernelShape k, kernelShape(instr));
-  std::optional<RowPlan> rows = rowPlanOf(instr, k.outputs);
-  std::optional<ColumnPlan> columns = rows ? std::nullopt : columnPlanOf(instr, k.outputs);
-  std::optional<TransposePlan> transpose = rows || columns ? std::nullopt : transposePlanOf(k.outputs);
+  const KernelLayout layout = layoutOf(instr, k);
   GpuKernelInfo info;
   info.inputs = static_cast<int>(k.inputs.size());
   info.outputs = static_cast<int>(k.results.size());
-  int64_t elements = 0;  // of an element kernel: the largest output's element count
-  for (const Shape& result : k.results) elements = std::max(elements, result.elementCount());
-  const int perThread = k.serialReduce ? 1 : elementsPerThread(k, elements);
-  const int64_t perBlock = int64_t{kThreadsPerBlock} * perThread;
-  info.blocks = rows        ? rows->blocks()
-                : columns   ? columns->blocks()
-                : transpose ? transpose->blocks()
-                            : (elements + perBlock - 1) / perBlock;
-  info.shape = rows          ? (rows->group == kWarpSize ? "warp rows" : "block rows")
-               : columns     ? "column tiles"
-               : transpose   ? "transpose tiles"
-               : k.serialReduce ? "serial folds"
-                           : std::to_string(perThread) + (perThread == 1 ? " element" : " elements") + " a thread";
+  info.blocks = layout.blocks;
+  info.shape = layout.shape;
   if (info.blocks > int64_t{0x7fffffff}) return jit::cannotCompile(instr, "more blocks than a grid holds");
 
   llvm::LLVMContext& ctx = module.getContext();
@@ -260,11 +288,7 @@ StatusOr<GpuKernelInfo> emitGpuKernel(llvm::Module& module, const Instruction& i
     }
   }
   ThreadBlock tb(emitter, b, form, block);
-  Status body = k.serialReduce ? emitSerialReduceKernel(tb, emitter, b, *k.serialReduce, bases)
-                : rows        ? emitRowKernel(tb, emitter, b, *rows, k.outputs, bases)
-                : columns   ? emitColumnKernel(tb, emitter, b, *columns, bases)
-                : transpose ? emitTransposeKernel(tb, emitter, b, *transpose, bases[0])
-                            : emitElementKernel(tb, emitter, b, k, bases, elements, perThread);
+  Status body = layout.emit(tb, emitter, b, bases);
   if (body.ok()) {
     tb.finish();
     b.CreateRetVoid();

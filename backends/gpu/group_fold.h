@@ -1,6 +1,9 @@
 // What a group of threads needs to fold one reduce together (row_kernel.h,
 // column_kernel.h): which reduces allow it, and the fold's steps.
 #pragma once
+#include <optional>
+#include <vector>
+
 #include <llvm/IR/IRBuilder.h>
 
 #include "hlo/instruction.h"
@@ -13,6 +16,20 @@ namespace hlo::gpu {
 // does not round after every step (f16, bf16, f8 and f4 fold serially in
 // the interpreter's order).
 bool groupFoldable(const Instruction& reduce);
+
+// A reduce's operand as [outer, reduced, inner], when its reduced
+// dimensions are consecutive: `outer` the product of the kept dimensions
+// before them, `inner` of those after; `trailing` when none follow (a row
+// reduction), else a column reduction.
+struct ReduceView {
+  int64_t outer = 1, reduced = 1, inner = 1;
+  bool trailing = false;
+};
+std::optional<ReduceView> reduceViewOf(const Instruction& reduce);
+
+// Whether the only reduces of `instr` (a fusion's computation, or `instr`
+// itself) are `outputs`: a group kernel folds its outputs and nothing else.
+bool onlyOutputsReduce(const Instruction& instr, const std::vector<const Instruction*>& outputs);
 
 // A group fold of `reduce`: each thread's partial starts at `identity` and
 // takes elements and other partials by `combine`, all in `total`

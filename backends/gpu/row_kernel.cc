@@ -14,21 +14,8 @@ namespace {
 // A reduce whose rows a group of threads may fold: groupFoldable, and it
 // reduces the last dimensions of its operand.
 bool foldsRows(const Instruction& reduce) {
-  if (!groupFoldable(reduce)) return false;
-  std::vector<int64_t> reduced = reduce.attrs().getInts(AttrKey::kDimensions);
-  std::sort(reduced.begin(), reduced.end());
-  const int64_t rank = reduce.operand(0)->shape().rank();
-  if (reduced.empty()) return false;
-  for (size_t i = 0; i < reduced.size(); ++i)
-    if (reduced[i] != rank - static_cast<int64_t>(reduced.size() - i)) return false;
-  return true;
-}
-
-int64_t rowLength(const Instruction& reduce) {
-  int64_t length = 1;
-  const std::vector<int64_t>& dims = reduce.operand(0)->shape().dims();
-  for (int64_t d : reduce.attrs().getInts(AttrKey::kDimensions)) length *= dims[static_cast<size_t>(d)];
-  return length;
+  std::optional<ReduceView> view = reduceViewOf(reduce);
+  return view && view->trailing && groupFoldable(reduce);
 }
 
 int groupFor(int64_t length) { return length > kWarpRowLimit ? kThreadsPerBlock : kWarpSize; }
@@ -40,16 +27,13 @@ std::optional<RowPlan> reduceRowsPlan(const Instruction& instr, const std::vecto
   plan.outputsAreFolds = true;
   for (const Instruction* out : outputs) {
     if (out->opcode() != Opcode::kReduce || !foldsRows(*out)) return std::nullopt;
-    int64_t rows = out->shape().elementCount(), length = rowLength(*out);
+    int64_t rows = out->shape().elementCount(), length = reduceViewOf(*out)->reduced;
     if (!plan.folds.empty() && (rows != plan.rows || length != plan.length)) return std::nullopt;
     plan.rows = rows;
     plan.length = length;
     plan.folds.push_back(out);
   }
-  if (instr.opcode() == Opcode::kFusion)
-    for (const auto& i : instr.calledComputations()[0]->instructions())
-      if (i->opcode() == Opcode::kReduce && std::find(outputs.begin(), outputs.end(), i.get()) == outputs.end())
-        return std::nullopt;
+  if (!onlyOutputsReduce(instr, outputs)) return std::nullopt;
   // Shorter rows: a thread per row reads them as fast.
   if (plan.length < kWarpSize) return std::nullopt;
   plan.group = groupFor(plan.length);

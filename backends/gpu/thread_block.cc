@@ -8,7 +8,7 @@
 namespace hlo::gpu {
 
 ThreadBlock::ThreadBlock(jit::ElementalEmitter& emitter, llvm::IRBuilder<>& b, GridForm form, llvm::Value* block)
-    : emitter_(emitter), b_(b), form_(form), entry_(b.GetInsertBlock()) {
+    : emitter_(emitter), b_(b), form_(form) {
   block_ = b_.CreateZExt(block, b_.getInt64Ty(), "block");
   if (form_ == GridForm::kNvptx)
     thread_ = b_.CreateZExt(b_.CreateIntrinsic(llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x, {}, {}), b_.getInt64Ty(),
@@ -65,7 +65,7 @@ llvm::Value* ThreadBlock::address(const PerThread& v, llvm::Value* thread) {
 llvm::Value* ThreadBlock::shared(llvm::Type* type, int64_t count, const std::string& name) {
   llvm::Type* array = llvm::ArrayType::get(type, static_cast<uint64_t>(count));
   if (form_ == GridForm::kHost) return emitter_.entryAlloca(array, name);
-  llvm::Module& module = *entry_->getModule();
+  llvm::Module& module = *b_.GetInsertBlock()->getModule();
   constexpr unsigned kSharedAddressSpace = 3;
   return new llvm::GlobalVariable(module, array, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
                                   llvm::UndefValue::get(array), name, nullptr,

@@ -34,7 +34,7 @@ inline constexpr int kWarpSize = 32;
 class ThreadBlock {
  public:
   // `block` is the kernel's i32 block index; the builder is in the kernel's
-  // entry block, where the thread index (kNvptx) and arrays are placed.
+  // entry block, where the thread index (kNvptx) is read.
   ThreadBlock(jit::ElementalEmitter& emitter, llvm::IRBuilder<>& b, GridForm form, llvm::Value* block);
 
   // The block index, as an i64.
@@ -87,7 +87,6 @@ class ThreadBlock {
   llvm::Value* block_;
   llvm::Value* thread_ = nullptr;  // kNvptx: %tid.x, as an i64; kHost: the open loop's thread
   llvm::BasicBlock* loopHeader_ = nullptr;  // kHost: the open loop, if any
-  llvm::BasicBlock* entry_;
 };
 
 }  // namespace hlo::gpu

@@ -120,7 +120,6 @@ bool splitIn(Computation& comp) {
     Instruction* partial = reduceLike(comp, names, *r, ".partial", Shape(r->shape().type(), {parts}), rows, 1);
     Instruction* total = reduceLike(comp, names, *r, ".total", r->shape(), partial, 0);
     comp.replaceAllUses(r, total);
-    if (comp.root() == r) comp.setRoot(total);
     comp.remove(r);
     changed = true;
   }
@@ -167,7 +166,6 @@ bool splitColumnsIn(Computation& comp) {
     if (r->shape().rank() != 1)
       result = comp.add(Opcode::kReshape, names.make(r->name() + ".columns"), r->shape(), {total});
     comp.replaceAllUses(r, result);
-    if (comp.root() == r) comp.setRoot(result);
     comp.remove(r);
     changed = true;
   }
