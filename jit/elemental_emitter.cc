@@ -48,6 +48,27 @@ Status checkTypes(const Instruction& instr) {
   return okStatus();
 }
 
+// Shape inference lets floats of different precisions meet in data
+// movement (XLA's mixed precision); moving bits does not convert them, so
+// the values an op moves must have its result's element type (as the
+// interpreter requires: interp/data_checks.h). The index operands of the
+// dynamic slices are not moved.
+Status sameElementTypeMoved(const Instruction& instr) {
+  Opcode op = instr.opcode();
+  int moved = op == Opcode::kConcatenate ? instr.operandCount()
+              : op == Opcode::kPad || op == Opcode::kDynamicUpdateSlice ? 2
+                                                                       : 1;
+  ElementType want = instr.shape().type();
+  for (int i = 0; i < moved && i < instr.operandCount(); ++i) {
+    ElementType got = instr.operand(i)->shape().type();
+    if (got != want)
+      return cannotCompile(instr, "operand " + std::to_string(i) + " has element type " +
+                                      std::string(elementTypeName(got)) + ", not the result's " +
+                                      std::string(elementTypeName(want)) + " (data movement does not convert)");
+  }
+  return okStatus();
+}
+
 bool untiled(const Shape& s) { return !s.layout() || (s.layout()->tiles.empty() && s.layout()->elementSizeBits == 0); }
 
 // Dimension numbers from the most major to the most minor.
@@ -250,8 +271,10 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
       Opcode::kBroadcast, Opcode::kReshape, Opcode::kCopy,         Opcode::kTranspose,
       Opcode::kSlice,     Opcode::kReverse, Opcode::kConcatenate,  Opcode::kPad,
       Opcode::kDynamicSlice, Opcode::kDynamicUpdateSlice, Opcode::kSetDimensionSize};
-  if (std::ranges::find(kMovesData, op) != std::end(kMovesData))
+  if (std::ranges::find(kMovesData, op) != std::end(kMovesData)) {
     if (Status typed = checkDeclaredShape(instr); !typed.ok()) return cannotCompile(instr, typed.message());
+    if (Status same = sameElementTypeMoved(instr); !same.ok()) return same;
+  }
   // Every opcode is named: a new one does not compile until the emitter
   // says what it does with it.
   switch (op) {
