@@ -9,7 +9,8 @@
 // Everything else -- divide, abs, exp, log, sqrt, power, the
 // trigonometric functions -- calls the host runtime's hlo_complex_unary /
 // hlo_complex_binary, which are hlo/complex_math.h's applyComplexUnary /
-// applyComplexBinary: the very formulas the reference interpreter applies.
+// applyComplexBinary: the very formulas the reference interpreter applies;
+// where code cannot call the runtime, they are IR (elemental_complex_math.cc).
 #include "hlo/complex_math.h"
 #include "jit/elemental_emitter.h"
 
@@ -139,6 +140,11 @@ StatusOr<llvm::Value*> ElementalEmitter::complexUnary(const Instruction& instr, 
     default: break;
   }
   if (!runtimeDefinesUnary(op, t)) return cannotCompile(instr, "not defined for " + std::string(elementTypeName(t)));
+  if (!target_.hostRuntime) {
+    llvm::Value* args[] = {x};
+    if (std::optional<llvm::Value*> r = complexFunctionAsIr(op, t, args)) return *r;
+    return cannotCompile(instr, "has no form as IR for " + std::string(elementTypeName(t)));
+  }
   auto [re, im] = callRuntime(*this, b_, module_, kComplexUnary, op, t, {x});
   if (op == Opcode::kAbs) return re;  // the magnitude, a real number
   return makeComplex(t, re, im);
@@ -171,6 +177,11 @@ StatusOr<llvm::Value*> ElementalEmitter::complexBinary(Opcode op, const Instruct
     default: break;
   }
   if (!runtimeDefinesBinary(op, t)) return cannotCompile(instr, "not defined for " + std::string(elementTypeName(t)));
+  if (!target_.hostRuntime) {
+    llvm::Value* args[] = {a, c};
+    if (std::optional<llvm::Value*> r = complexFunctionAsIr(op, t, args)) return *r;
+    return cannotCompile(instr, "has no form as IR for " + std::string(elementTypeName(t)));
+  }
   auto [re, im] = callRuntime(*this, b_, module_, kComplexBinary, op, t, {a, c});
   return makeComplex(t, re, im);
 }

@@ -15,6 +15,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -161,6 +163,10 @@ class ElementalEmitter {
   StatusOr<llvm::Value*> complexBinary(Opcode op, const Instruction& instr, ElementType t, llvm::Value* a,
                                        llvm::Value* c);
   StatusOr<llvm::Value*> complexCompare(const Instruction& instr, llvm::Value* a, llvm::Value* c);
+  // A complex function (one or two arguments of type t) as IR from real
+  // math functions, for code that cannot call the host runtime
+  // (elemental_complex_math.cc); nullopt where `op` has no complex meaning.
+  std::optional<llvm::Value*> complexFunctionAsIr(Opcode op, ElementType t, std::span<llvm::Value* const> args);
 
   // Element `index` of tuple element `i` of `producer`: a tuple, a nested
   // fusion whose root is one, or a forwarded parameter of one.

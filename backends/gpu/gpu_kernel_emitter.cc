@@ -301,9 +301,7 @@ StatusOr<GpuKernelInfo> emitGpuKernel(llvm::Module& module, const Instruction& i
     body = jit::cannotCompile(instr, "internal error: the kernel's IR is invalid: " + problems);
   if (body.ok())
     if (std::string helper = hostRuntimeCall(*fn); !helper.empty())
-      body = jit::cannotCompile(instr, "needs the host runtime's " + helper +
-                                           ", which GPU code cannot call (complex functions beyond arithmetic "
-                                           "have no device form yet)");
+      body = jit::cannotCompile(instr, "needs the host runtime's " + helper + ", which GPU code cannot call");
   if (!body.ok()) {
     // Shared arrays of a kernel that is not kept go with it.
     std::vector<llvm::GlobalVariable*> orphans;
