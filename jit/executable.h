@@ -79,6 +79,18 @@ struct MemoryStats {
   // The most recent run: bytes of values it wrote into the arena, into the
   // result buffers, and onto the heap (values the arena cannot hold).
   int64_t runArenaBytes = 0, runOutputBytes = 0, runHeapBytes = 0;
+  // An executable that runs on a device (--engine=gpu): the device memory
+  // it holds, the pinned host memory it copies large arrays through, and
+  // the most recent run's copies each way (arguments up, the result and
+  // the host's reads, such as a loop's predicate, down).
+  bool onDevice = false;
+  int64_t deviceBytes = 0, pinnedBytes = 0;
+  int64_t uploadBytes = 0, downloadBytes = 0;
+  double uploadSeconds = 0, downloadSeconds = 0;
+  // The last run's steps on the device, from before the first to after the
+  // last, by the device's clock (CUDA events): arguments up and the result
+  // down not included.
+  double deviceSeconds = 0;
 };
 
 class Executable {

@@ -228,14 +228,22 @@ def run_bench(args, tmp):
         rng = np.random.default_rng(0)
         npz = os.path.join(tmp, name + ".npz")
         np.savez(npz, **{f"arg{i}": rng.uniform(-1, 1, s).astype(np.float32) for i, s in enumerate(shapes)})
-        rc, out, _ = run_hlo([args.hlo_run, f"--engine={args.engine}", "--iterations=10", f"--input=@{npz}",
-                              "--output=" + os.path.join(tmp, "out.npz"), path], args.timeout * 4)
-        m = re.search(r"min ([^,]+), median (.+)", out)
+        rc, out, _ = run_hlo([args.hlo_run, f"--engine={args.engine}", "--iterations=10", "--stats",
+                              f"--input=@{npz}", "--output=" + os.path.join(tmp, "out.npz"), path], args.timeout * 4)
+        m = re.search(r"iterations: min ([^,]+), median ([^;\n]+)", out)
         ours = m.group(2).strip() if m and rc == 0 else f"failed: {out.strip()[-200:]}"
+        # gpu: the steps alone by CUDA events, and the copies' rates (--stats).
+        d = re.search(r"on the device \(CUDA events\): min ([^,]+), median ([^\n]+)", out)
+        device = d.group(2).strip() if d else ""
+        up = re.search(r"bytes up in [^(]+\(([^)]+)\)", out)
+        down = re.search(r"bytes down in [^(]+\(([^)]+)\)", out)
+        copies = f"up {up.group(1)}, down {down.group(1)}" if up and down else ""
         rc, xout, _ = run_hlo([sys.executable, oracle, "--bench", path, npz, "--repeats=10"], args.timeout * 4)
         xla = xout.strip().splitlines()[-1] if xout.strip() else f"status {rc}"
-        rows.append((name, ours, xla))
-    write_table(os.path.join(args.out, "bench.tsv"), ["module", "hlo-run median (with copies in and out)", "xla_oracle"], rows)
+        rows.append((name, ours, device, copies, xla))
+    write_table(os.path.join(args.out, "bench.tsv"),
+                ["module", "hlo-run median (with copies in and out)", "its steps on the device (median)",
+                 "copies (last run)", "xla_oracle"], rows)
     for r in rows:
         print("bench:", *r)
     return f"bench: {len(rows)} modules"

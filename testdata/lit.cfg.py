@@ -44,3 +44,7 @@ import shutil
 
 if shutil.which("ptxas", path=config.environment["PATH"]):
     config.available_features.add("ptxas")
+
+# cuobjdump, which --dump-to uses for SASS where the toolkit has it.
+if shutil.which("cuobjdump", path=config.environment["PATH"] + os.pathsep + "/usr/local/cuda/bin"):
+    config.available_features.add("cuobjdump")

@@ -50,7 +50,9 @@ constexpr const char* kUsage =
     "                            the interpreter, logging each such instruction\n"
     "  --stats                   after the run, print its memory to stderr: the peak bytes of\n"
     "                            live values (interp); the arena of one execution, buffer\n"
-    "                            assignment's peak and where the last run's values went (cpu)\n"
+    "                            assignment's peak and where the last run's values went (cpu,\n"
+    "                            gpu-host); device and pinned memory held, and the last\n"
+    "                            run's bytes, time and GB/s copied each way (gpu)\n"
     "  --verbose                 with a JIT engine, print compile times, the arena size,\n"
     "                            buffer assignment's peak, and where the first run's values\n"
     "                            went (arena, result buffers, heap) to stderr\n"
@@ -83,7 +85,8 @@ constexpr const char* kUsage =
     "  --output=FILE.npz|.npy    write the result arrays to a file instead of printing them\n"
     "                            (.npz members 'result', or 'result.0', 'result.1.0'... for\n"
     "                            tuple elements; .npy for a result with one array)\n"
-    "  --iterations=N            run N times; print min and median wall time to stderr\n"
+    "  --iterations=N            run N times; print min and median wall time to stderr (gpu:\n"
+    "                            and of the steps on the device, by CUDA events)\n"
     "  --compile-only            with a JIT engine, compile the module (with its dumps and\n"
     "                            profile, when asked) and stop: no inputs, no run; prints\n"
     "                            the compile time to stderr\n"
@@ -109,7 +112,8 @@ int inputError(const std::string& where, const std::string& message) {
 }
 
 // --stats: the run's memory, by engine.
-void printStats(const hlo::jit::Executable* executable, const hlo::interp::RunStats& interpStats) {
+void printStats(const hlo::jit::Executable* executable, const std::string& engine,
+                const hlo::interp::RunStats& interpStats) {
   auto n = [](int64_t bytes) { return static_cast<long long>(bytes); };
   if (!executable) {
     std::fprintf(stderr, "hlo-run: stats: interp: peak %lld bytes of live values (arguments not counted)\n",
@@ -117,11 +121,25 @@ void printStats(const hlo::jit::Executable* executable, const hlo::interp::RunSt
     return;
   }
   hlo::jit::MemoryStats m = executable->memoryStats();
+  if (m.onDevice) {
+    // GB/s of a copy: bytes over seconds, or 0 where nothing was timed.
+    auto rate = [](int64_t bytes, double seconds) { return seconds > 0 ? bytes / seconds / 1e9 : 0.0; };
+    std::fprintf(stderr,
+                 "hlo-run: stats: %s: arena %lld bytes per execution (buffer assignment: peak %lld bytes live, "
+                 "%lld without reuse); %lld bytes of device memory held, %lld of pinned host memory; last run: "
+                 "%lld bytes up in %.3g ms (%.3g GB/s), %lld bytes down in %.3g ms (%.3g GB/s), %lld bytes of "
+                 "arrays made on the device\n",
+                 engine.c_str(), n(m.arenaBytes), n(m.plannedPeakBytes), n(m.plannedNoReuseBytes), n(m.deviceBytes),
+                 n(m.pinnedBytes), n(m.uploadBytes), m.uploadSeconds * 1e3,
+                 rate(m.uploadBytes, m.uploadSeconds), n(m.downloadBytes), m.downloadSeconds * 1e3,
+                 rate(m.downloadBytes, m.downloadSeconds), n(m.runHeapBytes));
+    return;
+  }
   std::fprintf(stderr,
-               "hlo-run: stats: cpu: arena %lld bytes per execution (buffer assignment: peak %lld bytes live, "
+               "hlo-run: stats: %s: arena %lld bytes per execution (buffer assignment: peak %lld bytes live, "
                "%lld without reuse); last run: %lld bytes of values in the arena, %lld in result buffers, "
                "%lld on the heap\n",
-               n(m.arenaBytes), n(m.plannedPeakBytes), n(m.plannedNoReuseBytes), n(m.runArenaBytes),
+               engine.c_str(), n(m.arenaBytes), n(m.plannedPeakBytes), n(m.plannedNoReuseBytes), n(m.runArenaBytes),
                n(m.runOutputBytes), n(m.runHeapBytes));
 }
 
@@ -607,7 +625,7 @@ int main(int argc, char** argv) {
     if (!executable) return 1;
   }
 
-  std::vector<double> seconds;
+  std::vector<double> seconds, deviceSeconds;
   std::optional<Literal> result;
   hlo::interp::RunStats interpStats;
   for (int64_t i = 0; i < flags.iterations; ++i) {
@@ -620,17 +638,22 @@ int main(int argc, char** argv) {
       return 1;
     }
     result = std::move(run).value();
+    if (executable && executable->memoryStats().onDevice)
+      deviceSeconds.push_back(executable->memoryStats().deviceSeconds);
   }
   if (flags.iterations > 1) {
-    std::vector<double> sorted = seconds;
-    std::sort(sorted.begin(), sorted.end());
     // The median of an even count is the lower middle value (a time that was measured).
-    std::fprintf(stderr, "hlo-run: %lld iterations: min %s, median %s\n",
-                 static_cast<long long>(flags.iterations), formatSeconds(sorted.front()).c_str(),
-                 formatSeconds(sorted[(sorted.size() - 1) / 2]).c_str());
+    auto minAndMedian = [](std::vector<double> times) {
+      std::sort(times.begin(), times.end());
+      return "min " + formatSeconds(times.front()) + ", median " + formatSeconds(times[(times.size() - 1) / 2]);
+    };
+    std::string device;
+    if (!deviceSeconds.empty()) device = "; its steps on the device (CUDA events): " + minAndMedian(deviceSeconds);
+    std::fprintf(stderr, "hlo-run: %lld iterations: %s%s\n", static_cast<long long>(flags.iterations),
+                 minAndMedian(seconds).c_str(), device.c_str());
   }
 
-  if (flags.stats) printStats(executable.get(), interpStats);
+  if (flags.stats) printStats(executable.get(), flags.engine, interpStats);
 
   if (executable)
     if (std::optional<int> rc = writeProfile(flags, *executable)) return *rc;

@@ -80,7 +80,9 @@ constexpr CUjit_option CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES = 6;
   X(cuMemcpyDtoD, "cuMemcpyDtoD_v2", CUresult(CUdeviceptr, CUdeviceptr, std::size_t))                  \
   X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", CUresult(CUdeviceptr, const void*, std::size_t, CUstream)) \
   X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", CUresult(void*, CUdeviceptr, std::size_t, CUstream))    \
+  X(cuMemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", CUresult(CUdeviceptr, CUdeviceptr, std::size_t, CUstream)) \
   X(cuMemsetD8, "cuMemsetD8_v2", CUresult(CUdeviceptr, unsigned char, std::size_t))                    \
+  X(cuMemsetD8Async, "cuMemsetD8Async", CUresult(CUdeviceptr, unsigned char, std::size_t, CUstream))    \
   X(cuModuleLoadDataEx, "cuModuleLoadDataEx",                                                          \
     CUresult(CUmodule*, const void* image, unsigned numOptions, CUjit_option*, void** optionValues))   \
   X(cuModuleUnload, "cuModuleUnload", CUresult(CUmodule))                                              \

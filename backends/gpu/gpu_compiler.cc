@@ -12,7 +12,13 @@
 //      What no kernel computes yet (sort, gather, convolution, ...) is an
 //      error naming it, or with --allow-interpreter-fallback a logged step
 //      the interpreter takes.
-//   3. LLVM optimizes the module and emits PTX for the GPU's compute
+//   3. The memory plan (jit/memory_plan.h) places the values of a run in
+//      one device arena: a kernel's, a cuBLAS call's and a tuple copy's
+//      results where buffer assignment put them, a while's, conditional's
+//      or call's in buffers of their own that the callee's result is copied
+//      into, the callees in the step's scratch range. Kernels never update
+//      their operand in place: their arrays are marked apart.
+//   4. LLVM optimizes the module and emits PTX for the GPU's compute
 //      capability (nvptx.h), which the driver loads at the first run. The
 //      compile cache (jit/compile_cache.h) keeps the PTX of modules
 //      compiled before, keyed by the emitted IR and the target.
@@ -180,6 +186,38 @@ class ProgramBuilder {
   std::unordered_map<std::string, GpuKernelInfo> infoOf_;
 };
 
+// The role of a step in the memory plan (step 3 above).
+jit::StepMemory memoryOf(const GpuStep& step) {
+  using Kind = GpuStep::Kind;
+  using M = jit::StepMemory;
+  switch (step.kind) {
+    case Kind::kKernel: case Kind::kGemm: return M::kWrites;
+    case Kind::kWhile: case Kind::kConditional: case Kind::kCall: return M::kRunsCallees;
+    case Kind::kTuple: case Kind::kGetTupleElement: return M::kForwards;
+    case Kind::kForward:  // a tuple's copy writes new buffers
+      return step.instr->opcode() == Opcode::kCopy ? M::kWrites : M::kForwards;
+    case Kind::kParameter: case Kind::kConstant: case Kind::kHost: case Kind::kInterpreter: return M::kNone;
+  }
+  return M::kNone;
+}
+
+// Step 3: the plan, and each program's places in it.
+void planDeviceMemory(GpuCompiled& compiled) {
+  std::vector<jit::PlannedProgram> planned(compiled.programs.size());
+  size_t entry = compiled.programs.size();
+  for (size_t p = 0; p < compiled.programs.size(); ++p) {
+    const GpuProgram& program = *compiled.programs[p];
+    planned[p].computation = program.computation;
+    for (const GpuStep& step : program.steps) {
+      planned[p].steps.push_back(step.instr);
+      planned[p].memory.push_back(memoryOf(step));
+    }
+    if (&program == compiled.entry) entry = p;
+  }
+  compiled.memory = jit::planMemory(*compiled.module, planned, entry);
+  for (size_t p = 0; p < compiled.programs.size(); ++p) compiled.programs[p]->memory = std::move(planned[p].plan);
+}
+
 // The cache key of the PTX `module` compiles to for `sm`: its IR before
 // optimization, the target, LLVM's version and, when kernels call it, which
 // libdevice (its path and size).
@@ -221,6 +259,7 @@ class GpuBackend final : public jit::Backend {
     HLO_RETURN_IF_ERROR(configureForNvptx(module, PtxTarget{compiled.sm, ""}));
     ProgramBuilder builder(compiled, module, options);
     HLO_ASSIGN_OR_RETURN(compiled.entry, builder.build(*compiled.module->entry()));
+    planDeviceMemory(compiled);
     double emitted = jit::traceNowUs();
     // Dumps come from compiling: when they are asked for, the cache is
     // written but not read.
@@ -246,6 +285,12 @@ class GpuBackend final : public jit::Backend {
       HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.ll", irDumps.ir));
       HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.opt.ll", irDumps.optimizedIr));
       HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.ptx", compiled.ptx));
+      // The GPU's own instructions, where the toolkit has cuobjdump (a
+      // dump is a look inside, so its absence is only reported).
+      if (StatusOr<std::string> sass = sassOf(compiled.ptx, compiled.sm); sass.ok())
+        HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.sass", *sass));
+      else if (options.verbose)
+        std::fprintf(stderr, "hlo-run: gpu: module.sass not written: %s\n", sass.status().message().c_str());
     }
     if (!gpuOptions.assembleFor.empty()) HLO_RETURN_IF_ERROR(assembleWithPtxas(compiled.ptx, gpuOptions.assembleFor));
     if (options.verbose) {
@@ -254,6 +299,14 @@ class GpuBackend final : public jit::Backend {
       std::fprintf(stderr, "hlo-run: gpu: %d kernels for %s; emit %.3g ms, %s %.3g ms\n", compiled.kernels,
                    compiled.sm.c_str(), (emitted - start) / 1e3, cached ? "PTX from the compile cache" : "LLVM and PTX",
                    (done - emitted) / 1e3);
+      const jit::MemoryPlan& m = compiled.memory;
+      if (m.assignment)
+        std::fprintf(stderr,
+                     "hlo-run: gpu: device arena %lld bytes (buffer assignment: peak %lld bytes live, %lld without "
+                     "reuse); results in %zu buffer%s of their own\n",
+                     static_cast<long long>(m.arenaBytes), static_cast<long long>(m.peakBytes),
+                     static_cast<long long>(m.noReuseBytes), m.outputs.size(), m.outputs.size() == 1 ? "" : "s");
+      for (const std::string& note : m.notes) std::fprintf(stderr, "hlo-run: gpu: memory: %s\n", note.c_str());
     }
     auto exe = std::make_unique<GpuExecutable>(std::move(compiled), options);
     exe->mutableTrace().push_back({"emit LLVM IR", "compile", "", start, emitted - start, 0});

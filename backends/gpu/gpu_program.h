@@ -1,8 +1,8 @@
 // The GPU backend's executable form: per computation, one step per
 // instruction — a kernel launched on the device, or a step the host takes
 // (parameters, constants, tuples, control flow, the shared semantics of
-// hlo/shared_semantics.h) — run in order on one stream, each value in a
-// device buffer of its own.
+// hlo/shared_semantics.h) — run in order on one stream, the values of a
+// run in one device arena laid out by the memory plan (jit/memory_plan.h).
 #pragma once
 #include <map>
 #include <memory>
@@ -14,6 +14,7 @@
 #include "backends/gpu/gpu_kernel_emitter.h"
 #include "hlo/engine_hooks.h"
 #include "jit/executable.h"
+#include "jit/memory_plan.h"
 
 namespace hlo::gpu {
 
@@ -42,6 +43,8 @@ struct GpuProgram {
   const Computation* computation = nullptr;
   std::vector<GpuStep> steps;  // step i defines slot i
   int root = 0;
+  // Where its values live when it runs in the arena; null: each in a buffer of its own.
+  std::unique_ptr<jit::ProgramMemory> memory;
 };
 
 // What a compile produced, before any device is touched: --compile-only
@@ -50,6 +53,7 @@ struct GpuCompiled {
   std::unique_ptr<Module> module;  // after the pipeline; steps point into it
   std::vector<std::unique_ptr<GpuProgram>> programs;
   const GpuProgram* entry = nullptr;
+  jit::MemoryPlan memory;  // the arena: its size, and the programs' places in it
   std::string ptx;
   std::string sm;
   int kernels = 0;
@@ -79,9 +83,11 @@ class GpuExecutable final : public jit::Executable {
 
  private:
   StatusOr<Device*> device();
+  // Runs `program` with its values in the arena from `base` (its own or a
+  // scratch range of its caller's), or each in a buffer of its own (base 0).
   StatusOr<std::shared_ptr<const Value>> runProgram(const GpuProgram& program,
                                                     const std::vector<std::shared_ptr<const Value>>& args,
-                                                    RunState& run);
+                                                    RunState& run, CUdeviceptr base);
 
   GpuCompiled compiled_;
   jit::CompileOptions options_;

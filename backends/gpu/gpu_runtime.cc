@@ -1,17 +1,27 @@
 // Running a compiled module on the GPU (gpu_program.h).
 //
-// The driver is opened, the PTX loaded and the constants uploaded by the
-// first run. A run uploads its arguments, walks the entry program's steps on
-// one stream, and copies the result back. Every value is a device buffer of
-// its own, written once by the step that makes it and given back to the
-// executable's pool of buffers (BufferPool) when its last holder lets go;
-// tuples are host-side lists of such values, so passing one on (a
-// get-tuple-element, a loop's state) copies nothing.
+// The driver is opened, the PTX loaded, the device arena allocated and the
+// constants uploaded by the first run. A run uploads its arguments, walks
+// the entry program's steps on one stream, and copies the result back.
+// Values lie where the memory plan put them (jit/memory_plan.h): in the
+// executable's one device arena (a callee's in its caller's scratch range,
+// from the callee's base), or in a buffer of their own taken from the
+// executable's pool of buffers (BufferPool), given back when its last
+// holder lets go (results, arguments, constants, what host steps make, and
+// every value of a program the plan does not cover). Tuples are host-side
+// lists of values, so passing one on (a get-tuple-element) copies nothing.
+// The result of a while, conditional or call is copied out of its callee's
+// scratch range into the step's own buffers, and a while's body result
+// into the loop state after each iteration: the next iteration's values
+// overwrite the range.
 //
 // Control flow decides on the host: a loop's predicate and a conditional's
 // selector are copied back (one small synchronous copy each time: a few
 // microseconds per loop iteration). Host steps (hlo/shared_semantics.h, the
 // interpreter fallback) copy their operands back and their result up.
+// Arrays of a megabyte or more cross the bus through pinned chunks
+// (staging.h).
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <cstdio>
@@ -21,6 +31,7 @@
 
 #include "backends/gpu/cuda_driver.h"
 #include "backends/gpu/gpu_program.h"
+#include "backends/gpu/staging.h"
 #include "hlo/conditional_branch.h"
 #include "hlo/computation.h"
 #include "interp/evaluator.h"
@@ -30,7 +41,8 @@ namespace hlo::gpu {
 
 struct GpuExecutable::Value {
   Shape shape;
-  std::shared_ptr<DeviceBuffer> array;                 // an array's elements
+  CUdeviceptr ptr = 0;                                 // an array's elements
+  std::shared_ptr<DeviceBuffer> buffer;                // the buffer they lie in, unless it is the arena
   std::vector<std::shared_ptr<const Value>> elements;  // a tuple's
 };
 
@@ -56,8 +68,12 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
       }
     }
     HLO_ASSIGN_OR_RETURN(DeviceBuffer buffer, DeviceBuffer::allocate(driver, bytes));
+    allocatedBytes_ += static_cast<int64_t>(bytes);
     return held(std::move(buffer));
   }
+
+  // Device memory the pool has allocated: buffers in use and kept.
+  int64_t allocatedBytes() const { return allocatedBytes_; }
 
  private:
   // `buffer`, coming back here when its last holder lets go (or freed, if
@@ -75,6 +91,7 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
 
   std::mutex mutex_;
   std::unordered_map<std::size_t, std::vector<DeviceBuffer>> free_;
+  std::atomic<int64_t> allocatedBytes_ = 0;
 };
 
 }  // namespace
@@ -84,6 +101,9 @@ struct GpuExecutable::Device {
   std::optional<CudaModule> module;
   std::unordered_map<std::string, CUfunction> functions;
   std::shared_ptr<BufferPool> buffers = std::make_shared<BufferPool>();
+  std::optional<DeviceBuffer> arena;  // the memory plan's, when the entry has one
+  std::optional<StagedCopies> copies;
+  std::optional<CudaEvent> stepsStart, stepsEnd;  // around a run's steps (MemoryStats::deviceSeconds)
   std::unordered_map<const Instruction*, std::shared_ptr<const Value>> constants;
 };
 
@@ -127,6 +147,16 @@ StatusOr<GpuExecutable::Device*> GpuExecutable::device() {
   HLO_ASSIGN_OR_RETURN(CudaDriver * driver, cudaDriver());
   auto device = std::make_unique<Device>();
   device->driver = driver;
+  device->copies.emplace(*driver);
+  HLO_ASSIGN_OR_RETURN(CudaEvent stepsStart, CudaEvent::create(*driver));
+  HLO_ASSIGN_OR_RETURN(CudaEvent stepsEnd, CudaEvent::create(*driver));
+  device->stepsStart.emplace(std::move(stepsStart));
+  device->stepsEnd.emplace(std::move(stepsEnd));
+  if (compiled_.entry->memory && compiled_.memory.arenaBytes > 0) {
+    HLO_ASSIGN_OR_RETURN(DeviceBuffer arena,
+                         DeviceBuffer::allocate(*driver, static_cast<std::size_t>(compiled_.memory.arenaBytes)));
+    device->arena.emplace(std::move(arena));
+  }
   HLO_ASSIGN_OR_RETURN(CudaModule module, CudaModule::loadPtx(*driver, compiled_.ptx));
   device->module.emplace(std::move(module));
   for (const auto& program : compiled_.programs)
@@ -146,10 +176,95 @@ namespace {
 StatusOr<std::shared_ptr<GpuExecutable::Value>> newArray(GpuExecutable::Device& device, const Shape& shape) {
   auto value = std::make_shared<GpuExecutable::Value>();
   value->shape = shape;
-  HLO_ASSIGN_OR_RETURN(value->array,
+  HLO_ASSIGN_OR_RETURN(value->buffer,
                        device.buffers->take(*device.driver,
                                             static_cast<std::size_t>(std::max<int64_t>(arrayBytes(shape), 1))));
+  value->ptr = value->buffer->ptr();
   return value;
+}
+
+// Where a program's values go: its plan and its arena base, or none (each
+// value in a buffer of its own).
+struct Frame {
+  const jit::ProgramMemory* memory = nullptr;
+  CUdeviceptr base = 0;
+  // The place of array leaf `leaf` of step `step`'s result, or null.
+  const jit::LeafPlace* place(size_t step, size_t leaf) const {
+    if (!memory || step >= memory->leaves.size() || leaf >= memory->leaves[step].size()) return nullptr;
+    return &memory->leaves[step][leaf];
+  }
+  // The arena base of the callees of step `step` (its scratch range), or 0.
+  CUdeviceptr calleeBase(size_t step) const {
+    if (!memory || !base || step >= memory->scratch.size() || memory->scratch[step] < 0) return 0;
+    return base + static_cast<CUdeviceptr>(memory->scratch[step]);
+  }
+};
+
+// A device array of `shape` at `place` in the frame's arena, or from the pool.
+StatusOr<std::shared_ptr<GpuExecutable::Value>> placedArray(GpuExecutable::Device& device, const Shape& shape,
+                                                           const jit::LeafPlace* place, CUdeviceptr base) {
+  if (!place || !base || place->where != jit::LeafPlace::Where::kArena) return newArray(device, shape);
+  auto value = std::make_shared<GpuExecutable::Value>();
+  value->shape = shape;
+  value->ptr = base + static_cast<CUdeviceptr>(place->offset);
+  return value;
+}
+
+// A copy of `from` whose array leaves, from number `leaf` on, lie at step
+// `step`'s places in `frame` (or in buffers of their own).
+StatusOr<std::shared_ptr<const GpuExecutable::Value>> copyOf(GpuExecutable::Device& device,
+                                                            const GpuExecutable::Value& from, const Frame& frame,
+                                                            size_t step, size_t& leaf) {
+  auto copy = std::make_shared<GpuExecutable::Value>();
+  copy->shape = from.shape;
+  if (from.shape.isTuple()) {
+    for (const auto& e : from.elements) {
+      HLO_ASSIGN_OR_RETURN(auto element, copyOf(device, *e, frame, step, leaf));
+      copy->elements.push_back(std::move(element));
+    }
+    return std::shared_ptr<const GpuExecutable::Value>(std::move(copy));
+  }
+  if (!from.shape.isArray()) return std::shared_ptr<const GpuExecutable::Value>(std::move(copy));  // a token
+  HLO_ASSIGN_OR_RETURN(copy, placedArray(device, from.shape, frame.place(step, leaf++), frame.base));
+  if (int64_t bytes = arrayBytes(from.shape); bytes > 0 && copy->ptr != from.ptr)
+    HLO_RETURN_IF_ERROR(HLO_CUDA_CALL(*device.driver, cuMemcpyDtoDAsync, copy->ptr, from.ptr,
+                                      static_cast<std::size_t>(bytes), nullptr));
+  return std::shared_ptr<const GpuExecutable::Value>(std::move(copy));
+}
+
+// The array leaves of a value, depth first.
+void arrayLeaves(const GpuExecutable::Value& v, std::vector<const GpuExecutable::Value*>& out) {
+  if (v.shape.isArray()) out.push_back(&v);
+  for (const auto& e : v.elements) arrayLeaves(*e, out);
+}
+
+// Copies `from`'s array leaves over `to`'s (a loop state's). A leaf of
+// `from` that is another leaf of `to` (a body that swaps two elements of
+// its state) is first copied aside, so that no leaf is read after it is
+// overwritten.
+Status copyOver(GpuExecutable::Device& device, const GpuExecutable::Value& to, const GpuExecutable::Value& from) {
+  std::vector<const GpuExecutable::Value*> targets, sources;
+  arrayLeaves(to, targets);
+  arrayLeaves(from, sources);
+  if (targets.size() != sources.size())
+    return errorStatus("gpu: internal error: a loop body's result has " + std::to_string(sources.size()) +
+                       " arrays, its state " + std::to_string(targets.size()));
+  std::vector<std::shared_ptr<GpuExecutable::Value>> aside(sources.size());
+  for (size_t i = 0; i < sources.size(); ++i)
+    for (size_t j = 0; j < targets.size(); ++j)
+      if (j != i && sources[i]->ptr == targets[j]->ptr) {
+        HLO_ASSIGN_OR_RETURN(aside[i], newArray(device, sources[i]->shape));
+        HLO_RETURN_IF_ERROR(HLO_CUDA_CALL(*device.driver, cuMemcpyDtoDAsync, aside[i]->ptr, sources[i]->ptr,
+                                          static_cast<std::size_t>(arrayBytes(sources[i]->shape)), nullptr));
+        break;
+      }
+  for (size_t i = 0; i < sources.size(); ++i) {
+    CUdeviceptr source = aside[i] ? aside[i]->ptr : sources[i]->ptr;
+    if (int64_t bytes = arrayBytes(sources[i]->shape); bytes > 0 && source != targets[i]->ptr)
+      HLO_RETURN_IF_ERROR(HLO_CUDA_CALL(*device.driver, cuMemcpyDtoDAsync, targets[i]->ptr, source,
+                                        static_cast<std::size_t>(bytes), nullptr));
+  }
+  return okStatus();
 }
 
 }  // namespace
@@ -178,7 +293,7 @@ static StatusOr<ValuePtr> upload(GpuExecutable::RunState& run, const Literal& li
   if (bytes > literal.byteSize())
     return errorStatus("gpu: internal error: " + literal.shape().toString(false) + " holds " +
                        std::to_string(literal.byteSize()) + " bytes, " + std::to_string(bytes) + " expected");
-  if (bytes > 0) HLO_RETURN_IF_ERROR(value->array->copyFromHost(literal.untypedData(), bytes));
+  if (bytes > 0) HLO_RETURN_IF_ERROR(run.device.copies->toDevice(value->ptr, literal.untypedData(), bytes));
   run.uploadedBytes += static_cast<int64_t>(bytes);
   run.uploadSeconds += secondsSince(start);
   return ValuePtr(std::move(value));
@@ -194,11 +309,11 @@ static StatusOr<Literal> download(GpuExecutable::RunState& run, const GpuExecuta
     }
     return tuple;
   }
-  if (!value.array) return Literal(value.shape);  // a token: no elements
+  if (!value.shape.isArray()) return Literal(value.shape);  // a token: no elements
   auto start = std::chrono::steady_clock::now();
   Literal out = Literal::uninitialized(value.shape);
   std::size_t bytes = static_cast<std::size_t>(arrayBytes(value.shape));
-  if (bytes > 0) HLO_RETURN_IF_ERROR(value.array->copyToHost(out.untypedData(), bytes));
+  if (bytes > 0) HLO_RETURN_IF_ERROR(run.device.copies->toHost(out.untypedData(), value.ptr, bytes));
   run.downloadedBytes += static_cast<int64_t>(bytes);
   run.downloadSeconds += secondsSince(start);
   return out;
@@ -227,8 +342,12 @@ StatusOr<Literal> GpuExecutable::run(std::span<const Literal> args) {
     HLO_ASSIGN_OR_RETURN(ValuePtr v, upload(run, args[p]));
     uploaded.push_back(std::move(v));
   }
-  HLO_ASSIGN_OR_RETURN(ValuePtr result, runProgram(*compiled_.entry, uploaded, run));
+  CUdeviceptr base = device->arena ? device->arena->ptr() : 0;
+  HLO_RETURN_IF_ERROR(device->stepsStart->record(nullptr));
+  HLO_ASSIGN_OR_RETURN(ValuePtr result, runProgram(*compiled_.entry, uploaded, run, base));
+  HLO_RETURN_IF_ERROR(device->stepsEnd->record(nullptr));
   HLO_RETURN_IF_ERROR(device->driver->synchronize());
+  HLO_ASSIGN_OR_RETURN(float stepsMs, CudaEvent::elapsedMs(*device->stepsStart, *device->stepsEnd));
   // Each kernel on the trace's GPU track, placed by the device's clock
   // from the run's first event.
   for (const RunState::Timed& t : run.timed) {
@@ -238,8 +357,19 @@ StatusOr<Literal> GpuExecutable::run(std::span<const Literal> args) {
                               run.originUs + sinceOrigin * 1e3, took * 1e3, kGpuTraceTrack});
   }
   HLO_ASSIGN_OR_RETURN(Literal out, download(run, *result));
+  lastStats_.onDevice = true;
   lastStats_.runOutputBytes = run.downloadedBytes;
   lastStats_.runHeapBytes = run.kernelBytes;
+  lastStats_.deviceBytes = device->buffers->allocatedBytes() + (device->arena ? compiled_.memory.arenaBytes : 0);
+  lastStats_.arenaBytes = device->arena ? compiled_.memory.arenaBytes : 0;
+  lastStats_.plannedPeakBytes = compiled_.memory.peakBytes;
+  lastStats_.plannedNoReuseBytes = compiled_.memory.noReuseBytes;
+  lastStats_.pinnedBytes = static_cast<int64_t>(device->copies->pinnedBytes());
+  lastStats_.uploadBytes = run.uploadedBytes;
+  lastStats_.uploadSeconds = run.uploadSeconds;
+  lastStats_.downloadBytes = run.downloadedBytes;
+  lastStats_.downloadSeconds = run.downloadSeconds;
+  lastStats_.deviceSeconds = stepsMs / 1e3;
   if (options_.verbose)
     std::fprintf(stderr,
                  "hlo-run: gpu: run: %lld bytes up in %.3g ms, %lld bytes down in %.3g ms, %lld bytes of "
@@ -251,10 +381,16 @@ StatusOr<Literal> GpuExecutable::run(std::span<const Literal> args) {
 }
 
 StatusOr<ValuePtr> GpuExecutable::runProgram(const GpuProgram& program, const std::vector<ValuePtr>& args,
-                                             RunState& run) {
+                                             RunState& run, CUdeviceptr base) {
   using Kind = GpuStep::Kind;
   const CudaDriver& driver = *run.device.driver;
+  const Frame frame{base && program.memory ? program.memory.get() : nullptr, base};
   std::vector<ValuePtr> values(program.steps.size());
+  // A callee's result copied into step s's own buffers (see the top of this file).
+  auto ownCopy = [&](size_t s, const Value& result) -> StatusOr<ValuePtr> {
+    size_t leaf = 0;
+    return copyOf(run.device, result, frame, s, leaf);
+  };
   // The host's copy of a device value (host steps, predicates).
   auto toHost = [&](const ValuePtr& v) -> StatusOr<Literal> {
     HLO_RETURN_IF_ERROR(driver.synchronize());
@@ -314,21 +450,25 @@ StatusOr<ValuePtr> GpuExecutable::runProgram(const GpuProgram& program, const st
           auto token = std::make_shared<Value>();
           token->shape = instr.shape();
           values[s] = std::move(token);
+        } else if (instr.opcode() == Opcode::kCopy && frame.memory) {
+          // A tuple's copy: the plan gave it buffers of its own, and its
+          // operand's may be reused after it.
+          HLO_ASSIGN_OR_RETURN(values[s], ownCopy(s, *ops[0]));
         } else {
           values[s] = ops[0];
         }
         break;
       case Kind::kKernel: {
         std::vector<CUdeviceptr> pointers;
-        for (const ValuePtr& op : ops) pointers.push_back(op->array->ptr());
+        for (const ValuePtr& op : ops) pointers.push_back(op->ptr);
         std::vector<std::shared_ptr<Value>> outs;
         std::vector<const Shape*> outShapes;
         if (step.kernel.outputs == 1) outShapes.push_back(&instr.shape());
         else
           for (const Shape& e : instr.shape().tupleElements()) outShapes.push_back(&e);
         for (const Shape* shape : outShapes) {
-          HLO_ASSIGN_OR_RETURN(auto out, newArray(run.device, *shape));
-          pointers.push_back(out->array->ptr());
+          HLO_ASSIGN_OR_RETURN(auto out, placedArray(run.device, *shape, frame.place(s, outs.size()), frame.base));
+          pointers.push_back(out->ptr);
           run.kernelBytes += arrayBytes(*shape);
           outs.push_back(std::move(out));
         }
@@ -351,26 +491,32 @@ StatusOr<ValuePtr> GpuExecutable::runProgram(const GpuProgram& program, const st
         break;
       }
       case Kind::kGemm: {
-        HLO_ASSIGN_OR_RETURN(auto out, newArray(run.device, instr.shape()));
+        HLO_ASSIGN_OR_RETURN(auto out, placedArray(run.device, instr.shape(), frame.place(s, 0), frame.base));
         run.kernelBytes += arrayBytes(instr.shape());
         const GemmPlan& g = step.gemm;
         if (g.batch > 0 && g.m > 0 && g.n > 0) {
-          if (g.k == 0) {
-            HLO_RETURN_IF_ERROR(out->array->memset(0));  // a sum of nothing
+          if (g.k == 0) {  // a sum of nothing
+            HLO_RETURN_IF_ERROR(HLO_CUDA_CALL(driver, cuMemsetD8Async, out->ptr, 0,
+                                              static_cast<std::size_t>(arrayBytes(instr.shape())), nullptr));
           } else {
             HLO_ASSIGN_OR_RETURN(Cublas * cublas, Cublas::get(driver));
-            HLO_RETURN_IF_ERROR(timed(instr, [&] {
-              return cublas->gemm(g, ops[0]->array->ptr(), ops[1]->array->ptr(), out->array->ptr());
-            }));
+            HLO_RETURN_IF_ERROR(timed(instr, [&] { return cublas->gemm(g, ops[0]->ptr, ops[1]->ptr, out->ptr); }));
           }
         }
         values[s] = std::move(out);
         break;
       }
       case Kind::kWhile: {
+        // With a plan, the loop state is the while's own buffers, which the
+        // body's result is copied over; without, the body's result is the
+        // next state as it is.
         ValuePtr state = ops[0];
+        if (frame.memory) {
+          HLO_ASSIGN_OR_RETURN(state, ownCopy(s, *ops[0]));
+        }
+        CUdeviceptr calleeBase = frame.calleeBase(s);
         for (int64_t iteration = 0;; ++iteration) {
-          HLO_ASSIGN_OR_RETURN(ValuePtr go, runProgram(*step.callees[0], {state}, run));
+          HLO_ASSIGN_OR_RETURN(ValuePtr go, runProgram(*step.callees[0], {state}, run, calleeBase));
           HLO_ASSIGN_OR_RETURN(Literal predicate, toHost(go));
           if (predicate.shape().isTuple() || predicate.type() != ElementType::kPred || predicate.elementCount() != 1)
             return errorStatus("gpu: the condition of %" + instr.name() + " is not a pred scalar", instr.loc());
@@ -379,7 +525,9 @@ StatusOr<ValuePtr> GpuExecutable::runProgram(const GpuProgram& program, const st
             return errorStatus("gpu: %" + instr.name() + " ran past " + std::to_string(options_.maxWhileIterations) +
                                    " iterations (--max-while-iterations)",
                                instr.loc());
-          HLO_ASSIGN_OR_RETURN(state, runProgram(*step.callees[1], {state}, run));
+          HLO_ASSIGN_OR_RETURN(ValuePtr next, runProgram(*step.callees[1], {state}, run, calleeBase));
+          if (frame.memory) HLO_RETURN_IF_ERROR(copyOver(run.device, *state, *next));
+          else state = std::move(next);
         }
         values[s] = state;
         break;
@@ -394,7 +542,10 @@ StatusOr<ValuePtr> GpuExecutable::runProgram(const GpuProgram& program, const st
           callee = step.callees[branch];
           callArgs = {ops[branch + 1]};
         }
-        HLO_ASSIGN_OR_RETURN(values[s], runProgram(*callee, callArgs, run));
+        HLO_ASSIGN_OR_RETURN(values[s], runProgram(*callee, callArgs, run, frame.calleeBase(s)));
+        if (frame.memory) {
+          HLO_ASSIGN_OR_RETURN(values[s], ownCopy(s, *values[s]));
+        }
         break;
       }
       case Kind::kHost:
@@ -417,7 +568,7 @@ StatusOr<ValuePtr> GpuExecutable::runProgram(const GpuProgram& program, const st
                   HLO_ASSIGN_OR_RETURN(ValuePtr v, upload(run, *a));
                   up.push_back(std::move(v));
                 }
-                HLO_ASSIGN_OR_RETURN(ValuePtr r, runProgram(*step.callees[0], up, run));
+                HLO_ASSIGN_OR_RETURN(ValuePtr r, runProgram(*step.callees[0], up, run, /*base=*/0));
                 return toHost(r);
               },
               [](const Instruction& i, const std::string& why) {

@@ -93,7 +93,7 @@ std::unique_ptr<llvm::Module> sharedKernel(llvm::LLVMContext& context) {
 // ptxas is part of the CUDA toolkit, which a build machine need not have.
 #define ASSEMBLE_OR_SKIP(ptx, arch)                                                             \
   do {                                                                                          \
-    if (!findPtxas().ok()) GTEST_SKIP() << "ptxas not found (" << findPtxas().status().message() \
+    if (!findCudaTool("ptxas").ok()) GTEST_SKIP() << "ptxas not found (" << findCudaTool("ptxas").status().message() \
                                         << "); the PTX was not assembled";                      \
     Status assembled = assembleWithPtxas(ptx, arch);                                            \
     EXPECT_TRUE(assembled.ok()) << assembled.message() << "\n" << ptx;                          \
@@ -223,7 +223,7 @@ TEST(NvptxTest, ConfigureSetsTripleAndDataLayout) {
 }
 
 TEST(NvptxTest, PtxasReportsItsErrors) {
-  if (!findPtxas().ok()) GTEST_SKIP() << findPtxas().status().message();
+  if (!findCudaTool("ptxas").ok()) GTEST_SKIP() << findCudaTool("ptxas").status().message();
   Status status = assembleWithPtxas(".version 7.8\n.target sm_90\n.address_size 64\nnot ptx;\n", "sm_90");
   ASSERT_FALSE(status.ok());
   EXPECT_TRUE(contains(status.message(), "ptxas -arch=sm_90 failed")) << status.message();

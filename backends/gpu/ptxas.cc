@@ -1,5 +1,5 @@
-// ptxas as a child process: the PTX and its log in temporary files, the
-// program started without a shell (LLVM's ExecuteAndWait, posix_spawn), so
+// ptxas and cuobjdump as child processes: the PTX, the cubin and what they
+// print in temporary files, each program started without a shell (LLVM's ExecuteAndWait, posix_spawn), so
 // paths need no quoting.
 #include "backends/gpu/ptxas.h"
 
@@ -30,8 +30,8 @@ StatusOr<std::string> temporaryFile(const char* suffix) {
 
 }  // namespace
 
-StatusOr<std::string> findPtxas() {
-  if (auto onPath = llvm::sys::findProgramByName("ptxas")) return *onPath;
+StatusOr<std::string> findCudaTool(const std::string& name) {
+  if (auto onPath = llvm::sys::findProgramByName(name)) return *onPath;
   std::vector<std::string> directories;
   if (const char* home = std::getenv("CUDA_HOME"); home && *home) {
     llvm::SmallString<256> bin(home);
@@ -40,18 +40,33 @@ StatusOr<std::string> findPtxas() {
   }
   directories.push_back(kDefaultToolkitBin);
   std::vector<llvm::StringRef> refs(directories.begin(), directories.end());
-  if (auto found = llvm::sys::findProgramByName("ptxas", refs)) return *found;
+  if (auto found = llvm::sys::findProgramByName(name, refs)) return *found;
   std::string looked = "PATH";
   for (const std::string& d : directories) looked += ", " + d;
-  return errorStatus("gpu: ptxas not found; looked in " + looked);
+  return errorStatus("gpu: " + name + " not found; looked in " + looked);
 }
 
-Status assembleWithPtxas(const std::string& ptx, const std::string& arch) {
-  HLO_ASSIGN_OR_RETURN(std::string ptxas, findPtxas());
+namespace {
+
+// Runs `program` with `args` (args[0] is the program), its standard output
+// and error into `log`; an error with what it printed unless it exits 0.
+Status runTool(const std::string& program, llvm::ArrayRef<llvm::StringRef> args, const std::string& log,
+               const std::string& what) {
+  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(log), llvm::StringRef(log)};
+  std::string launchError;
+  int rc = llvm::sys::ExecuteAndWait(program, args, std::nullopt, redirects, 0, 0, &launchError);
+  if (rc == 0) return okStatus();
+  if (rc < 0) return errorStatus("gpu: cannot run " + program + ": " + launchError);
+  std::string output;
+  if (auto text = llvm::MemoryBuffer::getFile(log)) output = (*text)->getBuffer().str();
+  return errorStatus("gpu: " + what + " failed (exit " + std::to_string(rc) + "):\n" + output);
+}
+
+// Assembles `ptx` for `arch` into the file `cubin`.
+Status assemble(const std::string& ptx, const std::string& arch, const std::string& cubin) {
+  HLO_ASSIGN_OR_RETURN(std::string ptxas, findCudaTool("ptxas"));
   HLO_ASSIGN_OR_RETURN(std::string input, temporaryFile("ptx"));
   llvm::FileRemover removeInput(input);
-  HLO_ASSIGN_OR_RETURN(std::string cubin, temporaryFile("cubin"));
-  llvm::FileRemover removeCubin(cubin);
   HLO_ASSIGN_OR_RETURN(std::string log, temporaryFile("log"));
   llvm::FileRemover removeLog(log);
   {
@@ -63,16 +78,31 @@ Status assembleWithPtxas(const std::string& ptx, const std::string& arch) {
     if (out.has_error()) return errorStatus("gpu: cannot write " + input + ": " + out.error().message());
   }
   std::string archFlag = "-arch=" + arch;
-  llvm::StringRef args[] = {ptxas, archFlag, "-o", cubin, input};
   // ptxas prints errors on stderr and notes on stdout; keep both.
-  std::optional<llvm::StringRef> redirects[] = {llvm::StringRef(""), llvm::StringRef(log), llvm::StringRef(log)};
-  std::string launchError;
-  int rc = llvm::sys::ExecuteAndWait(ptxas, args, std::nullopt, redirects, 0, 0, &launchError);
-  if (rc == 0) return okStatus();
-  std::string output;
-  if (auto text = llvm::MemoryBuffer::getFile(log)) output = (*text)->getBuffer().str();
-  if (rc < 0) return errorStatus("gpu: cannot run " + ptxas + ": " + launchError);
-  return errorStatus("gpu: ptxas " + archFlag + " failed (exit " + std::to_string(rc) + "):\n" + output);
+  llvm::StringRef args[] = {ptxas, archFlag, "-o", cubin, input};
+  return runTool(ptxas, args, log, "ptxas " + archFlag);
+}
+
+}  // namespace
+
+Status assembleWithPtxas(const std::string& ptx, const std::string& arch) {
+  HLO_ASSIGN_OR_RETURN(std::string cubin, temporaryFile("cubin"));
+  llvm::FileRemover removeCubin(cubin);
+  return assemble(ptx, arch, cubin);
+}
+
+StatusOr<std::string> sassOf(const std::string& ptx, const std::string& arch) {
+  HLO_ASSIGN_OR_RETURN(std::string cuobjdump, findCudaTool("cuobjdump"));
+  HLO_ASSIGN_OR_RETURN(std::string cubin, temporaryFile("cubin"));
+  llvm::FileRemover removeCubin(cubin);
+  HLO_RETURN_IF_ERROR(assemble(ptx, arch, cubin));
+  HLO_ASSIGN_OR_RETURN(std::string sass, temporaryFile("sass"));
+  llvm::FileRemover removeSass(sass);
+  llvm::StringRef args[] = {cuobjdump, "-sass", cubin};
+  HLO_RETURN_IF_ERROR(runTool(cuobjdump, args, sass, "cuobjdump -sass"));
+  auto text = llvm::MemoryBuffer::getFile(sass);
+  if (!text) return errorStatus("gpu: cannot read " + sass + ": " + text.getError().message());
+  return (*text)->getBuffer().str();
 }
 
 }  // namespace hlo::gpu
