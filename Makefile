@@ -92,7 +92,16 @@ VENV_STAMP := $(BUILD)/venv/.installed
 # ---- rules -----------------------------------------------------------------
 
 .PHONY: all check demo bench deps fuzz-parser clean
-all: $(LIBS) $(JIT_LIBS) $(TOOLS) $(CORPUS_CHECK) $(INTERP_CORPUS) $(PASS_CORPUS) $(XLA_CORPUS) $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) | $(DEPS_STAMP)
+
+# A stand-in CUDA driver (host memory, no kernels) for the lit tests of the
+# GPU runtime (backends/gpu/standin/libcuda.cc); never linked into anything.
+STANDIN_CUDA := $(BUILD)/standin-cuda/libcuda.so.1
+
+all: $(LIBS) $(JIT_LIBS) $(TOOLS) $(CORPUS_CHECK) $(INTERP_CORPUS) $(PASS_CORPUS) $(XLA_CORPUS) $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) $(STANDIN_CUDA) | $(DEPS_STAMP)
+
+$(STANDIN_CUDA): backends/gpu/standin/libcuda.cc
+	@mkdir -p $(@D)
+	$(CXX) -std=c++20 -O1 -Wall -Wextra -shared -fPIC -o $@ $<
 
 $(BUILD)/obj/%.o: %.cc | $(DEPS_STAMP)
 	@mkdir -p $(@D)

@@ -48,3 +48,10 @@ if shutil.which("ptxas", path=config.environment["PATH"]):
 # cuobjdump, which --dump-to uses for SASS where the toolkit has it.
 if shutil.which("cuobjdump", path=config.environment["PATH"] + os.pathsep + "/usr/local/cuda/bin"):
     config.available_features.add("cuobjdump")
+
+# The stand-in CUDA driver make builds (host memory, no kernels), for the
+# GPU runtime's tests without a GPU: hlo-run finds it through HLO_CUDA_DRIVER.
+standin_cuda = os.path.join(os.path.dirname(bin_dir), "standin-cuda", "libcuda.so.1")
+if os.path.exists(standin_cuda):
+    config.available_features.add("standin-cuda")
+    config.substitutions.append(("%standin_cuda", standin_cuda))
