@@ -381,6 +381,10 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
       return emitDynamicUpdateSlice(instr, index);
     case Opcode::kReduce:
       return emitReduce(instr, index);
+    case Opcode::kReduceWindow:
+      return emitReduceWindow(instr, index);
+    case Opcode::kSelectAndScatter:
+      return emitSelectAndScatter(instr, index);
     case Opcode::kDot:
       return emitDot(instr, index);
     case Opcode::kFusion:
@@ -419,9 +423,9 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
     case Opcode::kDynamicReshape: case Opcode::kFft: case Opcode::kGather: case Opcode::kInfeed:
     case Opcode::kOptimizationBarrier: case Opcode::kOutfeed: case Opcode::kRaggedAllToAll:
     case Opcode::kRaggedDot: case Opcode::kRecv: case Opcode::kRecvDone: case Opcode::kReduceScatter:
-    case Opcode::kReduceWindow: case Opcode::kRng: case Opcode::kRngBitGenerator:
+    case Opcode::kRng: case Opcode::kRngBitGenerator:
     case Opcode::kRngGetAndUpdateState: case Opcode::kScaledDot: case Opcode::kScan: case Opcode::kScatter:
-    case Opcode::kSelectAndScatter: case Opcode::kSend: case Opcode::kSendDone: case Opcode::kShuffle:
+    case Opcode::kSend: case Opcode::kSendDone: case Opcode::kShuffle:
     case Opcode::kSort: case Opcode::kTopK: case Opcode::kTriangularSolve: case Opcode::kTuple:
     case Opcode::kWhile:
       return cannotCompile(instr);

@@ -115,6 +115,8 @@ class ElementalEmitter {
   // A variable in the function's entry block (promoted to a register by LLVM).
   llvm::AllocaInst* entryAlloca(llvm::Type* type, const std::string& name);
   StatusOr<llvm::Value*> emitMap(const Instruction& instr, const IrIndex& index);
+  StatusOr<llvm::Value*> emitReduceWindow(const Instruction& instr, const IrIndex& index);
+  StatusOr<llvm::Value*> emitSelectAndScatter(const Instruction& instr, const IrIndex& index);
   // The values of `f`'s root (a tuple root: its elements', in order) for
   // its parameters reading `args` (one for each, of its value type),
   // emitted at a scalar index with a cache of its own: one step of a
@@ -283,6 +285,17 @@ bool smallFloat(ElementType t);
 // maximum, minimum, and or or (and/or on integers and pred) of its
 // parameters. Other reduces are library ops (backends/cpu/runtime_reduce.cc).
 bool emitsReduce(const Instruction& instr);
+
+// Whether the emitter computes the reduce-window `instr` itself
+// (elemental_windows.cc): one input, one element type throughout (input,
+// init, result, the reducer's parameters and root, all scalars in the
+// reducer), a window without reversal. Others are library ops.
+bool emitsReduceWindow(const Instruction& instr);
+
+// Whether the emitter computes the select-and-scatter `instr` itself
+// (elemental_windows.cc): scalar select and scatter functions of its
+// types, a window without base dilation, reversal or negative padding.
+bool emitsSelectAndScatter(const Instruction& instr);
 
 // Whether the emitter can compute the dot `instr` itself (ElementalEmitter::
 // emitDot) in at most `maxProducts` multiply-adds: real operand types, two

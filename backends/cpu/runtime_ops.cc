@@ -25,7 +25,9 @@ bool notLapackCall(const Instruction& instr) { return !isLapackCall(instr); }
 // and which instances the elemental emitter computes instead (none when
 // null): inside a fusion, and, unless `libraryAlone`, on their own too. A
 // transpose is a library call only unfused; a reduce only when the emitter
-// cannot fold it (several inputs, another reducer); a dot only when it is
+// cannot fold it (several inputs, another reducer), a reduce-window only
+// when it has several inputs or mixes types, a select-and-scatter only with
+// base dilation; a dot only when it is
 // not small (smallDot); a bitcast-convert only between widths or to
 // and from pred or complex; a custom call only for LAPACK's routines (the
 // other custom calls the engines run are host steps or rewritten away).
@@ -45,13 +47,13 @@ constexpr LibraryOp kLibraryOps[] = {
     {Opcode::kFft, planFft},
     {Opcode::kGather, planGather},
     {Opcode::kScatter, planScatter},
-    {Opcode::kSelectAndScatter, planSelectAndScatter},
+    {Opcode::kSelectAndScatter, planSelectAndScatter, jit::emitsSelectAndScatter},
     {Opcode::kTriangularSolve, planTriangularSolve},
     {Opcode::kCholesky, planCholesky},
     {Opcode::kCustomCall, planLapackCall, notLapackCall},
     {Opcode::kTranspose, planTranspose, always, /*libraryAlone=*/true},
     {Opcode::kReduce, planReduce, jit::emitsReduce},
-    {Opcode::kReduceWindow, planReduce},
+    {Opcode::kReduceWindow, planReduce, jit::emitsReduceWindow},
     {Opcode::kBitcastConvert, planBitcastConvert, sameWidthBitcastConvert},
 };
 
