@@ -28,6 +28,20 @@
 
 namespace hlo::jit {
 
+namespace {
+
+// One step of a two-parameter scalar function (a reducer, a scatter): the
+// one binary op of its parameters it is, directly, or else through
+// callScalar.
+StatusOr<llvm::Value*> applyScalar(ElementalEmitter& e, const Computation& f, ElementType t, llvm::Value* a,
+                                   llvm::Value* x) {
+  if (std::optional<Opcode> op = binaryOfParameters(&f)) return e.binary(*op, *f.root(), t, a, x);
+  HLO_ASSIGN_OR_RETURN(std::vector<llvm::Value*> v, e.callScalar(f, {a, x}));
+  return v[0];
+}
+
+}  // namespace
+
 bool emitsReduceWindow(const Instruction& instr) {
   if (instr.opcode() != Opcode::kReduceWindow || instr.operandCount() != 2 || !instr.shape().isArray()) return false;
   const Computation* reducer = instr.attrs().getComputation(AttrKey::kToApply);
@@ -58,7 +72,6 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduceWindow(const Instruction& ins
   if (!windowOr.ok()) return cannotCompile(instr, windowOr.status().message());
   const std::vector<WindowDim>& window = *windowOr;
   const Computation& reducer = *instr.attrs().getComputation(AttrKey::kToApply);
-  const std::optional<Opcode> op = binaryOfParameters(&reducer);
   const ElementType t = instr.shape().type();
   const bool exactSum = sumsExactly(instr);
   const ElementType accType = exactSum ? ElementType::kF64 : t;
@@ -83,13 +96,8 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduceWindow(const Instruction& ins
       b_.CreateStore(next, total);
       return okStatus();
     }
-    if (op) {
-      HLO_ASSIGN_OR_RETURN(llvm::Value * v, binary(*op, *reducer.root(), t, sum, x));
-      b_.CreateStore(v, total);
-      return okStatus();
-    }
-    HLO_ASSIGN_OR_RETURN(std::vector<llvm::Value*> v, callScalar(reducer, {sum, x}));
-    b_.CreateStore(v[0], total);
+    HLO_ASSIGN_OR_RETURN(llvm::Value * v, applyScalar(*this, reducer, t, sum, x));
+    b_.CreateStore(v, total);
     return okStatus();
   };
 
@@ -184,7 +192,6 @@ StatusOr<llvm::Value*> ElementalEmitter::emitSelectAndScatter(const Instruction&
   const std::vector<WindowDim>& window = *windowOr;
   const Computation& select = *instr.attrs().getComputation(AttrKey::kSelect);
   const Computation& scatter = *instr.attrs().getComputation(AttrKey::kScatter);
-  const std::optional<Opcode> scatterOp = binaryOfParameters(&scatter);
   const ElementType t = instr.shape().type();
   llvm::Type* xType = valueType(operand.shape().type());
 
@@ -254,14 +261,8 @@ StatusOr<llvm::Value*> ElementalEmitter::emitSelectAndScatter(const Instruction&
         llvm::Value* mine = b_.CreateICmpEQ(b_.CreateLoad(b_.getInt64Ty(), selectedAt), self);
         return emitWhen(mine, "scatter.mine", [&]() -> Status {
           HLO_ASSIGN_OR_RETURN(llvm::Value * s, emit(source, IrIndex{sourceDims, w, nullptr}));
-          llvm::Value* a = b_.CreateLoad(valueType(t), acc);
-          if (scatterOp) {
-            HLO_ASSIGN_OR_RETURN(llvm::Value * v, binary(*scatterOp, *scatter.root(), t, a, s));
-            b_.CreateStore(v, acc);
-            return okStatus();
-          }
-          HLO_ASSIGN_OR_RETURN(std::vector<llvm::Value*> v, callScalar(scatter, {a, s}));
-          b_.CreateStore(v[0], acc);
+          HLO_ASSIGN_OR_RETURN(llvm::Value * v, applyScalar(*this, scatter, t, b_.CreateLoad(valueType(t), acc), s));
+          b_.CreateStore(v, acc);
           return okStatus();
         });
       };

@@ -26,6 +26,24 @@ constexpr CUresult kInvalidValue = 1;
 constexpr CUresult kOutOfMemory = 2;
 constexpr CUresult kNotSupported = 801;
 
+// The results this driver gives, as the real one names them.
+struct Error {
+  CUresult code;
+  const char* name;
+  const char* text;
+};
+constexpr Error kErrors[] = {
+    {kSuccess, "CUDA_SUCCESS", "no error"},
+    {kInvalidValue, "CUDA_ERROR_INVALID_VALUE", "invalid argument"},
+    {kOutOfMemory, "CUDA_ERROR_OUT_OF_MEMORY", "out of memory"},
+    {kNotSupported, "CUDA_ERROR_NOT_SUPPORTED", "the stand-in driver runs no kernels"},
+};
+const Error* errorOf(CUresult code) {
+  for (const Error& e : kErrors)
+    if (e.code == code) return &e;
+  return nullptr;
+}
+
 // Device allocations: aligned as the driver aligns them (256 bytes).
 void* allocate(std::size_t bytes) {
   std::size_t size = (bytes + 255) / 256 * 256;
@@ -54,23 +72,17 @@ CUresult cuDriverGetVersion(int* version) {
 }
 
 CUresult cuGetErrorName(CUresult result, const char** name) {
-  switch (result) {
-    case kSuccess: *name = "CUDA_SUCCESS"; return kSuccess;
-    case kInvalidValue: *name = "CUDA_ERROR_INVALID_VALUE"; return kSuccess;
-    case kOutOfMemory: *name = "CUDA_ERROR_OUT_OF_MEMORY"; return kSuccess;
-    case kNotSupported: *name = "CUDA_ERROR_NOT_SUPPORTED"; return kSuccess;
-    default: return kInvalidValue;
-  }
+  const Error* e = errorOf(result);
+  if (!e) return kInvalidValue;
+  *name = e->name;
+  return kSuccess;
 }
 
 CUresult cuGetErrorString(CUresult result, const char** text) {
-  switch (result) {
-    case kSuccess: *text = "no error"; return kSuccess;
-    case kInvalidValue: *text = "invalid argument"; return kSuccess;
-    case kOutOfMemory: *text = "out of memory"; return kSuccess;
-    case kNotSupported: *text = "the stand-in driver runs no kernels"; return kSuccess;
-    default: return kInvalidValue;
-  }
+  const Error* e = errorOf(result);
+  if (!e) return kInvalidValue;
+  *text = e->text;
+  return kSuccess;
 }
 
 CUresult cuDeviceGetCount(int* count) {
