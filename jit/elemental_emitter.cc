@@ -385,6 +385,8 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
       return emitReduceWindow(instr, index);
     case Opcode::kSelectAndScatter:
       return emitSelectAndScatter(instr, index);
+    case Opcode::kGather:
+      return emitGather(instr, index);
     case Opcode::kDot:
       return emitDot(instr, index);
     case Opcode::kFusion:
@@ -420,7 +422,7 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
     case Opcode::kCollectiveBroadcast: case Opcode::kCollectivePermute: case Opcode::kCollectivePermuteDone:
     case Opcode::kCollectivePermuteStart: case Opcode::kCollectiveReduce: case Opcode::kConvolution:
     case Opcode::kCopyDone: case Opcode::kCopyStart: case Opcode::kCustomCall: case Opcode::kDomain:
-    case Opcode::kDynamicReshape: case Opcode::kFft: case Opcode::kGather: case Opcode::kInfeed:
+    case Opcode::kDynamicReshape: case Opcode::kFft: case Opcode::kInfeed:
     case Opcode::kOptimizationBarrier: case Opcode::kOutfeed: case Opcode::kRaggedAllToAll:
     case Opcode::kRaggedDot: case Opcode::kRecv: case Opcode::kRecvDone: case Opcode::kReduceScatter:
     case Opcode::kRng: case Opcode::kRngBitGenerator:

@@ -117,6 +117,7 @@ class ElementalEmitter {
   StatusOr<llvm::Value*> emitMap(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitReduceWindow(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitSelectAndScatter(const Instruction& instr, const IrIndex& index);
+  StatusOr<llvm::Value*> emitGather(const Instruction& instr, const IrIndex& index);
   // The values of `f`'s root (a tuple root: its elements', in order) for
   // its parameters reading `args` (one for each, of its value type),
   // emitted at a scalar index with a cache of its own: one step of a
@@ -296,6 +297,12 @@ bool emitsReduceWindow(const Instruction& instr);
 // (elemental_windows.cc): scalar select and scatter functions of its
 // types, a window without base dilation, reversal or negative padding.
 bool emitsSelectAndScatter(const Instruction& instr);
+
+// Whether the emitter computes the gather `instr` itself
+// (elemental_gather.cc): integer start indices, and a slice of at least one
+// element in each collapsed or batching dimension. The CPU backend gathers
+// rows in its library instead; a GPU runs this as a kernel.
+bool emitsGather(const Instruction& instr);
 
 // Whether the emitter can compute the dot `instr` itself (ElementalEmitter::
 // emitDot) in at most `maxProducts` multiply-adds: real operand types, two
