@@ -9,7 +9,7 @@
 //      computation as a call; a large dot is a cuBLAS call (cublas.h);
 //      everything else is one kernel
 //      (gpu_kernel_emitter.h, GridForm::kNvptx) in a single LLVM module.
-//      What no kernel computes yet (sort, gather, convolution, ...) is an
+//      What no kernel computes yet (sort, scatter, convolution, ...) is an
 //      error naming it, or with --allow-interpreter-fallback a logged step
 //      the interpreter takes.
 //   3. The memory plan (jit/memory_plan.h) places the values of a run in
