@@ -51,6 +51,23 @@ struct IndexArray {
   }
 };
 
+// gather's dimension numbers, as its attributes give them (references into
+// the instruction's attributes), and the operand dimensions its offset
+// dimensions walk.
+struct GatherDims {
+  explicit GatherDims(const Instruction& gather, int64_t operandRank);
+  const std::vector<int64_t>& offsetDims;
+  const std::vector<int64_t>& collapsedSliceDims;
+  const std::vector<int64_t>& startIndexMap;
+  const std::vector<int64_t>& operandBatching;  // operand_batching_dims
+  const std::vector<int64_t>& indicesBatching;  // start_indices_batching_dims
+  const std::vector<int64_t>& sliceSizes;
+  int64_t indexVectorDim;
+  // The operand dimensions neither collapsed nor batching, in order: offset
+  // dimension k of the result walks operand dimension sliceDims[k].
+  std::vector<int64_t> sliceDims;
+};
+
 // The operand dimensions that are neither `removed1` nor `removed2`, in order:
 // gather's offset (scatter's window) dimensions in the operand.
 inline std::vector<int64_t> remainingDims(int64_t rank, const std::vector<int64_t>& removed1,
@@ -61,6 +78,16 @@ inline std::vector<int64_t> remainingDims(int64_t rank, const std::vector<int64_
     if (!in(removed1, d) && !in(removed2, d)) out.push_back(d);
   return out;
 }
+
+inline GatherDims::GatherDims(const Instruction& gather, int64_t operandRank)
+    : offsetDims(gather.attrs().getInts(AttrKey::kOffsetDims)),
+      collapsedSliceDims(gather.attrs().getInts(AttrKey::kCollapsedSliceDims)),
+      startIndexMap(gather.attrs().getInts(AttrKey::kStartIndexMap)),
+      operandBatching(gather.attrs().getInts(AttrKey::kOperandBatchingDims)),
+      indicesBatching(gather.attrs().getInts(AttrKey::kStartIndicesBatchingDims)),
+      sliceSizes(gather.attrs().getInts(AttrKey::kSliceSizes)),
+      indexVectorDim(gather.attrs().getInt(AttrKey::kIndexVectorDim)),
+      sliceDims(remainingDims(operandRank, collapsedSliceDims, operandBatching)) {}
 
 // Where a scatter's update elements land in its operand, as the semantics
 // define it: the update's dimensions split into scatter positions (one index

@@ -39,24 +39,17 @@ Status checkBatchingDims(const Instruction& instr, const std::vector<int64_t>& i
 StatusOr<Literal> evalGather(EvalContext& ctx, const Instruction& instr, Operands ops) {
   HLO_RETURN_IF_ERROR(checkWellTyped(instr));
   const Literal& x = *ops[0];
-  const Attributes& a = instr.attrs();
-  const std::vector<int64_t>& offsetDims = a.getInts(AttrKey::kOffsetDims);
-  const std::vector<int64_t>& startIndexMap = a.getInts(AttrKey::kStartIndexMap);
-  const std::vector<int64_t>& operandBatching = a.getInts(AttrKey::kOperandBatchingDims);
-  const std::vector<int64_t>& indicesBatching = a.getInts(AttrKey::kStartIndicesBatchingDims);
-  const std::vector<int64_t>& sliceSizes = a.getInts(AttrKey::kSliceSizes);
-  IndexArray indices(*ops[1], a.getInt(AttrKey::kIndexVectorDim));
-  HLO_RETURN_IF_ERROR(checkBatchingDims(instr, indicesBatching, indices.vectorDim));
+  const int64_t rank = x.shape().rank();
+  const GatherDims g(instr, rank);
+  IndexArray indices(*ops[1], g.indexVectorDim);
+  HLO_RETURN_IF_ERROR(checkBatchingDims(instr, g.indicesBatching, indices.vectorDim));
 
   const std::vector<int64_t>& xDims = x.shape().dims();
-  int64_t rank = x.shape().rank();
-  std::vector<int64_t> sliceDims =
-      remainingDims(rank, a.getInts(AttrKey::kCollapsedSliceDims), operandBatching);
   std::vector<int64_t> xStrides = rowMajorStrides(xDims);
   HLO_ASSIGN_OR_RETURN(Literal result, ctx.allocate(instr.shape(), instr));
 
   std::vector<bool> isOffset(instr.shape().rank(), false);
-  for (int64_t d : offsetDims) isOffset[d] = true;
+  for (int64_t d : g.offsetDims) isOffset[d] = true;
   std::vector<int64_t> batch, start(rank), at(rank);
   Status failure;
   forEachIndex(instr.shape().dims(), [&](const std::vector<int64_t>& out, int64_t linear) {
@@ -65,11 +58,11 @@ StatusOr<Literal> evalGather(EvalContext& ctx, const Instruction& instr, Operand
     for (size_t d = 0; d < out.size(); ++d)
       if (!isOffset[d]) batch.push_back(out[d]);
     std::fill(start.begin(), start.end(), 0);
-    for (size_t k = 0; k < startIndexMap.size(); ++k) start[startIndexMap[k]] = indices.component(batch, k);
-    for (size_t i = 0; i < operandBatching.size(); ++i)
-      start[operandBatching[i]] = batch[indices.batchPosition(indicesBatching[i])];
-    for (int64_t d = 0; d < rank; ++d) at[d] = clampIndex(start[d], 0, xDims[d] - sliceSizes[d]);
-    for (size_t k = 0; k < offsetDims.size(); ++k) at[sliceDims[k]] += out[offsetDims[k]];
+    for (size_t k = 0; k < g.startIndexMap.size(); ++k) start[g.startIndexMap[k]] = indices.component(batch, k);
+    for (size_t i = 0; i < g.operandBatching.size(); ++i)
+      start[g.operandBatching[i]] = batch[indices.batchPosition(g.indicesBatching[i])];
+    for (int64_t d = 0; d < rank; ++d) at[d] = clampIndex(start[d], 0, xDims[d] - g.sliceSizes[d]);
+    for (size_t k = 0; k < g.offsetDims.size(); ++k) at[g.sliceDims[k]] += out[g.offsetDims[k]];
     for (int64_t d = 0; d < rank; ++d)
       if (at[d] < 0 || at[d] >= xDims[d]) {
         // Only a collapsed or batching dimension of slice size 0 gets here.

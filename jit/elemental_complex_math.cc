@@ -20,6 +20,7 @@
 // infinity. expm1, log1p, sign, power and atan2 use the interpreter's own
 // definitions in hlo/complex_math.h.
 #include <numbers>
+#include <utility>
 
 #include "jit/elemental_emitter.h"
 
@@ -37,41 +38,48 @@ class ComplexIr {
   using MathCall = std::function<llvm::Value*(const std::string&, std::vector<llvm::Value*>)>;
   ComplexIr(llvm::IRBuilder<>& b, llvm::Type* f, MathCall math) : b_(b), f_(f), math_(std::move(math)) {}
 
-  // `op` of x, or nullopt where op has no complex meaning here.
+  // `op` of x, or nullopt where op has no complex meaning here: one row per
+  // function, so an opcode that is not listed is not one.
   std::optional<Parts> unary(Opcode op, Parts x) {
-    switch (op) {
-      case Opcode::kAbs: return Parts{abs(x), zero()};
-      case Opcode::kSign: return sign(x);
-      case Opcode::kSqrt: return sqrt(x);
-      case Opcode::kRsqrt: return divide(real(1), sqrt(x));
-      case Opcode::kExp: return exp(x);
-      case Opcode::kExpm1: return expm1(x);
-      case Opcode::kLog: return log(x);
-      case Opcode::kLog1p: return log1p(x);
-      case Opcode::kLogistic: return divide(real(1), plusReal(1, exp(neg(x))));
-      case Opcode::kSin: return sin(x);
-      case Opcode::kCos: return cos(x);
-      case Opcode::kTan: return timesMinusI(tanh(timesI(x)));
-      case Opcode::kTanh: return tanh(x);
-      case Opcode::kSinh: return sinh(x);
-      case Opcode::kCosh: return cosh(x);
-      case Opcode::kAsin: return asin(x);
-      case Opcode::kAcos: return acos(x);
-      case Opcode::kAtan: return timesMinusI(atanh(timesI(x)));
-      case Opcode::kAsinh: return asinh(x);
-      case Opcode::kAcosh: return acosh(x);
-      case Opcode::kAtanh: return atanh(x);
-      default: return std::nullopt;
-    }
+    using Form = Parts (*)(ComplexIr&, Parts);
+    static constexpr std::pair<Opcode, Form> kForms[] = {
+        {Opcode::kAbs, [](ComplexIr& c, Parts x) { return Parts{c.abs(x), c.zero()}; }},
+        {Opcode::kSign, [](ComplexIr& c, Parts x) { return c.sign(x); }},
+        {Opcode::kSqrt, [](ComplexIr& c, Parts x) { return c.sqrt(x); }},
+        {Opcode::kRsqrt, [](ComplexIr& c, Parts x) { return c.divide(c.real(1), c.sqrt(x)); }},
+        {Opcode::kExp, [](ComplexIr& c, Parts x) { return c.exp(x); }},
+        {Opcode::kExpm1, [](ComplexIr& c, Parts x) { return c.expm1(x); }},
+        {Opcode::kLog, [](ComplexIr& c, Parts x) { return c.log(x); }},
+        {Opcode::kLog1p, [](ComplexIr& c, Parts x) { return c.log1p(x); }},
+        {Opcode::kLogistic, [](ComplexIr& c, Parts x) { return c.divide(c.real(1), c.plusReal(1, c.exp(c.neg(x)))); }},
+        {Opcode::kSin, [](ComplexIr& c, Parts x) { return c.sin(x); }},
+        {Opcode::kCos, [](ComplexIr& c, Parts x) { return c.cos(x); }},
+        {Opcode::kTan, [](ComplexIr& c, Parts x) { return c.timesMinusI(c.tanh(c.timesI(x))); }},
+        {Opcode::kTanh, [](ComplexIr& c, Parts x) { return c.tanh(x); }},
+        {Opcode::kSinh, [](ComplexIr& c, Parts x) { return c.sinh(x); }},
+        {Opcode::kCosh, [](ComplexIr& c, Parts x) { return c.cosh(x); }},
+        {Opcode::kAsin, [](ComplexIr& c, Parts x) { return c.asin(x); }},
+        {Opcode::kAcos, [](ComplexIr& c, Parts x) { return c.acos(x); }},
+        {Opcode::kAtan, [](ComplexIr& c, Parts x) { return c.timesMinusI(c.atanh(c.timesI(x))); }},
+        {Opcode::kAsinh, [](ComplexIr& c, Parts x) { return c.asinh(x); }},
+        {Opcode::kAcosh, [](ComplexIr& c, Parts x) { return c.acosh(x); }},
+        {Opcode::kAtanh, [](ComplexIr& c, Parts x) { return c.atanh(x); }},
+    };
+    for (auto [listed, form] : kForms)
+      if (listed == op) return form(*this, x);
+    return std::nullopt;
   }
 
-  std::optional<Parts> binary(Opcode op, Parts a, Parts c) {
-    switch (op) {
-      case Opcode::kDivide: return divide(a, c);
-      case Opcode::kPower: return power(a, c);
-      case Opcode::kAtan2: return atan2(a, c);
-      default: return std::nullopt;
-    }
+  std::optional<Parts> binary(Opcode op, Parts a, Parts b) {
+    using Form = Parts (*)(ComplexIr&, Parts, Parts);
+    static constexpr std::pair<Opcode, Form> kForms[] = {
+        {Opcode::kDivide, [](ComplexIr& c, Parts a, Parts b) { return c.divide(a, b); }},
+        {Opcode::kPower, [](ComplexIr& c, Parts a, Parts b) { return c.power(a, b); }},
+        {Opcode::kAtan2, [](ComplexIr& c, Parts a, Parts b) { return c.atan2(a, b); }},
+    };
+    for (auto [listed, form] : kForms)
+      if (listed == op) return form(*this, a, b);
+    return std::nullopt;
   }
 
  private:
@@ -150,7 +158,8 @@ class ComplexIr {
     llvm::Value* finiteOverInfinite = b_.CreateAnd(b_.CreateOr(isInf(c.re), isInf(c.im)),
                                                    b_.CreateAnd(isFinite(a.re), isFinite(a.im)));
     Parts vanishing = recomputed(zero(), a, {box(c.re), box(c.im)});
-    Parts recovered = select(byZero, overZero, select(infiniteOverFinite, infinite, select(finiteOverInfinite, vanishing, q)));
+    Parts recovered =
+        select(byZero, overZero, select(infiniteOverFinite, infinite, select(finiteOverInfinite, vanishing, q)));
     return select(bothNan, recovered, q);
   }
 

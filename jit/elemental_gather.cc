@@ -26,46 +26,39 @@ bool emitsGather(const Instruction& instr) {
   const Shape& indices = instr.operand(1)->shape();
   if (!operand.isArray() || !indices.isArray() || !isInteger(indices.type()) || !checkDeclaredShape(instr).ok())
     return false;
-  const Attributes& a = instr.attrs();
   const int64_t rank = operand.rank();
-  const std::vector<int64_t>& sliceSizes = a.getInts(AttrKey::kSliceSizes);
-  const std::vector<int64_t>& collapsed = a.getInts(AttrKey::kCollapsedSliceDims);
-  const std::vector<int64_t>& operandBatching = a.getInts(AttrKey::kOperandBatchingDims);
-  if (static_cast<int64_t>(sliceSizes.size()) != rank ||
-      contains(a.getInts(AttrKey::kStartIndicesBatchingDims), a.getInt(AttrKey::kIndexVectorDim)))
+  const GatherDims g(instr, rank);
+  if (static_cast<int64_t>(g.sliceSizes.size()) != rank || contains(g.indicesBatching, g.indexVectorDim) ||
+      g.sliceDims.size() != g.offsetDims.size() || g.operandBatching.size() != g.indicesBatching.size())
     return false;
+  for (int64_t d : g.startIndexMap)
+    if (d < 0 || d >= rank) return false;
+  // An implicit index vector (index_vector_dim = the indices' rank) holds one component.
+  if (g.indexVectorDim == indices.rank() && g.startIndexMap.size() > 1) return false;
   // A collapsed or batching dimension of slice size 0 has no element to read
   // (the interpreter refuses it when it runs).
   for (int64_t d = 0; d < rank; ++d)
-    if (sliceSizes[d] == 0 && (contains(collapsed, d) || contains(operandBatching, d))) return false;
+    if (g.sliceSizes[d] == 0 && (contains(g.collapsedSliceDims, d) || contains(g.operandBatching, d))) return false;
   return true;
 }
 
 StatusOr<llvm::Value*> ElementalEmitter::emitGather(const Instruction& instr, const IrIndex& index) {
   if (!emitsGather(instr))
-    return cannotCompile(instr, "a gather computed in a kernel has integer start indices and a slice of at least "
-                                "one element in each collapsed or batching dimension");
+    return cannotCompile(instr, "a gather computed in a kernel has integer start indices, dimension numbers that "
+                                "fit its operand, and a slice of at least one element in each collapsed or "
+                                "batching dimension");
   const Instruction& operand = *instr.operand(0);
   const Instruction& startIndices = *instr.operand(1);
-  const Attributes& a = instr.attrs();
-  const std::vector<int64_t>& offsetDims = a.getInts(AttrKey::kOffsetDims);
-  const std::vector<int64_t>& startIndexMap = a.getInts(AttrKey::kStartIndexMap);
-  const std::vector<int64_t>& operandBatching = a.getInts(AttrKey::kOperandBatchingDims);
-  const std::vector<int64_t>& indicesBatching = a.getInts(AttrKey::kStartIndicesBatchingDims);
-  const std::vector<int64_t>& sliceSizes = a.getInts(AttrKey::kSliceSizes);
   const std::vector<int64_t>& xDims = operand.shape().dims();
   const std::vector<int64_t>& indexDims = startIndices.shape().dims();
   const int64_t rank = static_cast<int64_t>(xDims.size());
-  const int64_t vectorDim = a.getInt(AttrKey::kIndexVectorDim);
-  const bool implicitVector = vectorDim == static_cast<int64_t>(indexDims.size());
-  const std::vector<int64_t> sliceDims = remainingDims(rank, a.getInts(AttrKey::kCollapsedSliceDims), operandBatching);
-  if (sliceDims.size() != offsetDims.size())
-    return cannotCompile(instr, "offset_dims do not match the slice's uncollapsed dimensions");
+  const GatherDims g(instr, rank);
+  const int64_t vectorDim = g.indexVectorDim;
 
   // The output's batch positions: its dimensions other than offset_dims.
   std::vector<llvm::Value*> batch;
   for (size_t d = 0; d < index.multi.size(); ++d)
-    if (!contains(offsetDims, static_cast<int64_t>(d))) batch.push_back(index.multi[d]);
+    if (!contains(g.offsetDims, static_cast<int64_t>(d))) batch.push_back(index.multi[d]);
   // Batch position `d` of the index array as an index into `batch`.
   auto batchPosition = [&](int64_t d) { return d < vectorDim ? d : d - 1; };
   ElementType indexType = startIndices.shape().type();
@@ -77,24 +70,21 @@ StatusOr<llvm::Value*> ElementalEmitter::emitGather(const Instruction& instr, co
     HLO_ASSIGN_OR_RETURN(llvm::Value * v, emit(startIndices, IrIndex{indexDims, at, nullptr}));
     return isSigned(indexType) ? b_.CreateSExtOrTrunc(v, b_.getInt64Ty()) : b_.CreateZExtOrTrunc(v, b_.getInt64Ty());
   };
-  if (implicitVector && startIndexMap.size() > 1)
-    return cannotCompile(instr, "an implicit index vector holds one component");
 
   std::vector<llvm::Value*> at(rank, i64(0));
-  for (size_t k = 0; k < startIndexMap.size(); ++k) {
-    if (startIndexMap[k] < 0 || startIndexMap[k] >= rank) return cannotCompile(instr, "start_index_map out of range");
-    HLO_ASSIGN_OR_RETURN(at[startIndexMap[k]], component(static_cast<int64_t>(k)));
+  for (size_t k = 0; k < g.startIndexMap.size(); ++k) {
+    HLO_ASSIGN_OR_RETURN(at[g.startIndexMap[k]], component(static_cast<int64_t>(k)));
   }
-  for (size_t i = 0; i < operandBatching.size() && i < indicesBatching.size(); ++i)
-    at[operandBatching[i]] = batch[batchPosition(indicesBatching[i])];
+  for (size_t i = 0; i < g.operandBatching.size(); ++i)
+    at[g.operandBatching[i]] = batch[batchPosition(g.indicesBatching[i])];
   // Clamped so the slice fits, then moved to the element inside it.
   for (int64_t d = 0; d < rank; ++d) {
-    llvm::Value* high = i64(xDims[d] - sliceSizes[d]);
+    llvm::Value* high = i64(xDims[d] - g.sliceSizes[d]);
     llvm::Value* low = b_.CreateSelect(b_.CreateICmpSLT(at[d], i64(0)), i64(0), at[d]);
     at[d] = b_.CreateSelect(b_.CreateICmpSGT(low, high), high, low);
   }
-  for (size_t k = 0; k < offsetDims.size(); ++k)
-    at[sliceDims[k]] = b_.CreateAdd(at[sliceDims[k]], index.multi[offsetDims[k]]);
+  for (size_t k = 0; k < g.offsetDims.size(); ++k)
+    at[g.sliceDims[k]] = b_.CreateAdd(at[g.sliceDims[k]], index.multi[g.offsetDims[k]]);
   return emit(operand, IrIndex{xDims, at, nullptr});
 }
 

@@ -90,7 +90,8 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduceWindow(const Instruction& ins
     if (exactSum) {  // ExactSum::add
       llvm::Value* next = b_.CreateFAdd(sum, x);
       auto fabs = [&](llvm::Value* v) { return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v); };
-      llvm::Value* lost = b_.CreateSelect(b_.CreateFCmpOGE(fabs(sum), fabs(x)), b_.CreateFAdd(b_.CreateFSub(sum, next), x),
+      llvm::Value* lost = b_.CreateSelect(b_.CreateFCmpOGE(fabs(sum), fabs(x)),
+                                          b_.CreateFAdd(b_.CreateFSub(sum, next), x),
                                           b_.CreateFAdd(b_.CreateFSub(x, next), sum));
       b_.CreateStore(b_.CreateFAdd(b_.CreateLoad(acc, carry), lost), carry);
       b_.CreateStore(next, total);
@@ -119,8 +120,9 @@ StatusOr<llvm::Value*> ElementalEmitter::emitReduceWindow(const Instruction& ins
     const bool checked = w.padLow != 0 || w.padHigh != 0 || w.baseDilation != 1;
     auto at = [&](llvm::Value* k) -> Status {
       // The position in the padded, base-dilated input.
-      llvm::Value* p = b_.CreateAdd(b_.CreateMul(index.multi[d], i64(w.stride)), b_.CreateMul(k, i64(w.windowDilation)));
-      p = b_.CreateSub(p, i64(w.padLow));
+      llvm::Value* p = b_.CreateSub(
+          b_.CreateAdd(b_.CreateMul(index.multi[d], i64(w.stride)), b_.CreateMul(k, i64(w.windowDilation))),
+          i64(w.padLow));
       llvm::Value* ok = inside;
       auto both = [&](llvm::Value* c) { ok = ok ? b_.CreateAnd(ok, c) : c; };
       if (w.baseDilation != 1) {

@@ -35,24 +35,18 @@ Status runGather(const RuntimeCall& call) {
   const Instruction& instr = call.instr;
   const Literal& x = *call.operands[0];
   Literal& out = call.result;
-  const Attributes& a = instr.attrs();
-  const std::vector<int64_t>& offsetDims = a.getInts(AttrKey::kOffsetDims);
-  const std::vector<int64_t>& startIndexMap = a.getInts(AttrKey::kStartIndexMap);
-  const std::vector<int64_t>& operandBatching = a.getInts(AttrKey::kOperandBatchingDims);
-  const std::vector<int64_t>& indicesBatching = a.getInts(AttrKey::kStartIndicesBatchingDims);
-  const std::vector<int64_t>& sliceSizes = a.getInts(AttrKey::kSliceSizes);
-  IndexArray indices(*call.operands[1], a.getInt(AttrKey::kIndexVectorDim));
+  const int64_t rank = x.shape().rank();
+  const GatherDims g(instr, rank);
+  IndexArray indices(*call.operands[1], g.indexVectorDim);
   const std::vector<int64_t>& xDims = x.shape().dims();
-  int64_t rank = x.shape().rank();
-  std::vector<int64_t> sliceDims = remainingDims(rank, a.getInts(AttrKey::kCollapsedSliceDims), operandBatching);
   std::vector<int64_t> xStrides = rowMajorStrides(xDims);
   const std::vector<int64_t>& outDims = out.shape().dims();
   if (out.elementCount() == 0) return okStatus();
   int bytes = storageBytes(x.type());
 
-  // Offset dimension k of the result reads operand dimension sliceDims[k].
+  // Offset dimension k of the result reads operand dimension g.sliceDims[k].
   std::vector<int64_t> operandDimOf(outDims.size(), -1);
-  for (size_t k = 0; k < offsetDims.size(); ++k) operandDimOf[offsetDims[k]] = sliceDims[k];
+  for (size_t k = 0; k < g.offsetDims.size(); ++k) operandDimOf[g.offsetDims[k]] = g.sliceDims[k];
   // Whole rows: the result's last dimension walks the operand's last one.
   int outRank = static_cast<int>(outDims.size());
   int64_t run = 1;
@@ -74,10 +68,10 @@ Status runGather(const RuntimeCall& call) {
       for (size_t d = 0; d < index.size(); ++d)
         if (operandDimOf[d] < 0) position.push_back(index[d]);
       std::fill(start.begin(), start.end(), 0);
-      for (size_t k = 0; k < startIndexMap.size(); ++k) start[startIndexMap[k]] = indices.component(position, k);
-      for (size_t i = 0; i < operandBatching.size(); ++i)
-        start[operandBatching[i]] = position[indices.batchPosition(indicesBatching[i])];
-      for (int64_t d = 0; d < rank; ++d) start[d] = std::clamp<int64_t>(start[d], 0, std::max<int64_t>(0, xDims[d] - sliceSizes[d]));
+      for (size_t k = 0; k < g.startIndexMap.size(); ++k) start[g.startIndexMap[k]] = indices.component(position, k);
+      for (size_t i = 0; i < g.operandBatching.size(); ++i)
+        start[g.operandBatching[i]] = position[indices.batchPosition(g.indicesBatching[i])];
+      for (int64_t d = 0; d < rank; ++d) start[d] = std::clamp<int64_t>(start[d], 0, std::max<int64_t>(0, xDims[d] - g.sliceSizes[d]));
     }
     at = start;
     for (size_t d = 0; d < index.size(); ++d)

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <utility>
 
 namespace {
 
@@ -101,18 +102,21 @@ CUresult cuDeviceGetName(char* name, int length, int) {
   return kSuccess;
 }
 
-// An sm_90 device's figures.
+// An sm_90 device's figures, by CUdevice_attribute; 0 for the others.
+constexpr std::pair<int, int> kAttributes[] = {
+    {1, 1024},     // max threads per block
+    {8, 49152},    // shared memory per block
+    {10, 32},      // warp size
+    {16, 132},     // multiprocessors
+    {75, 9},       // compute capability, major
+    {76, 0},       //   and minor
+    {97, 232448},  // shared memory per block, opted in
+};
+
 CUresult cuDeviceGetAttribute(int* value, int attribute, int) {
-  switch (attribute) {
-    case 1: *value = 1024; break;     // max threads per block
-    case 8: *value = 49152; break;    // shared memory per block
-    case 10: *value = 32; break;      // warp size
-    case 16: *value = 132; break;     // multiprocessors
-    case 75: *value = 9; break;       // compute capability
-    case 76: *value = 0; break;
-    case 97: *value = 232448; break;  // shared memory per block, opted in
-    default: *value = 0; break;
-  }
+  *value = 0;
+  for (auto [listed, v] : kAttributes)
+    if (listed == attribute) *value = v;
   return kSuccess;
 }
 
