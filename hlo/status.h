@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cassert>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -18,30 +19,35 @@ struct SourceLoc {
   bool known() const { return line > 0; }
 };
 
+// An ok Status holds nothing (a null pointer), so making, moving and
+// dropping the ok results of a hot loop costs next to nothing; an error
+// holds its message and location, shared by its copies.
 class Status {
  public:
   Status() = default;
   static Status error(std::string message, SourceLoc loc = {}) {
     Status s;
-    s.failed_ = true;
-    s.message_ = std::move(message);
-    s.loc_ = loc;
+    s.error_ = std::make_shared<const Error>(Error{std::move(message), loc});
     return s;
   }
-  bool ok() const { return !failed_; }
-  const std::string& message() const { return message_; }
-  SourceLoc loc() const { return loc_; }
+  bool ok() const { return !error_; }
+  const std::string& message() const {
+    static const std::string kNone;
+    return error_ ? error_->message : kNone;
+  }
+  SourceLoc loc() const { return error_ ? error_->loc : SourceLoc{}; }
   // Adds a location if the error does not have one yet.
   Status withLoc(SourceLoc loc) const {
-    Status s = *this;
-    if (!s.loc_.known()) s.loc_ = loc;
-    return s;
+    if (!error_ || error_->loc.known()) return *this;
+    return error(error_->message, loc);
   }
 
  private:
-  bool failed_ = false;
-  std::string message_;
-  SourceLoc loc_;
+  struct Error {
+    std::string message;
+    SourceLoc loc;
+  };
+  std::shared_ptr<const Error> error_;  // null: ok
 };
 
 inline Status okStatus() { return Status(); }

@@ -2,6 +2,7 @@
 // steps) written as a Chrome trace, which Perfetto and chrome://tracing open.
 #pragma once
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,22 +35,23 @@ class TraceScope {
              std::string_view opcode = "")
       : events_(events) {
     if (!events_) return;
-    event_.name = name;
-    event_.category = category;
-    event_.opcode = opcode;
-    event_.startUs = traceNowUs();
+    event_.emplace();
+    event_->name = name;
+    event_->category = category;
+    event_->opcode = opcode;
+    event_->startUs = traceNowUs();
   }
   ~TraceScope() {
     if (!events_) return;
-    event_.durationUs = traceNowUs() - event_.startUs;
-    events_->push_back(std::move(event_));
+    event_->durationUs = traceNowUs() - event_->startUs;
+    events_->push_back(std::move(*event_));
   }
   TraceScope(const TraceScope&) = delete;
   TraceScope& operator=(const TraceScope&) = delete;
 
  private:
   std::vector<TraceEvent>* events_;
-  TraceEvent event_;
+  std::optional<TraceEvent> event_;  // only while recording
 };
 
 }  // namespace hlo::jit

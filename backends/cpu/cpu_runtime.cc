@@ -1,5 +1,6 @@
-// Running a compiled module: the steps of a Program in order, each value in
-// a slot until its last reader is done.
+// Running a compiled module: the steps of a Program in order (the walk of
+// jit/step_walk.h, whose CPU side is ProgramRun below), each value in a
+// slot until its last reader is done.
 //
 // A value is a shared pointer to a Literal. Where its bytes are comes from
 // the memory plan (execution_memory.h): when a program runs in an arena (the
@@ -24,6 +25,7 @@
 #include <thread>
 
 #include "backends/cpu/program.h"
+#include "jit/step_walk.h"
 #include "hlo/computation.h"
 #include "hlo/conditional_branch.h"
 #include "interp/data_movement.h"
@@ -291,240 +293,267 @@ Status CpuExecutable::runKernel(const Step& step, std::span<const Literal* const
   return okStatus();
 }
 
-StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<const Literal* const> args,
-                                             const Frame* frame, RunState& run, bool ownArgs,
-                                             std::vector<ValuePtr>* rootParts) {
-  // The arena only for a program with a plan, where its caller's plan put it.
-  const ProgramMemory* memory = frame ? program.memory.get() : nullptr;
-  std::vector<ValuePtr> values(program.steps.size());
-  std::vector<int64_t> counted(program.steps.size(), 0);  // bytes each value adds to run.liveBytes
-  int64_t startBytes = run.liveBytes;
-  auto count = [&](size_t s, const Shape& shape) {
+// One run of one program, the CPU's side of jit/step_walk.h.
+struct CpuExecutable::ProgramRun {
+  using Value = ValuePtr;
+  using Step = cpu::Step;
+  using Program = cpu::Program;
+
+  ProgramRun(CpuExecutable& exe, const Program& program, std::span<const Literal* const> args, const Frame* frame,
+             RunState& run, bool ownArgs, std::vector<ValuePtr>* rootParts)
+      : values(program.steps.size()), program(program), backend(exe.backend_),
+        maxWhileIterations(exe.options_.maxWhileIterations), exe(exe), args(args), frame(frame), memory(frame ? program.memory.get() : nullptr), run(run), ownArgs(ownArgs),
+        rootParts(rootParts), counted(program.steps.size(), 0) {}
+
+  std::vector<Value> values;
+  const Program& program;
+  const std::string& backend;
+  int64_t maxWhileIterations;
+
+  static jit::HostStep hostStep(const Step& step) {
+    using K = Step::Kind;
+    switch (step.kind) {
+      case K::kParameter: return jit::HostStep::kParameter;
+      case K::kConstant: return jit::HostStep::kConstant;
+      case K::kTuple: return jit::HostStep::kTuple;
+      case K::kGetTupleElement: return jit::HostStep::kGetTupleElement;
+      case K::kForward: return jit::HostStep::kForward;
+      case K::kToken: return jit::HostStep::kToken;
+      case K::kWhile: return jit::HostStep::kWhile;
+      case K::kConditional: return jit::HostStep::kConditional;
+      case K::kCall: return jit::HostStep::kCall;
+      case K::kView: case K::kKernel: case K::kRuntime: case K::kShared: case K::kInterpreter: case K::kIllTyped:
+        break;
+    }
+    return jit::HostStep::kNone;
+  }
+
+  size_t argumentCount() const { return args.size(); }
+  Value argument(size_t n) const { return unowned(args[n]); }
+  StatusOr<Value> constant(const Instruction& instr) const { return unowned(&instr.literal()); }
+
+  Value tuple(size_t s) {
+    const Step& step = program.steps[s];
+    if (rootParts && static_cast<int>(s) == program.root && s + 1 == program.steps.size()) {
+      // The caller takes the elements' values as they are.
+      for (int op : step.operands) rootParts->push_back(values[op]);
+      return Value();
+    }
+    Literal tuple;
+    tuple.mutableShape() = step.instr->shape();
+    std::vector<ValuePtr> keep;
+    for (int op : step.operands) {
+      tuple.tupleElements().push_back(borrowFrom(*values[op]));
+      keep.push_back(values[op]);
+    }
+    return holding(std::move(tuple), std::move(keep));
+  }
+
+  static int64_t tupleSize(const Value& tuple) { return static_cast<int64_t>(tuple->tupleElements().size()); }
+  static Value element(const Value& tuple, int64_t index) { return ValuePtr(tuple, &tuple->tupleElements()[index]); }
+
+  StatusOr<Value> copyTuple(size_t s, const Value& from) {
+    const Shape& shape = program.steps[s].instr->shape();
+    HLO_RETURN_IF_ERROR(room(*program.steps[s].instr, shape));
+    Literal copy = memory ? newResult(s, shape) : Literal(*from);
+    if (memory) HLO_RETURN_IF_ERROR(assignArrays(copy, *from));
+    else run.stats.heapBytes += arrayBytes(shape);
+    count(s, shape);
+    return owning(std::move(copy));
+  }
+
+  static Value token(const Shape& shape) { return owning(Literal(shape)); }
+
+  Status reserve(size_t s) { return room(*program.steps[s].instr, program.steps[s].instr->shape()); }
+  void made(size_t s) { count(s, program.steps[s].instr->shape()); }
+
+  // The loop state: the while's result buffers, or a copy of the operand on the heap.
+  StatusOr<Value> loopState(size_t s, const Value& init) {
+    const Shape& shape = program.steps[s].instr->shape();
+    Literal state = memory ? newResult(s, shape) : Literal(*init);
+    if (memory) HLO_RETURN_IF_ERROR(assignArrays(state, *init));
+    else run.stats.heapBytes += arrayBytes(shape);
+    return owning(std::move(state));
+  }
+
+  StatusOr<Value> runCallee(size_t s, const Program& callee, std::span<const Value> calleeArgs) {
+    pointers.clear();
+    for (const Value& v : calleeArgs) pointers.push_back(v.get());
+    Frame storage;
+    return exe.runProgram(callee, pointers, calleeFrame(s, callee, storage), run);
+  }
+
+  static StatusOr<const Literal*> onHost(const Value& v) { return v.get(); }
+
+  // With a plan the new state is copied in from the body's root, whose
+  // elements come back unbuilt (parts); the body may update the state's
+  // arrays where they are (ownArgs).
+  Status iterate(size_t s, const Program& body, Value& state) {
+    const Literal* arg = state.get();
+    Literal& mutableState = const_cast<Literal&>(*state);
+    Frame storage;
+    parts.clear();
+    HLO_ASSIGN_OR_RETURN(ValuePtr next, exe.runProgram(body, std::span(&arg, 1), calleeFrame(s, body, storage), run,
+                                                       /*ownArgs=*/true, memory ? &parts : nullptr));
+    if (!next) return assignArrays(mutableState, parts);
+    if (memory) return assignArrays(mutableState, *next);
+    state = owning(materialize(std::move(next)));
+    return okStatus();
+  }
+
+  // Copied into the step's own buffers before anything else runs in the callee's range.
+  StatusOr<Value> keep(size_t s, Value result) {
+    if (!memory) return owning(materialize(std::move(result)));
+    Literal out = newResult(s, program.steps[s].instr->shape());
+    HLO_RETURN_IF_ERROR(assignArrays(out, *result));
+    return owning(std::move(out));
+  }
+
+  // --profile: one span per step that does work (a nested program's steps get their own).
+  // (The trace is one per executable: profile runs from one thread at a time.)
+  jit::TraceScope traceStep(size_t s) {
+    const Step& step = program.steps[s];
+    if (!exe.options_.profile || step.kind == Step::Kind::kParameter || step.kind == Step::Kind::kConstant ||
+        step.kind == Step::Kind::kToken)
+      return jit::TraceScope(nullptr, {}, {});
+    return jit::TraceScope(&exe.mutableTrace(), step.instr->name(), categoryOf(step.kind),
+                           opcodeName(step.instr->opcode()));
+  }
+
+  void stepDone(size_t s) {
+    for (int dead : program.steps[s].freeAfter) {
+      run.liveBytes -= counted[dead];
+      counted[dead] = 0;
+      values[dead].reset();
+    }
+  }
+
+  Status runStep(size_t s);
+
+ private:
+  // Bytes the value of step s adds to run.liveBytes.
+  void count(size_t s, const Shape& shape) {
     counted[s] = arrayBytes(shape);
     run.liveBytes += counted[s];
-  };
-  auto release = [&](int slot) {
-    run.liveBytes -= counted[slot];
-    counted[slot] = 0;
-    values[slot].reset();
-  };
+  }
+
   // Whether a value of `shape` fits under the memory limit now.
-  auto room = [&](const Instruction& instr, const Shape& shape) -> Status {
+  Status room(const Instruction& instr, const Shape& shape) const {
     int64_t bytes = arrayBytes(shape);
-    if (bytes <= options_.maxMemoryBytes - run.liveBytes) return okStatus();
-    return errorStatus(backend_ + ": %" + instr.name() + " needs " + std::to_string(bytes) +
-                           " bytes, beyond the memory limit of " + std::to_string(options_.maxMemoryBytes) +
-                           " bytes with " + std::to_string(run.liveBytes) + " in use",
+    int64_t limit = exe.options_.maxMemoryBytes;
+    if (bytes <= limit - run.liveBytes) return okStatus();
+    return errorStatus(backend + ": %" + instr.name() + " needs " + std::to_string(bytes) +
+                           " bytes, beyond the memory limit of " + std::to_string(limit) + " bytes with " +
+                           std::to_string(run.liveBytes) + " in use",
                        instr.loc());
-  };
+  }
+
   // Memory for the result of step s: its places in the arena, or the heap.
-  auto newResult = [&](size_t s, const Shape& shape) {
+  Literal newResult(size_t s, const Shape& shape) {
     if (memory) {
       size_t next = 0;
       return placeArrays(shape, memory->leaves[s], next, frame->base, frame->outputs, run.stats);
     }
     run.stats.heapBytes += arrayBytes(shape);
     return Literal::uninitialized(shape);
-  };
+  }
+
   // Where `callee`, run by step s, keeps its values: its caller's scratch
   // range for that step when both have plans, else the heap.
-  auto calleeFrame = [&](size_t s, const Program& callee, Frame& storage) -> const Frame* {
+  const Frame* calleeFrame(size_t s, const Program& callee, Frame& storage) const {
     if (!memory || memory->scratch[s] < 0 || !callee.memory) return nullptr;
     storage = Frame{frame->base + memory->scratch[s], nullptr};
     return &storage;
-  };
-  std::vector<const Literal*> ops;  // the step's operands, reused from step to step
-  for (size_t s = 0; s < program.steps.size(); ++s) {
-    const Step& step = program.steps[s];
-    const Instruction& instr = *step.instr;
-    ops.clear();
-    for (int op : step.operands) ops.push_back(values[op].get());
-    // --profile: one span per step that does work (a nested program's steps get their own).
-    // (The trace is one per executable: profile runs from one thread at a time.)
-    bool traced = options_.profile && step.kind != Step::Kind::kParameter && step.kind != Step::Kind::kConstant &&
-                  step.kind != Step::Kind::kToken;
-    jit::TraceScope span(traced ? &mutableTrace() : nullptr, instr.name(), categoryOf(step.kind),
-                         opcodeName(instr.opcode()));
-    switch (step.kind) {
-      case Step::Kind::kParameter: {
-        int64_t n = instr.parameterNumber();
-        if (n < 0 || n >= static_cast<int64_t>(args.size()))
-          return errorStatus(backend_ + ": parameter %" + instr.name() + " has no argument", instr.loc());
-        values[s] = unowned(args[n]);
-        break;
-      }
-      case Step::Kind::kConstant:
-        if (!instr.hasLiteral() || instr.literal().elided())
-          return errorStatus(backend_ + ": constant %" + instr.name() + " has its values left out of the text ({...})",
-                             instr.loc());
-        values[s] = unowned(&instr.literal());
-        break;
-      case Step::Kind::kTuple: {
-        if (rootParts && static_cast<int>(s) == program.root && s + 1 == program.steps.size()) {
-          // The caller takes the elements' values as they are.
-          for (int op : step.operands) rootParts->push_back(values[op]);
-          break;
-        }
-        Literal tuple;
-        tuple.mutableShape() = instr.shape();
-        std::vector<ValuePtr> keep;
-        for (int op : step.operands) {
-          tuple.tupleElements().push_back(borrowFrom(*values[op]));
-          keep.push_back(values[op]);
-        }
-        values[s] = holding(std::move(tuple), std::move(keep));
-        break;
-      }
-      case Step::Kind::kGetTupleElement: {
-        int64_t index = instr.attrs().getInt(AttrKey::kIndex);
-        const std::vector<Literal>& elements = ops[0]->tupleElements();
-        if (index < 0 || index >= static_cast<int64_t>(elements.size()))
-          return errorStatus(backend_ + ": %" + instr.name() + ": tuple index out of range", instr.loc());
-        values[s] = ValuePtr(values[step.operands[0]], &elements[index]);
-        break;
-      }
-      case Step::Kind::kView:
-        values[s] = holding(Literal::borrow(instr.shape(), const_cast<uint8_t*>(ops[0]->untypedData())),
-                            {values[step.operands[0]]});
-        break;
-      case Step::Kind::kForward: {
-        if (instr.opcode() != Opcode::kCopy) {
-          values[s] = values[step.operands[0]];
-          break;
-        }
-        // A tuple's copy: new buffers.
-        HLO_RETURN_IF_ERROR(room(instr, instr.shape()));
-        Literal copy = memory ? newResult(s, instr.shape()) : Literal(*ops[0]);
-        if (memory) HLO_RETURN_IF_ERROR(assignArrays(copy, *ops[0]));
-        else run.stats.heapBytes += arrayBytes(instr.shape());
-        count(s, instr.shape());
-        values[s] = owning(std::move(copy));
-        break;
-      }
-      case Step::Kind::kToken:
-        values[s] = owning(Literal(Shape::token()));
-        break;
-      case Step::Kind::kKernel:
-      case Step::Kind::kRuntime: {
-        if (ownArgs && step.updatesParameterElement) {
-          // The loop state's element, updated where it is.
-          Literal inPlace = Literal::borrow(instr.shape(), const_cast<uint8_t*>(ops[0]->untypedData()));
-          if (updateInPlace(instr, ops, inPlace)) {
-            values[s] = holding(std::move(inPlace), {values[step.operands[0]]});
-            break;
-          }
-        }
-        HLO_RETURN_IF_ERROR(room(instr, instr.shape()));
-        // Kernels and library ops write every element of their result.
-        Literal result = newResult(s, instr.shape());
-        if (!updateInPlace(instr, ops, result)) {
-          if (step.kind == Step::Kind::kKernel) HLO_RETURN_IF_ERROR(runKernel(step, ops, result));
-          else HLO_RETURN_IF_ERROR(step.runtime(RuntimeCall{instr, ops, result, *pool_, step.helpers}));
-        }
-        count(s, instr.shape());
-        values[s] = owning(std::move(result));
-        break;
-      }
-      case Step::Kind::kWhile: {
-        HLO_RETURN_IF_ERROR(room(instr, instr.shape()));
-        const Program& condition = *step.callees[0];
-        const Program& body = *step.callees[1];
-        // The loop state: the while's result buffers, or a copy of the operand on the heap.
-        Literal state = memory ? newResult(s, instr.shape()) : Literal(*ops[0]);
-        if (memory) HLO_RETURN_IF_ERROR(assignArrays(state, *ops[0]));
-        else run.stats.heapBytes += arrayBytes(instr.shape());
-        const Literal* arg = &state;
-        Frame conditionStorage, bodyStorage;
-        const Frame* conditionFrame = calleeFrame(s, condition, conditionStorage);
-        const Frame* bodyFrame = calleeFrame(s, body, bodyStorage);
-        std::vector<ValuePtr> parts;
-        for (int64_t iteration = 0;; ++iteration) {
-          HLO_ASSIGN_OR_RETURN(ValuePtr cond, runProgram(condition, std::span(&arg, 1), conditionFrame, run));
-          if (!cond->shape().isArray() || cond->type() != ElementType::kPred || cond->elementCount() != 1)
-            return errorStatus(backend_ + ": the condition of %" + instr.name() + " is not a pred scalar", instr.loc());
-          if (cond->bitsAt(0) == 0) break;
-          if (options_.maxWhileIterations > 0 && iteration >= options_.maxWhileIterations)
-            return errorStatus(backend_ + ": %" + instr.name() + " ran more than " +
-                                   std::to_string(options_.maxWhileIterations) + " iterations (--max-while-iterations)",
-                               instr.loc());
-          // With a plan the new state is copied in from the body's root,
-          // whose elements come back unbuilt (parts).
-          parts.clear();
-          HLO_ASSIGN_OR_RETURN(ValuePtr next, runProgram(body, std::span(&arg, 1), bodyFrame, run, /*ownArgs=*/true,
-                                                         memory ? &parts : nullptr));
-          if (!next) {
-            HLO_RETURN_IF_ERROR(assignArrays(state, parts));
-          } else if (memory) {
-            HLO_RETURN_IF_ERROR(assignArrays(state, *next));
-          } else {
-            state = materialize(std::move(next));
-          }
-        }
-        count(s, instr.shape());
-        values[s] = owning(std::move(state));
-        break;
-      }
-      case Step::Kind::kConditional:
-      case Step::Kind::kCall: {
-        HLO_RETURN_IF_ERROR(room(instr, instr.shape()));
-        const Program* callee = step.callees[0];
-        std::span<const Literal* const> callArgs = ops;
-        if (step.kind == Step::Kind::kConditional) {
-          int64_t branch = conditionalBranch(*ops[0], static_cast<int64_t>(step.callees.size()));
-          callee = step.callees[branch];
-          callArgs = std::span(ops).subspan(branch + 1, 1);
-        }
-        Frame storage;
-        HLO_ASSIGN_OR_RETURN(ValuePtr result, runProgram(*callee, callArgs, calleeFrame(s, *callee, storage), run));
-        if (memory) {
-          // Copied into the step's own buffers before anything else runs in the callee's range.
-          Literal out = newResult(s, instr.shape());
-          HLO_RETURN_IF_ERROR(assignArrays(out, *result));
-          values[s] = owning(std::move(out));
-        } else {
-          values[s] = owning(materialize(std::move(result)));
-        }
-        count(s, instr.shape());
-        break;
-      }
-      case Step::Kind::kShared: {
-        // These semantics return a Literal of their own: a heap value.
-        EngineHooks hooks{
-            [&](const Computation&, Values callArgs) -> StatusOr<Literal> {
-              if (step.callees.empty())
-                return errorStatus(backend_ + ": %" + instr.name() + " has no compiled computation to run", instr.loc());
-              HLO_ASSIGN_OR_RETURN(ValuePtr result, runProgram(*step.callees[0], callArgs, nullptr, run));
-              return materialize(std::move(result));
-            },
-            [this](const Instruction& i, const std::string& why) {
-              return errorStatus(backend_ + ": " + std::string(opcodeName(i.opcode())) + " (%" + i.name() + "): " + why,
-                                 i.loc());
-            },
-            room};
-        HLO_ASSIGN_OR_RETURN(Literal result, step.shared(instr, ops, hooks));
-        run.stats.heapBytes += arrayBytes(result.shape());
-        count(s, result.shape());
-        values[s] = owning(std::move(result));
-        break;
-      }
-      case Step::Kind::kIllTyped:
-        return step.refusal;
-      case Step::Kind::kInterpreter: {
-        interp::Options o;
-        o.maxMemoryBytes = options_.maxMemoryBytes;
-        o.maxWhileIterations = options_.maxWhileIterations;
-        auto result = interp::evaluateInstruction(instr, ops, o);
-        if (!result.ok()) return result.status();
-        run.stats.heapBytes += arrayBytes(result->shape());
-        count(s, result->shape());
-        values[s] = owning(std::move(result).value());
-        break;
-      }
-    }
-    for (int dead : step.freeAfter) release(dead);
   }
-  ValuePtr root = std::move(values[program.root]);
-  values.clear();
+
+  CpuExecutable& exe;
+  std::span<const Literal* const> args;
+  const Frame* frame;
+  const ProgramMemory* memory;  // the arena only for a program with a plan, where its caller's plan put it
+  RunState& run;
+  bool ownArgs;
+  std::vector<ValuePtr>* rootParts;
+  std::vector<int64_t> counted;      // bytes each value adds to run.liveBytes
+  std::vector<const Literal*> ops;   // the step's operands, reused from step to step
+  std::vector<const Literal*> pointers;  // a callee's arguments
+  std::vector<ValuePtr> parts;       // a loop body's root elements (iterate)
+};
+
+inline Status CpuExecutable::ProgramRun::runStep(size_t s) {
+  const Step& step = program.steps[s];
+  const Instruction& instr = *step.instr;
+  ops.clear();
+  for (int op : step.operands) ops.push_back(values[op].get());
+  switch (step.kind) {
+    case Step::Kind::kView:
+      values[s] = holding(Literal::borrow(instr.shape(), const_cast<uint8_t*>(ops[0]->untypedData())),
+                          {values[step.operands[0]]});
+      return okStatus();
+    case Step::Kind::kKernel:
+    case Step::Kind::kRuntime: {
+      if (ownArgs && step.updatesParameterElement) {
+        // The loop state's element, updated where it is.
+        Literal inPlace = Literal::borrow(instr.shape(), const_cast<uint8_t*>(ops[0]->untypedData()));
+        if (updateInPlace(instr, ops, inPlace)) {
+          values[s] = holding(std::move(inPlace), {values[step.operands[0]]});
+          return okStatus();
+        }
+      }
+      HLO_RETURN_IF_ERROR(room(instr, instr.shape()));
+      // Kernels and library ops write every element of their result.
+      Literal result = newResult(s, instr.shape());
+      if (!updateInPlace(instr, ops, result)) {
+        if (step.kind == Step::Kind::kKernel) HLO_RETURN_IF_ERROR(exe.runKernel(step, ops, result));
+        else HLO_RETURN_IF_ERROR(step.runtime(RuntimeCall{instr, ops, result, *exe.pool_, step.helpers}));
+      }
+      count(s, instr.shape());
+      values[s] = owning(std::move(result));
+      return okStatus();
+    }
+    case Step::Kind::kShared: {
+      // These semantics return a Literal of their own: a heap value.
+      EngineHooks hooks{
+          [&](const Computation&, Values callArgs) -> StatusOr<Literal> {
+            if (step.callees.empty())
+              return errorStatus(backend + ": %" + instr.name() + " has no compiled computation to run", instr.loc());
+            HLO_ASSIGN_OR_RETURN(ValuePtr result, exe.runProgram(*step.callees[0], callArgs, nullptr, run));
+            return materialize(std::move(result));
+          },
+          [this](const Instruction& i, const std::string& why) {
+            return errorStatus(backend + ": " + std::string(opcodeName(i.opcode())) + " (%" + i.name() + "): " + why,
+                               i.loc());
+          },
+          [this](const Instruction& i, const Shape& shape) { return room(i, shape); }};
+      HLO_ASSIGN_OR_RETURN(Literal result, step.shared(instr, ops, hooks));
+      run.stats.heapBytes += arrayBytes(result.shape());
+      count(s, result.shape());
+      values[s] = owning(std::move(result));
+      return okStatus();
+    }
+    case Step::Kind::kIllTyped:
+      return step.refusal;
+    case Step::Kind::kInterpreter: {
+      HLO_ASSIGN_OR_RETURN(Literal result, jit::interpretStep(instr, ops, exe.options_));
+      run.stats.heapBytes += arrayBytes(result.shape());
+      count(s, result.shape());
+      values[s] = owning(std::move(result));
+      return okStatus();
+    }
+    case Step::Kind::kParameter: case Step::Kind::kConstant: case Step::Kind::kTuple:
+    case Step::Kind::kGetTupleElement: case Step::Kind::kForward: case Step::Kind::kToken: case Step::Kind::kWhile:
+    case Step::Kind::kConditional: case Step::Kind::kCall:
+      break;
+  }
+  return errorStatus(backend + ": internal error: host step %" + instr.name() + " run as the backend's own");
+}
+
+StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<const Literal* const> args,
+                                             const Frame* frame, RunState& run, bool ownArgs,
+                                             std::vector<ValuePtr>* rootParts) {
+  int64_t startBytes = run.liveBytes;
+  ProgramRun programRun(*this, program, args, frame, run, ownArgs, rootParts);
+  StatusOr<ValuePtr> root = jit::walkSteps(programRun);
+  programRun.values.clear();
   run.liveBytes = startBytes;
   return root;
 }

@@ -105,6 +105,7 @@ class CpuExecutable : public jit::Executable {
                                                                    const jit::CompileOptions&, const KernelSource&);
   struct Frame;
   struct RunState;
+  struct ProgramRun;  // one run of one program (jit/step_walk.h)
   // `ownArgs`: the program may write its arguments' arrays (a while body's
   // argument is the loop state, which the loop owns). With `rootParts`, a
   // root that is a tuple (the last step) is not built: its elements' values

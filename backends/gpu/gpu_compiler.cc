@@ -64,8 +64,7 @@ std::string chooseSm(const GpuOptions& options) {
   return "sm_75";
 }
 
-// The step of a host step (jit/host_steps.h); after-all's token passes on
-// nothing, as kForward of no operand.
+// The step of a host step (jit/host_steps.h).
 GpuStep::Kind hostKind(jit::HostStep host) {
   using Kind = GpuStep::Kind;
   switch (host) {
@@ -73,7 +72,8 @@ GpuStep::Kind hostKind(jit::HostStep host) {
     case jit::HostStep::kConstant: return Kind::kConstant;
     case jit::HostStep::kTuple: return Kind::kTuple;
     case jit::HostStep::kGetTupleElement: return Kind::kGetTupleElement;
-    case jit::HostStep::kForward: case jit::HostStep::kToken: return Kind::kForward;
+    case jit::HostStep::kForward: return Kind::kForward;
+    case jit::HostStep::kToken: return Kind::kToken;
     case jit::HostStep::kWhile: return Kind::kWhile;
     case jit::HostStep::kCall: return Kind::kCall;
     case jit::HostStep::kConditional: return Kind::kConditional;
@@ -196,7 +196,8 @@ jit::StepMemory memoryOf(const GpuStep& step) {
     case Kind::kTuple: case Kind::kGetTupleElement: return M::kForwards;
     case Kind::kForward:  // a tuple's copy writes new buffers
       return step.instr->opcode() == Opcode::kCopy ? M::kWrites : M::kForwards;
-    case Kind::kParameter: case Kind::kConstant: case Kind::kHost: case Kind::kInterpreter: return M::kNone;
+    case Kind::kParameter: case Kind::kConstant: case Kind::kToken: case Kind::kHost: case Kind::kInterpreter:
+      return M::kNone;
   }
   return M::kNone;
 }

@@ -22,7 +22,7 @@ struct GpuProgram;
 
 struct GpuStep {
   enum class Kind {
-    kParameter, kConstant, kTuple, kGetTupleElement, kForward,  // bookkeeping
+    kParameter, kConstant, kTuple, kGetTupleElement, kForward, kToken,  // bookkeeping
     kKernel,                                                    // launched on the device
     kGemm,                                                      // dot through cuBLAS (cublas.h)
     kWhile, kConditional, kCall,                                // run sub-programs, deciding on the host
@@ -80,13 +80,14 @@ class GpuExecutable final : public jit::Executable {
   struct Device;    // the driver's module, its functions and the uploaded constants
   struct Value;     // a device array, or a tuple of values
   struct RunState;  // one run's device and byte counts
+  struct ProgramRun;  // one run of one program (jit/step_walk.h)
 
  private:
   StatusOr<Device*> device();
   // Runs `program` with its values in the arena from `base` (its own or a
   // scratch range of its caller's), or each in a buffer of its own (base 0).
   StatusOr<std::shared_ptr<const Value>> runProgram(const GpuProgram& program,
-                                                    const std::vector<std::shared_ptr<const Value>>& args,
+                                                    std::span<const std::shared_ptr<const Value>> args,
                                                     RunState& run, CUdeviceptr base);
 
   GpuCompiled compiled_;

@@ -2,7 +2,8 @@
 //
 // The driver is opened, the PTX loaded, the device arena allocated and the
 // constants uploaded by the first run. A run uploads its arguments, walks
-// the entry program's steps on one stream, and copies the result back.
+// the entry program's steps on one stream (the walk of jit/step_walk.h,
+// whose GPU side is ProgramRun below), and copies the result back.
 // Values lie where the memory plan put them (jit/memory_plan.h): in the
 // executable's one device arena (a callee's in its caller's scratch range,
 // from the callee's base), or in a buffer of their own taken from the
@@ -34,7 +35,7 @@
 #include "backends/gpu/staging.h"
 #include "hlo/conditional_branch.h"
 #include "hlo/computation.h"
-#include "interp/evaluator.h"
+#include "jit/step_walk.h"
 #include "jit/trace.h"
 
 namespace hlo::gpu {
@@ -380,24 +381,122 @@ StatusOr<Literal> GpuExecutable::run(std::span<const Literal> args) {
   return out;
 }
 
-StatusOr<ValuePtr> GpuExecutable::runProgram(const GpuProgram& program, const std::vector<ValuePtr>& args,
-                                             RunState& run, CUdeviceptr base) {
-  using Kind = GpuStep::Kind;
-  const CudaDriver& driver = *run.device.driver;
-  const Frame frame{base && program.memory ? program.memory.get() : nullptr, base};
-  std::vector<ValuePtr> values(program.steps.size());
+// One run of one program, the GPU's side of jit/step_walk.h.
+struct GpuExecutable::ProgramRun {
+  using Value = ValuePtr;
+  using Step = GpuStep;
+  using Program = GpuProgram;
+
+  ProgramRun(GpuExecutable& exe, const Program& program, std::span<const ValuePtr> args, RunState& run,
+             CUdeviceptr base)
+      : values(program.steps.size()), program(program), maxWhileIterations(exe.options_.maxWhileIterations),
+        exe(exe), args(args), run(run), driver(*run.device.driver), frame{base && program.memory ? program.memory.get() : nullptr, base} {}
+
+  std::vector<Value> values;
+  const Program& program;
+  const std::string backend = "gpu";
+  int64_t maxWhileIterations;
+
+  static jit::HostStep hostStep(const Step& step) {
+    using K = Step::Kind;
+    switch (step.kind) {
+      case K::kParameter: return jit::HostStep::kParameter;
+      case K::kConstant: return jit::HostStep::kConstant;
+      case K::kTuple: return jit::HostStep::kTuple;
+      case K::kGetTupleElement: return jit::HostStep::kGetTupleElement;
+      case K::kForward: return jit::HostStep::kForward;
+      case K::kToken: return jit::HostStep::kToken;
+      case K::kWhile: return jit::HostStep::kWhile;
+      case K::kConditional: return jit::HostStep::kConditional;
+      case K::kCall: return jit::HostStep::kCall;
+      case K::kKernel: case K::kGemm: case K::kHost: case K::kInterpreter:
+        break;
+    }
+    return jit::HostStep::kNone;
+  }
+
+  size_t argumentCount() const { return args.size(); }
+  Value argument(size_t n) const { return args[n]; }
+
+  // Uploaded by the first run that reaches it, and kept.
+  StatusOr<Value> constant(const Instruction& instr) {
+    auto& cached = run.device.constants[&instr];
+    if (!cached) {
+      HLO_ASSIGN_OR_RETURN(cached, upload(run, instr.literal()));
+    }
+    return cached;
+  }
+
+  Value tuple(size_t s) const {
+    auto tuple = std::make_shared<GpuExecutable::Value>();
+    tuple->shape = program.steps[s].instr->shape();
+    for (int op : program.steps[s].operands) tuple->elements.push_back(values[op]);
+    return tuple;
+  }
+
+  static int64_t tupleSize(const Value& tuple) { return static_cast<int64_t>(tuple->elements.size()); }
+  static Value element(const Value& tuple, int64_t index) { return tuple->elements[index]; }
+
+  // With a plan, a tuple's copy has buffers of its own, and its operand's
+  // may be reused after it; without, values are never written after they
+  // are made, so the copy is the value.
+  StatusOr<Value> copyTuple(size_t s, const Value& from) { return frame.memory ? ownCopy(s, *from) : from; }
+
+  static Value token(const Shape& shape) {
+    auto token = std::make_shared<GpuExecutable::Value>();
+    token->shape = shape;
+    return token;
+  }
+
+  static Status reserve(size_t) { return okStatus(); }
+  static void made(size_t) {}
+
+  // With a plan, the loop state is the while's own buffers, which the
+  // body's result is copied over; without, the body's result is the next
+  // state as it is.
+  StatusOr<Value> loopState(size_t s, const Value& init) { return frame.memory ? ownCopy(s, *init) : init; }
+
+  StatusOr<Value> runCallee(size_t s, const Program& callee, std::span<const Value> calleeArgs) {
+    return exe.runProgram(callee, calleeArgs, run, frame.calleeBase(s));
+  }
+
+  // A device value copied back (predicates, selectors).
+  StatusOr<const Literal*> onHost(const Value& v) {
+    HLO_ASSIGN_OR_RETURN(hostCopy, toHost(v));
+    return &hostCopy;
+  }
+
+  Status iterate(size_t s, const Program& body, Value& state) {
+    HLO_ASSIGN_OR_RETURN(ValuePtr next, runCallee(s, body, std::span<const Value>(&state, 1)));
+    if (frame.memory) return copyOver(run.device, *state, *next);
+    state = std::move(next);
+    return okStatus();
+  }
+
+  StatusOr<Value> keep(size_t s, Value result) { return frame.memory ? ownCopy(s, *result) : result; }
+
+  // Kernels are profiled by CUDA events around their launches (timed).
+  struct NoSpan {};
+  static NoSpan traceStep(size_t) { return {}; }
+  static void stepDone(size_t) {}
+
+  Status runStep(size_t s);
+
+ private:
   // A callee's result copied into step s's own buffers (see the top of this file).
-  auto ownCopy = [&](size_t s, const Value& result) -> StatusOr<ValuePtr> {
+  StatusOr<Value> ownCopy(size_t s, const GpuExecutable::Value& result) {
     size_t leaf = 0;
     return copyOf(run.device, result, frame, s, leaf);
-  };
-  // The host's copy of a device value (host steps, predicates).
-  auto toHost = [&](const ValuePtr& v) -> StatusOr<Literal> {
+  }
+
+  // The host's copy of a device value.
+  StatusOr<Literal> toHost(const Value& v) {
     HLO_RETURN_IF_ERROR(driver.synchronize());
     return download(run, *v);
-  };
+  }
+
   // launch(), between CUDA events when the run is profiled.
-  auto timed = [&](const Instruction& instr, const std::function<Status()>& launch) -> Status {
+  Status timed(const Instruction& instr, const std::function<Status()>& launch) {
     if (!run.origin) return launch();
     HLO_ASSIGN_OR_RETURN(CudaEvent start, CudaEvent::create(driver));
     HLO_ASSIGN_OR_RETURN(CudaEvent end, CudaEvent::create(driver));
@@ -406,190 +505,132 @@ StatusOr<ValuePtr> GpuExecutable::runProgram(const GpuProgram& program, const st
     HLO_RETURN_IF_ERROR(end.record(nullptr));
     run.timed.push_back({&instr, std::move(start), std::move(end)});
     return okStatus();
-  };
-  for (size_t s = 0; s < program.steps.size(); ++s) {
-    const GpuStep& step = program.steps[s];
-    const Instruction& instr = *step.instr;
-    std::vector<ValuePtr> ops;
-    for (int op : step.operands) ops.push_back(values[op]);
-    switch (step.kind) {
-      case Kind::kParameter: {
-        int64_t n = instr.parameterNumber();
-        if (n < 0 || n >= static_cast<int64_t>(args.size()))
-          return errorStatus("gpu: parameter %" + instr.name() + " has no argument", instr.loc());
-        values[s] = args[n];
-        break;
-      }
-      case Kind::kConstant: {
-        auto& cached = run.device.constants[&instr];
-        if (!cached) {
-          if (!instr.hasLiteral() || instr.literal().elided())
-            return errorStatus("gpu: constant %" + instr.name() + " has its values left out of the text ({...})",
-                               instr.loc());
-          HLO_ASSIGN_OR_RETURN(cached, upload(run, instr.literal()));
-        }
-        values[s] = cached;
-        break;
-      }
-      case Kind::kTuple: {
-        auto tuple = std::make_shared<Value>();
-        tuple->shape = instr.shape();
-        tuple->elements = ops;
-        values[s] = std::move(tuple);
-        break;
-      }
-      case Kind::kGetTupleElement: {
-        int64_t i = instr.attrs().getInt(AttrKey::kIndex);
-        if (!ops[0] || i < 0 || i >= static_cast<int64_t>(ops[0]->elements.size()))
-          return errorStatus("gpu: %" + instr.name() + " reads no tuple element " + std::to_string(i), instr.loc());
-        values[s] = ops[0]->elements[i];
-        break;
-      }
-      case Kind::kForward:
-        if (ops.empty()) {  // after-all's token
-          auto token = std::make_shared<Value>();
-          token->shape = instr.shape();
-          values[s] = std::move(token);
-        } else if (instr.opcode() == Opcode::kCopy && frame.memory) {
-          // A tuple's copy: the plan gave it buffers of its own, and its
-          // operand's may be reused after it.
-          HLO_ASSIGN_OR_RETURN(values[s], ownCopy(s, *ops[0]));
-        } else {
-          values[s] = ops[0];
-        }
-        break;
-      case Kind::kKernel: {
-        std::vector<CUdeviceptr> pointers;
-        for (const ValuePtr& op : ops) pointers.push_back(op->ptr);
-        std::vector<std::shared_ptr<Value>> outs;
-        std::vector<const Shape*> outShapes;
-        if (step.kernel.outputs == 1) outShapes.push_back(&instr.shape());
-        else
-          for (const Shape& e : instr.shape().tupleElements()) outShapes.push_back(&e);
-        for (const Shape* shape : outShapes) {
-          HLO_ASSIGN_OR_RETURN(auto out, placedArray(run.device, *shape, frame.place(s, outs.size()), frame.base));
-          pointers.push_back(out->ptr);
-          run.kernelBytes += arrayBytes(*shape);
-          outs.push_back(std::move(out));
-        }
-        std::vector<void*> params;
-        for (CUdeviceptr& p : pointers) params.push_back(&p);
-        if (step.kernel.blocks > 0)
-          HLO_RETURN_IF_ERROR(timed(instr, [&] {
-            return driver.launch(run.device.functions.at(step.kernelName),
-                                 {static_cast<unsigned>(step.kernel.blocks), 1, 1},
-                                 {static_cast<unsigned>(kThreadsPerBlock), 1, 1}, 0, nullptr, params.data());
-          }));
-        if (outs.size() == 1 && step.kernel.outputs == 1) {
-          values[s] = std::move(outs[0]);
-        } else {
-          auto tuple = std::make_shared<Value>();
-          tuple->shape = instr.shape();
-          for (auto& o : outs) tuple->elements.push_back(std::move(o));
-          values[s] = std::move(tuple);
-        }
-        break;
-      }
-      case Kind::kGemm: {
-        HLO_ASSIGN_OR_RETURN(auto out, placedArray(run.device, instr.shape(), frame.place(s, 0), frame.base));
-        run.kernelBytes += arrayBytes(instr.shape());
-        const GemmPlan& g = step.gemm;
-        if (g.batch > 0 && g.m > 0 && g.n > 0) {
-          if (g.k == 0) {  // a sum of nothing
-            HLO_RETURN_IF_ERROR(HLO_CUDA_CALL(driver, cuMemsetD8Async, out->ptr, 0,
-                                              static_cast<std::size_t>(arrayBytes(instr.shape())), nullptr));
-          } else {
-            HLO_ASSIGN_OR_RETURN(Cublas * cublas, Cublas::get(driver));
-            HLO_RETURN_IF_ERROR(timed(instr, [&] { return cublas->gemm(g, ops[0]->ptr, ops[1]->ptr, out->ptr); }));
-          }
-        }
-        values[s] = std::move(out);
-        break;
-      }
-      case Kind::kWhile: {
-        // With a plan, the loop state is the while's own buffers, which the
-        // body's result is copied over; without, the body's result is the
-        // next state as it is.
-        ValuePtr state = ops[0];
-        if (frame.memory) {
-          HLO_ASSIGN_OR_RETURN(state, ownCopy(s, *ops[0]));
-        }
-        CUdeviceptr calleeBase = frame.calleeBase(s);
-        for (int64_t iteration = 0;; ++iteration) {
-          HLO_ASSIGN_OR_RETURN(ValuePtr go, runProgram(*step.callees[0], {state}, run, calleeBase));
-          HLO_ASSIGN_OR_RETURN(Literal predicate, toHost(go));
-          if (predicate.shape().isTuple() || predicate.type() != ElementType::kPred || predicate.elementCount() != 1)
-            return errorStatus("gpu: the condition of %" + instr.name() + " is not a pred scalar", instr.loc());
-          if (!predicate.bitsAt(0)) break;
-          if (options_.maxWhileIterations > 0 && iteration >= options_.maxWhileIterations)
-            return errorStatus("gpu: %" + instr.name() + " ran past " + std::to_string(options_.maxWhileIterations) +
-                                   " iterations (--max-while-iterations)",
-                               instr.loc());
-          HLO_ASSIGN_OR_RETURN(ValuePtr next, runProgram(*step.callees[1], {state}, run, calleeBase));
-          if (frame.memory) HLO_RETURN_IF_ERROR(copyOver(run.device, *state, *next));
-          else state = std::move(next);
-        }
-        values[s] = state;
-        break;
-      }
-      case Kind::kConditional:
-      case Kind::kCall: {
-        const GpuProgram* callee = step.callees[0];
-        std::vector<ValuePtr> callArgs = ops;
-        if (step.kind == Kind::kConditional) {
-          HLO_ASSIGN_OR_RETURN(Literal selector, toHost(ops[0]));
-          int64_t branch = conditionalBranch(selector, static_cast<int64_t>(step.callees.size()));
-          callee = step.callees[branch];
-          callArgs = {ops[branch + 1]};
-        }
-        HLO_ASSIGN_OR_RETURN(values[s], runProgram(*callee, callArgs, run, frame.calleeBase(s)));
-        if (frame.memory) {
-          HLO_ASSIGN_OR_RETURN(values[s], ownCopy(s, *values[s]));
-        }
-        break;
-      }
-      case Kind::kHost:
-      case Kind::kInterpreter: {
-        std::vector<Literal> hostOps;
-        for (const ValuePtr& op : ops) {
-          HLO_ASSIGN_OR_RETURN(Literal l, toHost(op));
-          hostOps.push_back(std::move(l));
-        }
-        std::vector<const Literal*> pointers;
-        for (const Literal& l : hostOps) pointers.push_back(&l);
-        StatusOr<Literal> result = errorStatus("gpu: internal error: no host semantics");
-        if (step.kind == Kind::kHost) {
-          EngineHooks hooks{
-              [&](const Computation&, Values callArgs) -> StatusOr<Literal> {
-                if (step.callees.empty())
-                  return errorStatus("gpu: %" + instr.name() + " has no compiled computation to run", instr.loc());
-                std::vector<ValuePtr> up;
-                for (const Literal* a : callArgs) {
-                  HLO_ASSIGN_OR_RETURN(ValuePtr v, upload(run, *a));
-                  up.push_back(std::move(v));
-                }
-                HLO_ASSIGN_OR_RETURN(ValuePtr r, runProgram(*step.callees[0], up, run, /*base=*/0));
-                return toHost(r);
-              },
-              [](const Instruction& i, const std::string& why) {
-                return errorStatus("gpu: " + std::string(opcodeName(i.opcode())) + " (%" + i.name() + "): " + why,
-                                   i.loc());
-              },
-              {}};
-          result = step.shared(instr, pointers, hooks);
-        } else {
-          interp::Options o;
-          o.maxMemoryBytes = options_.maxMemoryBytes;
-          o.maxWhileIterations = options_.maxWhileIterations;
-          result = interp::evaluateInstruction(instr, pointers, o);
-        }
-        if (!result.ok()) return result.status();
-        HLO_ASSIGN_OR_RETURN(values[s], upload(run, *result));
-        break;
-      }
+  }
+
+  Status runKernel(size_t s, const std::vector<ValuePtr>& ops);
+  Status runGemm(size_t s, const std::vector<ValuePtr>& ops);
+  Status runOnHost(size_t s, const std::vector<ValuePtr>& ops);
+
+  GpuExecutable& exe;
+  std::span<const ValuePtr> args;
+  RunState& run;
+  const CudaDriver& driver;
+  const Frame frame;
+  Literal hostCopy;  // onHost's
+};
+
+Status GpuExecutable::ProgramRun::runStep(size_t s) {
+  const GpuStep& step = program.steps[s];
+  std::vector<ValuePtr> ops;
+  for (int op : step.operands) ops.push_back(values[op]);
+  using Kind = GpuStep::Kind;
+  switch (step.kind) {
+    case Kind::kKernel: return runKernel(s, ops);
+    case Kind::kGemm: return runGemm(s, ops);
+    case Kind::kHost: case Kind::kInterpreter: return runOnHost(s, ops);
+    case Kind::kParameter: case Kind::kConstant: case Kind::kTuple: case Kind::kGetTupleElement:
+    case Kind::kForward: case Kind::kToken: case Kind::kWhile: case Kind::kConditional: case Kind::kCall:
+      break;
+  }
+  return errorStatus("gpu: internal error: host step %" + step.instr->name() + " run as the backend's own");
+}
+
+Status GpuExecutable::ProgramRun::runKernel(size_t s, const std::vector<ValuePtr>& ops) {
+  const GpuStep& step = program.steps[s];
+  const Instruction& instr = *step.instr;
+  std::vector<CUdeviceptr> pointers;
+  for (const ValuePtr& op : ops) pointers.push_back(op->ptr);
+  std::vector<std::shared_ptr<GpuExecutable::Value>> outs;
+  std::vector<const Shape*> outShapes;
+  if (step.kernel.outputs == 1) outShapes.push_back(&instr.shape());
+  else
+    for (const Shape& e : instr.shape().tupleElements()) outShapes.push_back(&e);
+  for (const Shape* shape : outShapes) {
+    HLO_ASSIGN_OR_RETURN(auto out, placedArray(run.device, *shape, frame.place(s, outs.size()), frame.base));
+    pointers.push_back(out->ptr);
+    run.kernelBytes += arrayBytes(*shape);
+    outs.push_back(std::move(out));
+  }
+  std::vector<void*> params;
+  for (CUdeviceptr& p : pointers) params.push_back(&p);
+  if (step.kernel.blocks > 0)
+    HLO_RETURN_IF_ERROR(timed(instr, [&] {
+      return driver.launch(run.device.functions.at(step.kernelName), {static_cast<unsigned>(step.kernel.blocks), 1, 1},
+                           {static_cast<unsigned>(kThreadsPerBlock), 1, 1}, 0, nullptr, params.data());
+    }));
+  if (outs.size() == 1 && step.kernel.outputs == 1) {
+    values[s] = std::move(outs[0]);
+  } else {
+    auto tuple = std::make_shared<GpuExecutable::Value>();
+    tuple->shape = instr.shape();
+    for (auto& o : outs) tuple->elements.push_back(std::move(o));
+    values[s] = std::move(tuple);
+  }
+  return okStatus();
+}
+
+Status GpuExecutable::ProgramRun::runGemm(size_t s, const std::vector<ValuePtr>& ops) {
+  const GpuStep& step = program.steps[s];
+  const Instruction& instr = *step.instr;
+  HLO_ASSIGN_OR_RETURN(auto out, placedArray(run.device, instr.shape(), frame.place(s, 0), frame.base));
+  run.kernelBytes += arrayBytes(instr.shape());
+  const GemmPlan& g = step.gemm;
+  if (g.batch > 0 && g.m > 0 && g.n > 0) {
+    if (g.k == 0) {  // a sum of nothing
+      HLO_RETURN_IF_ERROR(HLO_CUDA_CALL(driver, cuMemsetD8Async, out->ptr, 0,
+                                        static_cast<std::size_t>(arrayBytes(instr.shape())), nullptr));
+    } else {
+      HLO_ASSIGN_OR_RETURN(Cublas * cublas, Cublas::get(driver));
+      HLO_RETURN_IF_ERROR(timed(instr, [&] { return cublas->gemm(g, ops[0]->ptr, ops[1]->ptr, out->ptr); }));
     }
   }
-  return values[program.root];
+  values[s] = std::move(out);
+  return okStatus();
+}
+
+// Host steps (hlo/shared_semantics.h) and the interpreter fallback: the
+// operands copied back, the result up.
+Status GpuExecutable::ProgramRun::runOnHost(size_t s, const std::vector<ValuePtr>& ops) {
+  const GpuStep& step = program.steps[s];
+  const Instruction& instr = *step.instr;
+  std::vector<Literal> hostOps;
+  for (const ValuePtr& op : ops) {
+    HLO_ASSIGN_OR_RETURN(Literal l, toHost(op));
+    hostOps.push_back(std::move(l));
+  }
+  std::vector<const Literal*> pointers;
+  for (const Literal& l : hostOps) pointers.push_back(&l);
+  StatusOr<Literal> result = errorStatus("gpu: internal error: no host semantics");
+  if (step.kind == GpuStep::Kind::kHost) {
+    EngineHooks hooks{
+        [&](const Computation&, Values callArgs) -> StatusOr<Literal> {
+          if (step.callees.empty())
+            return errorStatus("gpu: %" + instr.name() + " has no compiled computation to run", instr.loc());
+          std::vector<ValuePtr> up;
+          for (const Literal* a : callArgs) {
+            HLO_ASSIGN_OR_RETURN(ValuePtr v, upload(run, *a));
+            up.push_back(std::move(v));
+          }
+          HLO_ASSIGN_OR_RETURN(ValuePtr r, exe.runProgram(*step.callees[0], up, run, /*base=*/0));
+          return toHost(r);
+        },
+        [](const Instruction& i, const std::string& why) {
+          return errorStatus("gpu: " + std::string(opcodeName(i.opcode())) + " (%" + i.name() + "): " + why, i.loc());
+        },
+        {}};
+    result = step.shared(instr, pointers, hooks);
+  } else {
+    result = jit::interpretStep(instr, pointers, exe.options_);
+  }
+  if (!result.ok()) return result.status();
+  HLO_ASSIGN_OR_RETURN(values[s], upload(run, *result));
+  return okStatus();
+}
+
+StatusOr<ValuePtr> GpuExecutable::runProgram(const GpuProgram& program, std::span<const ValuePtr> args, RunState& run,
+                                             CUdeviceptr base) {
+  ProgramRun programRun(*this, program, args, run, base);
+  return jit::walkSteps(programRun);
 }
 
 }  // namespace hlo::gpu
