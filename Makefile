@@ -131,7 +131,8 @@ link = $(CXX) $(HLO_LDFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(JIT_LINK) $(LIB
 # backends/cpu/blas.h, backends/gpu/cuda_driver.h). The backends' archives
 # are linked whole: nothing calls a backend by name, each registers itself
 # (jit/backend.h) from a static object the linker would otherwise drop.
-JIT_PROGRAMS := $(BUILD)/bin/hlo-run $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) $(BUILD)/bin/jit_bench $(BUILD)/bin/lapack_bench
+JIT_PROGRAMS := $(BUILD)/bin/hlo-run $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) $(BUILD)/bin/jit_bench $(BUILD)/bin/model_bench \
+                $(BUILD)/bin/lapack_bench
 $(JIT_PROGRAMS): $(JIT_LIBS)
 $(JIT_PROGRAMS): JIT_LINK = -Wl,--whole-archive $(BACKEND_LIBS) -Wl,--no-whole-archive $(filter-out $(BACKEND_LIBS),$(JIT_LIBS))
 $(JIT_PROGRAMS): LLVM_LINK = $(LLVM_LDLIBS)
@@ -278,10 +279,12 @@ conformance-xla: $(XLA_CORPUS) $(XLA_ORACLE_STAMP)
 	$(XLA_CORPUS) --python=$(XLA_ORACLE_VENV)/bin/python --work-dir=$(XLA_WORK) --corpus=$(CORPUS) \
 	  --testdata=testdata --expectations=$(XLA_EXPECTATIONS) $(if $(UPDATE),--update)
 
-# The bench/ modules on XLA:CPU and on our CPU JIT in the same run, then a
-# table of compile and run times with the ratio.
-bench-xla: $(BUILD)/bin/jit_bench $(XLA_ORACLE_STAMP)
+# The bench/ modules and the real models of testdata/jax/models/ on XLA:CPU
+# and on our CPU JIT in the same run, then tables of compile and run times
+# with the ratio.
+bench-xla: $(BUILD)/bin/jit_bench $(BUILD)/bin/model_bench $(XLA_ORACLE_STAMP)
 	$(BUILD)/bin/jit_bench --xla-python=$(XLA_ORACLE_VENV)/bin/python --xla-oracle=conformance/xla_oracle.py
+	$(BUILD)/bin/model_bench --xla-python=$(XLA_ORACLE_VENV)/bin/python --xla-oracle=conformance/xla_oracle.py
 
 # ---- the GPU check's bundle ------------------------------------------------
 

@@ -56,6 +56,7 @@
 #include <vector>
 
 #include "backends/cpu/blas.h"
+#include "bench/xla_peer.h"
 #include "hlo/npy.h"
 #include "interp/evaluator.h"
 #include "interp/random_inputs.h"
@@ -410,66 +411,11 @@ ENTRY %main (x: f32[8,64,64,64], k: f32[3,3,64,64]) -> f32[8,64,64,64] {
 constexpr double kMiB = 1 << 20;
 constexpr double k16M = 16 * kMiB;
 
-// ---- XLA as the peer (--xla-python) ---------------------------------------------
-
-std::string xlaPython;                           // --xla-python: a Python with jax
-std::string xlaOracle = "conformance/xla_oracle.py";  // --xla-oracle
-
-struct XlaTiming {
-  bool ok = false;
-  double compileSeconds = 0, runSeconds = 0;
-  std::string detail;
-};
-
-// Runs the module on XLA:CPU with the same arguments.
-XlaTiming timeOnXla(const std::string& name, const char* text, const std::vector<hlo::Literal>& args) {
-  XlaTiming out;
-  std::string dir = "/tmp/hlo-bench-xla-" + std::to_string(getpid());
-  std::string module = dir + "-" + name + ".hlo", inputs = dir + "-" + name + ".npz";
-  {
-    std::ofstream f(module);
-    f << text;
-  }
-  std::vector<std::pair<std::string, const hlo::Literal*>> arrays;
-  std::vector<std::string> names;
-  for (size_t i = 0; i < args.size(); ++i) names.push_back("arg" + std::to_string(i));
-  for (size_t i = 0; i < args.size(); ++i) arrays.push_back({names[i], &args[i]});
-  auto bytes = hlo::writeNpz(arrays);
-  if (!bytes.ok()) {
-    out.detail = bytes.status().message();
-    return out;
-  }
-  {
-    std::ofstream f(inputs, std::ios::binary);
-    f << *bytes;
-  }
-  std::string command = xlaPython + " " + xlaOracle + " --bench " + module + " " + inputs + " --repeats=10 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string reply;
-  if (pipe) {
-    char buf[512];
-    while (fgets(buf, sizeof buf, pipe)) reply += buf;
-    pclose(pipe);
-  }
-  std::remove(module.c_str());
-  std::remove(inputs.c_str());
-  // The last line: "ok compile_s=C run_s=R", or an outcome with XLA's message.
-  std::string last = reply;
-  while (!last.empty() && last.back() == '\n') last.pop_back();
-  if (size_t nl = last.rfind('\n'); nl != std::string::npos) last = last.substr(nl + 1);
-  if (std::sscanf(last.c_str(), "ok compile_s=%lf run_s=%lf", &out.compileSeconds, &out.runSeconds) == 2) {
-    out.ok = true;
-  } else {
-    out.detail = last.empty() ? "no answer from " + command : last;
-  }
-  return out;
-}
-
 // One row of the table printed after the benchmarks.
 struct Row {
   std::string name;
   double oursCompileMs, oursRunMs;
-  XlaTiming xla;
+  bench::XlaTiming xla;
 };
 std::vector<Row> rows;
 
@@ -574,12 +520,12 @@ void runModule(benchmark::State& state, const BenchModule& m) {
   state.counters["x_interp"] = interpSeconds / jit;
   state.counters["compile_ms"] = compileSeconds * 1e3;
   state.counters["cached_ms"] = cachedSeconds * 1e3;
-  if (!xlaPython.empty()) {
+  if (!bench::xlaPython.empty()) {
     std::string name = m.name;
     // Google Benchmark calls this more than once per module: XLA runs once.
-    static std::map<std::string, XlaTiming> measured;
-    if (!measured.count(name)) measured[name] = timeOnXla(name, m.text, args);
-    const XlaTiming& xla = measured[name];
+    static std::map<std::string, bench::XlaTiming> measured;
+    if (!measured.count(name)) measured[name] = bench::timeOnXla(name, m.text, args, 10);
+    const bench::XlaTiming& xla = measured[name];
     if (xla.ok) {
       state.counters["xla_ms"] = xla.runSeconds * 1e3;
       state.counters["xla_compile_ms"] = xla.compileSeconds * 1e3;
@@ -616,13 +562,7 @@ BENCHMARK(DecodeStepDot)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(
 
 // Google Benchmark's main, plus --xla-python=PYTHON and --xla-oracle=FILE.
 int main(int argc, char** argv) {
-  std::vector<char*> rest;
-  for (int i = 0; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg.rfind("--xla-python=", 0) == 0) xlaPython = arg.substr(13);
-    else if (arg.rfind("--xla-oracle=", 0) == 0) xlaOracle = arg.substr(13);
-    else rest.push_back(argv[i]);
-  }
+  std::vector<char*> rest = bench::takeXlaFlags(argc, argv);
   int count = static_cast<int>(rest.size());
   benchmark::Initialize(&count, rest.data());
   if (benchmark::ReportUnrecognizedArguments(count, rest.data())) return 1;

@@ -5,13 +5,15 @@ Two sets of cases, each written by its own jax:
     pinned   testdata/jax/         jax of scripts/xla-requirements.txt (make xla-env)
     latest   testdata/jax/latest/  jax of scripts/xla-latest-requirements.txt
                                    (make xla-env-latest), the newest release
+    models   testdata/jax/models/  the pinned jax: small models at realistic
+                                   batch sizes, which make bench-xla times
 Run it with the Python of the matching environment:
     build/xla-venv/bin/python scripts/make_jax_testdata.py
     build/xla-venv-latest/bin/python scripts/make_jax_testdata.py
 Without options it writes the set whose pin the running jax matches, into
 that set's folder; writing a set's folder with any other jax is refused, so
 that the checked-in files stay reproducible. Options:
-    --set=pinned|latest   write that set (any case can be written with any jax)
+    --set=pinned|latest|models  write that set (any case can be written with any jax)
     --only=NAME[,NAME]    only those cases of the set
     --opt                 write NAME.opt.hlo for the pinned set too
     OUT_DIR               write there instead of the set's folder (any jax)
@@ -493,12 +495,186 @@ LATEST_CASES += [
 ]
 
 
+# ---- the models set: small models at the batch sizes of serving and training ----
+# Written by the pinned jax into testdata/jax/models/, each case from its own
+# generator (as the latest set), and timed against XLA:CPU by make bench-xla
+# (bench/jit_bench.cc). Weights are scaled by 1/sqrt(fan-in) so that
+# activations stay near one and the results mean something.
+
+def weights(rng, *shape):
+    fan_in = int(np.prod(shape[:-1])) if len(shape) > 1 else 1
+    return (rng.standard_normal(shape) / np.sqrt(fan_in)).astype(np.float32)
+
+
+def max_pool(y):
+    return lax.reduce_window(y, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+
+
+def conv_same(x, w):
+    return lax.conv_general_dilated(x, w, (1, 1), "SAME", dimension_numbers=("NHWC", "HWIO", "NHWC"))
+
+
+def cnn_logits(params, x):
+    """Two 3x3 convolutions with ReLU, each followed by a 2x2 max pool, then a dense layer."""
+    w1, b1, w2, b2, w3, b3 = params
+    y = max_pool(jax.nn.relu(conv_same(x, w1) + b1))
+    y = max_pool(jax.nn.relu(conv_same(y, w2) + b2))
+    return y.reshape(y.shape[0], -1) @ w3 + b3
+
+
+def cross_entropy(logits, labels):
+    return -jnp.mean(jnp.sum(jax.nn.log_softmax(logits) * jax.nn.one_hot(labels, logits.shape[-1]), axis=-1))
+
+
+def sgd(params, grads, rate=0.05):
+    return tuple(p - rate * g for p, g in zip(params, grads))
+
+
+def cnn_forward(w1, b1, w2, b2, w3, b3, x):
+    return cnn_logits((w1, b1, w2, b2, w3, b3), x)
+
+
+def cnn_train_step(w1, b1, w2, b2, w3, b3, x, labels):
+    """Cross-entropy loss and one SGD step (the pools' gradient is select-and-scatter)."""
+    params = (w1, b1, w2, b2, w3, b3)
+    loss, grads = jax.value_and_grad(lambda p: cross_entropy(cnn_logits(p, x), labels))(params)
+    return (loss,) + sgd(params, grads)
+
+
+def cnn_args(rng, batch=8):
+    return (weights(rng, 3, 3, 1, 16), np.zeros(16, np.float32), weights(rng, 3, 3, 16, 32),
+            np.zeros(32, np.float32), weights(rng, 7 * 7 * 32, 10), np.zeros(10, np.float32),
+            rng.standard_normal((batch, 28, 28, 1)).astype(np.float32))
+
+
+def lstm(wx, wh, b, h0, c0, xs):
+    """An LSTM over the leading (time) axis with lax.scan: the last state and every output."""
+    def step(carry, x):
+        h, c = carry
+        i, f, g, o = jnp.split(x @ wx + h @ wh + b, 4, axis=-1)
+        c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+        h = jax.nn.sigmoid(o) * jnp.tanh(c)
+        return (h, c), h
+    (h, c), hs = lax.scan(step, (h0, c0), xs)
+    return h, c, hs
+
+
+def gru_outputs(params, h0, xs):
+    wx, wh, b = params[:3]
+    def step(h, x):
+        zx, rx, nx = jnp.split(x @ wx + b, 3, axis=-1)
+        zh, rh, nh = jnp.split(h @ wh, 3, axis=-1)
+        z = jax.nn.sigmoid(zx + zh)
+        r = jax.nn.sigmoid(rx + rh)
+        n = jnp.tanh(nx + r * nh)
+        h = (1 - z) * n + z * h
+        return h, h
+    return lax.scan(step, h0, xs)[1]
+
+
+def gru_bptt(wx, wh, b, wout, h0, xs, ys):
+    """A GRU's squared loss over every step and its gradient (backpropagation through time)."""
+    def loss(params):
+        return jnp.mean((gru_outputs(params, h0, xs) @ params[3] - ys) ** 2)
+    params = (wx, wh, b, wout)
+    value, grads = jax.value_and_grad(loss)(params)
+    return (value,) + grads
+
+
+def layer_norm_of(x, gamma, beta):
+    mean = jnp.mean(x, axis=-1, keepdims=True)
+    var = jnp.mean(jnp.square(x - mean), axis=-1, keepdims=True)
+    return (x - mean) * lax.rsqrt(var + 1e-5) * gamma + beta
+
+
+def transformer_block(x, g1, b1, wqkv, wo, g2, b2, w1, w2, heads=4):
+    """A pre-LN transformer block: causal multi-head self-attention, then a GELU MLP, both residual."""
+    batch, seq, dim = x.shape
+    h = layer_norm_of(x, g1, b1)
+    q, k, v = jnp.split(h @ wqkv, 3, axis=-1)
+    split = lambda t: t.reshape(batch, seq, heads, dim // heads)
+    q, k, v = split(q), split(k), split(v)
+    scores = jnp.einsum("bqhd,bkhd->bhqk", q, k) / np.sqrt(dim // heads).astype(x.dtype)
+    mask = jnp.tril(jnp.ones((seq, seq), bool))
+    scores = jnp.where(mask, scores, jnp.asarray(-1e9, scores.dtype))
+    attended = jnp.einsum("bhqk,bkhd->bqhd", jax.nn.softmax(scores, axis=-1), v).reshape(batch, seq, dim)
+    x = x + attended @ wo
+    return x + jax.nn.gelu(layer_norm_of(x, g2, b2) @ w1) @ w2
+
+
+def transformer_args(rng, dtype, batch=2, seq=64, dim=128):
+    cast = lambda a: a.astype(dtype)
+    return tuple(cast(a) for a in (
+        rng.standard_normal((batch, seq, dim)), np.ones(dim), np.zeros(dim), weights(rng, dim, 3 * dim),
+        weights(rng, dim, dim), np.ones(dim), np.zeros(dim), weights(rng, dim, 4 * dim), weights(rng, 4 * dim, dim)))
+
+
+def mlp_train_step(w1, b1, w2, b2, x, labels):
+    """Cross-entropy loss of a 784-256-10 MLP and one SGD step."""
+    params = (w1, b1, w2, b2)
+    def loss(p):
+        return cross_entropy(jax.nn.relu(x @ p[0] + p[1]) @ p[2] + p[3], labels)
+    value, grads = jax.value_and_grad(loss)(params)
+    return (value,) + sgd(params, grads)
+
+
+def decode_step(x, wq, wk, wv, wo, k_cache, v_cache, position, heads=4):
+    """One token of autoregressive decoding: the new key and value written into
+    the caches at `position`, attention over the positions up to it."""
+    batch, dim = x.shape
+    length = k_cache.shape[1]
+    head = dim // heads
+    q = (x @ wq).reshape(batch, heads, head)
+    k_cache = lax.dynamic_update_slice(k_cache, (x @ wk).reshape(batch, 1, heads, head), (0, position, 0, 0))
+    v_cache = lax.dynamic_update_slice(v_cache, (x @ wv).reshape(batch, 1, heads, head), (0, position, 0, 0))
+    scores = jnp.einsum("bhd,blhd->bhl", q, k_cache) / np.sqrt(head).astype(np.float32)
+    scores = jnp.where(jnp.arange(length) <= position, scores, -1e9)
+    out = jnp.einsum("bhl,blhd->bhd", jax.nn.softmax(scores, axis=-1), v_cache).reshape(batch, dim)
+    return out @ wo, k_cache, v_cache
+
+
+def per_example_grads(w1, b1, w2, b2, x, y):
+    """The gradient of a small MLP's squared loss for each example of the batch (vmap of grad)."""
+    def loss(params, xi, yi):
+        h = jnp.tanh(xi @ params[0] + params[1])
+        return jnp.sum((h @ params[2] + params[3] - yi) ** 2)
+    return jax.vmap(jax.grad(loss), in_axes=(None, 0, 0))((w1, b1, w2, b2), x, y)
+
+
+MODEL_CASES = [
+    ("cnn_forward", cnn_forward, cnn_args),
+    ("cnn_train_step", cnn_train_step, lambda rng: cnn_args(rng) + (rng.integers(0, 10, 8).astype(np.int32),)),
+    ("lstm_scan", lstm, lambda rng: (weights(rng, 16, 128), weights(rng, 32, 128), np.zeros(128, np.float32),
+                                     np.zeros((4, 32), np.float32), np.zeros((4, 32), np.float32),
+                                     rng.standard_normal((16, 4, 16)).astype(np.float32))),
+    ("gru_bptt", gru_bptt, lambda rng: (weights(rng, 16, 96), weights(rng, 32, 96), np.zeros(96, np.float32),
+                                        weights(rng, 32, 4), np.zeros((4, 32), np.float32),
+                                        rng.standard_normal((16, 4, 16)).astype(np.float32),
+                                        rng.standard_normal((16, 4, 4)).astype(np.float32))),
+    ("transformer_f32", transformer_block, lambda rng: transformer_args(rng, np.float32)),
+    ("transformer_bf16", transformer_block, lambda rng: transformer_args(rng, jnp.bfloat16)),
+    ("mlp_train_step", mlp_train_step, lambda rng: (weights(rng, 784, 256), np.zeros(256, np.float32),
+                                                    weights(rng, 256, 10), np.zeros(10, np.float32),
+                                                    rng.standard_normal((32, 784)).astype(np.float32),
+                                                    rng.integers(0, 10, 32).astype(np.int32))),
+    ("decode_step", decode_step, lambda rng: (
+        rng.standard_normal((1, 128)).astype(np.float32), weights(rng, 128, 128), weights(rng, 128, 128),
+        weights(rng, 128, 128), weights(rng, 128, 128),
+        rng.standard_normal((1, 256, 4, 32)).astype(np.float32), rng.standard_normal((1, 256, 4, 32)).astype(np.float32),
+        np.int32(100))),
+    ("per_example_grads", per_example_grads, lambda rng: (
+        weights(rng, 32, 64), np.zeros(64, np.float32), weights(rng, 64, 4), np.zeros(4, np.float32),
+        rng.standard_normal((32, 32)).astype(np.float32), rng.standard_normal((32, 4)).astype(np.float32))),
+]
+
+
 # ---- writing -----------------------------------------------------------------
 
 SETS = {
     # name: (cases, folder, the requirements file pinning its jax, write NAME.opt.hlo)
     "pinned": (CASES, os.path.join("testdata", "jax"), "xla-requirements.txt", False),
     "latest": (LATEST_CASES, os.path.join("testdata", "jax", "latest"), "xla-latest-requirements.txt", True),
+    "models": (MODEL_CASES, os.path.join("testdata", "jax", "models"), "xla-requirements.txt", False),
 }
 
 
@@ -560,12 +736,16 @@ def load_outputs(path):
 
 
 def same_arrays(got, want):
-    return len(got) == len(want) and all(
-        g.shape == w.shape and g.dtype == w.dtype and np.allclose(g, w, rtol=1e-6, atol=1e-6, equal_nan=True)
-        for g, w in zip(got, want))
+    def same(g, w):
+        if w.dtype.kind == "V":  # an ml_dtypes type (bfloat16, float8...), which numpy.save writes as raw bytes
+            if g.dtype.itemsize != w.dtype.itemsize or g.shape != w.shape:
+                return False
+            g, w = g.view(w.dtype).astype(np.float32), w.astype(np.float32)
+        return g.shape == w.shape and g.dtype == w.dtype and np.allclose(g, w, rtol=1e-6, atol=1e-6, equal_nan=True)
+    return len(got) == len(want) and all(same(g, w) for g, w in zip(got, want))
 
 
-USAGE = "usage: make_jax_testdata.py [--set=pinned|latest] [--only=NAME[,NAME...]] [--opt] [OUT_DIR]"
+USAGE = "usage: make_jax_testdata.py [--set=pinned|latest|models] [--only=NAME[,NAME...]] [--opt] [OUT_DIR]"
 
 
 def main(argv):
