@@ -10,6 +10,7 @@
 
 #include "backends/cpu/blas.h"
 #include "backends/cpu/half_runs.h"
+#include "backends/cpu/small_product.h"
 #include "hlo/element_io.h"
 #include "hlo/float_formats.h"
 #include "hlo/indexing.h"
@@ -117,50 +118,89 @@ void convertAll(const Literal& lit, T* out) {
 
 // The elements of `lit` in the order of `perm` (a permutation of its
 // dimensions), converted to T.
+// The last permuted dimension is walked by a plain strided loop, the others
+// by an odometer over their positions (the offset of each run of the last).
 template <typename T>
 void pack(const Literal& lit, const std::vector<int64_t>& perm, T* out) {
   if (isIota(perm)) return convertAll(lit, out);
+  const std::vector<int64_t>& dims = lit.shape().dims();
+  for (int64_t d : dims)
+    if (d == 0) return;
+  const std::vector<int64_t> strides = rowMajorStrides(dims);
+  const int64_t last = perm.back(), run = dims[last], step = strides[last];
   withReader<T>(lit, [&](auto read) {
-    forEachPermuted(lit.shape().dims(), perm, [&](const std::vector<int64_t>&, int64_t offset) {
-      *out++ = read(offset);
-    });
+    std::vector<int64_t> index(dims.size(), 0);
+    int64_t offset = 0;
+    for (;;) {
+      for (int64_t i = 0; i < run; ++i) *out++ = read(offset + i * step);
+      int d = static_cast<int>(perm.size()) - 2;
+      for (; d >= 0; --d) {
+        int64_t p = perm[d];
+        if (++index[p] < dims[p]) {
+          offset += strides[p];
+          break;
+        }
+        offset -= (dims[p] - 1) * strides[p];
+        index[p] = 0;
+      }
+      if (d < 0) return;
+    }
   });
 }
 
 // c[m, n] = a[m, k] . b[k, n], either operand given transposed ([k, m],
 // [n, k]); c is overwritten. `threads` is what OpenBLAS may use (0: as it
 // was last told, for calls from several threads at once after it was told
-// 1); without OpenBLAS (blas.h) every product runs as the loop.
+// 1); without OpenBLAS (blas.h) every product runs as the loop. lda and ldb
+// are the operands' row strides as stored (0: their rows are contiguous).
 template <typename T>
-void matmul(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c, int threads) {
+void matmul(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c, int threads,
+            int64_t lda = 0, int64_t ldb = 0) {
+  if (lda == 0) lda = ta ? m : k;
+  if (ldb == 0) ldb = tb ? k : n;
   if constexpr (!std::is_same_v<T, uint64_t>) {
     const Blas* lib = m * n * k >= kSmallProduct ? blas() : nullptr;
     if (lib) {
       const CBLAS_TRANSPOSE ta_ = ta ? CblasTrans : CblasNoTrans, tb_ = tb ? CblasTrans : CblasNoTrans;
-      const blasint lda = static_cast<blasint>(ta ? m : k), ldb = static_cast<blasint>(tb ? k : n);
       if (threads > 0) lib->setThreads(threads);
       if constexpr (std::is_same_v<T, float>) {
-        lib->sgemm(CblasRowMajor, ta_, tb_, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, n);
+        lib->sgemm(CblasRowMajor, ta_, tb_, m, n, k, 1.0f, a, static_cast<blasint>(lda), b, static_cast<blasint>(ldb),
+                   0.0f, c, n);
       } else if constexpr (std::is_same_v<T, double>) {
-        lib->dgemm(CblasRowMajor, ta_, tb_, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, n);
+        lib->dgemm(CblasRowMajor, ta_, tb_, m, n, k, 1.0, a, static_cast<blasint>(lda), b, static_cast<blasint>(ldb),
+                   0.0, c, n);
       } else {
         const T one(1), zero(0);
-        lib->zgemm(CblasRowMajor, ta_, tb_, m, n, k, &one, a, lda, b, ldb, &zero, c, n);
+        lib->zgemm(CblasRowMajor, ta_, tb_, m, n, k, &one, a, static_cast<blasint>(lda), b,
+                   static_cast<blasint>(ldb), &zero, c, n);
       }
       return;
     }
   }
+  if constexpr (std::is_same_v<T, float>) {
+    if (SmallProductFn fn = smallProductForThisCpu()) {
+      fn(SmallProductArgs{ta, tb, m, n, k, a, lda, b, ldb, c});
+      return;
+    }
+  }
+  if (tb) {
+    // b's rows run along k: each element of c is a sum along two rows.
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        const T* brow = b + j * ldb;
+        T sum{};
+        for (int64_t kk = 0; kk < k; ++kk) sum += (ta ? a[kk * lda + i] : a[i * lda + kk]) * brow[kk];
+        c[i * n + j] = sum;
+      }
+    return;
+  }
   std::fill(c, c + m * n, T{});
   for (int64_t i = 0; i < m; ++i)
     for (int64_t kk = 0; kk < k; ++kk) {
-      T av = ta ? a[kk * m + i] : a[i * k + kk];
+      T av = ta ? a[kk * lda + i] : a[i * lda + kk];
       T* __restrict row = c + i * n;
-      if (tb) {
-        for (int64_t j = 0; j < n; ++j) row[j] += av * b[j * k + kk];
-      } else {
-        const T* __restrict brow = b + kk * n;
-        for (int64_t j = 0; j < n; ++j) row[j] += av * brow[j];
-      }
+      const T* __restrict brow = b + kk * ldb;
+      for (int64_t j = 0; j < n; ++j) row[j] += av * brow[j];
     }
 }
 

@@ -77,22 +77,78 @@ std::vector<int64_t> swapGroups(const std::vector<int64_t>& perm, size_t batch, 
 }
 
 // One operand as gemm wants it: a pointer to [B, rows, cols] data, or to
-// the transposed [B, cols, rows], and whether it was transposed.
+// the transposed [B, cols, rows], and whether it was transposed. Its rows
+// are `ld` elements apart (0: contiguous, rows of cols or of rows
+// elements), and its matrices `batchStride` elements apart (0: one after
+// the other).
 template <typename T>
 struct GemmOperand {
   std::vector<T> packed;
   const T* data = nullptr;
   bool transposed = false;
+  int64_t ld = 0, batchStride = 0;
 };
+
+// A group of dimensions (batch, rows or cols) of an operand stored so that
+// one stride walks it: its dimensions of more than one element lie in its
+// order, each `size` of the next's apart. nullopt when they do not.
+struct GroupStride {
+  int64_t size = 1, stride = 0;
+};
+std::optional<GroupStride> groupStride(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides,
+                                       const std::vector<int64_t>& group) {
+  GroupStride g;
+  int64_t previous = -1;
+  for (int64_t d : group) {
+    if (dims[d] == 1) continue;
+    if (previous >= 0 && strides[previous] != strides[d] * dims[d]) return std::nullopt;
+    previous = d;
+    g.size *= dims[d];
+    g.stride = strides[d];
+  }
+  return g;
+}
+
+// `lit` read where it is, as [B, R, C] matrices with rows ld apart (or the
+// transposed [B, C, R]), when its dimensions allow it: each group walked by
+// one stride, and the rows or the columns contiguous. An attention's keys
+// [batch, length, heads, head] multiplied per (batch, head) are such
+// matrices, their rows heads * head apart.
+template <typename T>
+std::optional<GemmOperand<T>> stridedOperand(const Literal& lit, const std::vector<int64_t>& perm, size_t batch,
+                                             size_t rows) {
+  const std::vector<int64_t>& dims = lit.shape().dims();
+  const std::vector<int64_t> strides = rowMajorStrides(dims);
+  auto part = [&](size_t from, size_t to) { return std::vector<int64_t>(perm.begin() + from, perm.begin() + to); };
+  std::optional<GroupStride> b = groupStride(dims, strides, part(0, batch));
+  std::optional<GroupStride> r = groupStride(dims, strides, part(batch, batch + rows));
+  std::optional<GroupStride> c = groupStride(dims, strides, part(batch + rows, perm.size()));
+  if (!b || !r || !c) return std::nullopt;
+  GemmOperand<T> op;
+  op.data = lit.data<T>();
+  op.batchStride = b->size > 1 ? b->stride : 0;
+  if (c->size <= 1 || c->stride == 1) {
+    op.ld = r->size > 1 ? r->stride : std::max<int64_t>(c->size, 1);
+    if (op.ld < c->size) return std::nullopt;
+  } else if (r->size <= 1 || r->stride == 1) {
+    op.transposed = true;
+    op.ld = c->stride;
+    if (op.ld < r->size) return std::nullopt;
+  } else {
+    return std::nullopt;
+  }
+  return op;
+}
 
 // `lit`'s dims in `perm` order form [B, R, C] where the first `batch` perm
 // entries are B and the next `rows` are R. When its own order is [B, R, C]
 // or [B, C, R], gemm reads it in that order: in place, or converted to T in
 // storage order (one plain loop, where a permuted copy would walk the
-// indices); otherwise it is packed into [B, R, C].
+// indices); with `strided`, also in place when stridedOperand reads it;
+// otherwise it is packed into [B, R, C].
 template <typename T>
 GemmOperand<T> gemmOperand(const Literal& lit, const std::vector<int64_t>& perm, size_t batch, size_t rows,
-                           ElementType native) {
+                           ElementType native, bool strided = false) {
   GemmOperand<T> op;
   bool inOrder = isIota(perm);
   op.transposed = !inOrder && isIota(swapGroups(perm, batch, rows));
@@ -100,9 +156,16 @@ GemmOperand<T> gemmOperand(const Literal& lit, const std::vector<int64_t>& perm,
     op.data = lit.data<T>();
     return op;
   }
+  if (strided && lit.type() == native)
+    if (std::optional<GemmOperand<T>> view = stridedOperand<T>(lit, perm, batch, rows)) return std::move(*view);
+  op.transposed = false;
   op.packed.resize(static_cast<size_t>(lit.elementCount()));
-  if (op.transposed) convertAll(lit, op.packed.data());
-  else pack(lit, perm, op.packed.data());
+  if (isIota(swapGroups(perm, batch, rows))) {
+    op.transposed = true;
+    convertAll(lit, op.packed.data());
+  } else {
+    pack(lit, perm, op.packed.data());
+  }
   op.data = op.packed.data();
   return op;
 }
@@ -111,9 +174,10 @@ GemmOperand<T> gemmOperand(const Literal& lit, const std::vector<int64_t>& perm,
 template <typename T>
 void batchedProduct(const DotDims& s, const GemmOperand<T>& a, const GemmOperand<T>& b, T* c, ThreadPool& pool) {
   const int threads = pool.workers() + 1;
+  const int64_t aStride = a.batchStride ? a.batchStride : s.m * s.k, bStride = b.batchStride ? b.batchStride : s.k * s.n;
   auto product = [&](int64_t bi, int productThreads) {
-    matmul<T>(a.transposed, b.transposed, s.m, s.n, s.k, a.data + bi * s.m * s.k, b.data + bi * s.k * s.n,
-              c + bi * s.m * s.n, productThreads);
+    matmul<T>(a.transposed, b.transposed, s.m, s.n, s.k, a.data + bi * aStride, b.data + bi * bStride,
+              c + bi * s.m * s.n, productThreads, a.ld, b.ld);
   };
   // Products of at most kSmallBatchedProduct multiply-adds run side by side,
   // one thread each: OpenBLAS's own threads cost more than such a product
@@ -121,6 +185,13 @@ void batchedProduct(const DotDims& s, const GemmOperand<T>& a, const GemmOperand
   // of [128, 64] x [64, 128], with the conversions and writing the bf16
   // result in one loop (ResultWriter::writeAll): 467 -> 285 us on two cores.
   constexpr int64_t kSmallBatchedProduct = int64_t{1} << 24;
+  // Fewer than kThreadedProducts multiply-adds in all run on this thread:
+  // waking the pool's threads costs more.
+  constexpr int64_t kThreadedProducts = int64_t{1} << 18;
+  if (s.batch * s.m * s.n * s.k < kThreadedProducts) {
+    for (int64_t bi = 0; bi < s.batch; ++bi) product(bi, 1);
+    return;
+  }
   if (s.batch >= 2 && threads > 1 && s.m * s.n * s.k <= kSmallBatchedProduct) {
     if (const Blas* lib = blas()) lib->setThreads(1);
     pool.parallelFor(s.batch, static_cast<int>(std::min<int64_t>(s.batch, threads)), [&](int64_t begin, int64_t end) {
@@ -392,8 +463,8 @@ Status runAs(const RuntimeCall& call, const DotShape& s, ElementType native) {
   if constexpr (std::is_same_v<T, float>)
     done = skinnyProduct(call, d, result) || blockedProduct(call, d, batch, contracting, result);
   if (!done) {
-    GemmOperand<T> a = gemmOperand<T>(lhs, d.lhsPerm, batch, d.lhsFree.size(), native);
-    GemmOperand<T> b = gemmOperand<T>(rhs, d.rhsPerm, batch, contracting, native);
+    GemmOperand<T> a = gemmOperand<T>(lhs, d.lhsPerm, batch, d.lhsFree.size(), native, /*strided=*/true);
+    GemmOperand<T> b = gemmOperand<T>(rhs, d.rhsPerm, batch, contracting, native, /*strided=*/true);
     batchedProduct(d, a, b, result, call.pool);
   }
   if (c.empty()) return okStatus();

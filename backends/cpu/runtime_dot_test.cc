@@ -165,6 +165,29 @@ TEST(RuntimeDot, SkinnyColumnsBySlabs) {
              {1, 11, 300}, "m1kM", "1nk"});
 }
 
+// Operands read where they are, their rows or matrices strided
+// (runtime_dot.cc, stridedOperand): attention's keys and values
+// [batch, length, heads, head] multiplied per (batch, head), whose rows are
+// heads * head elements apart, as a decode step does (one query row: the
+// product's plain loop), and large enough for OpenBLAS with its leading
+// dimensions on the threaded path.
+TEST(RuntimeDot, StridedOperandsInPlace) {
+  expectDot({"query by keys [1, L, H, D]", "f32[1,4,32]", "f32[1,256,4,32]", "f32[1,4,256]",
+             "lhs_batch_dims={0,1}, lhs_contracting_dims={2}, rhs_batch_dims={0,2}, rhs_contracting_dims={3}",
+             {1, 4, 32}, {1, 256, 4, 32}, "1bk", "1nbk"});
+  expectDot({"weights by values [1, L, H, D]", "f32[1,4,256]", "f32[1,256,4,32]", "f32[1,4,32]",
+             "lhs_batch_dims={0,1}, lhs_contracting_dims={2}, rhs_batch_dims={0,2}, rhs_contracting_dims={1}",
+             {1, 4, 256}, {1, 256, 4, 32}, "1bk", "1kbn"});
+  expectDot({"queries [1, L, H, D] by keys [1, L, H, D]", "f32[1,64,4,32]", "f32[1,128,4,32]", "f32[1,4,64,128]",
+             "lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={3}",
+             {1, 64, 4, 32}, {1, 128, 4, 32}, "1mbk", "1nbk"});
+  // Two batch dimensions apart in storage: no one stride walks them, so
+  // both operands are packed.
+  expectDot({"queries [B, L, H, D] by keys [B, L, H, D]", "f32[2,64,4,32]", "f32[2,128,4,32]", "f32[2,4,64,128]",
+             "lhs_batch_dims={0,2}, lhs_contracting_dims={3}, rhs_batch_dims={0,2}, rhs_contracting_dims={3}",
+             {2, 64, 4, 32}, {2, 128, 4, 32}, "bmBk", "bnBk"});
+}
+
 // Through the convolution tiles (runtime_dot.cc, tiledProduct), forced on
 // whatever kernels OpenBLAS runs here: either operand stored transposed, a
 // contraction longer than one run of the tiles (256 terms, so runs add to
