@@ -1,0 +1,48 @@
+// Test-case reduction for HLO (tools/hlo-reduce.cc): the smallest module
+// that still passes an interestingness test, as C-Reduce does for C.
+//
+// Starting from a module the test holds for, edits are tried one at a time
+// on a copy, each followed by dce; an edit whose result verifies and still
+// passes the test is kept. The edits, to a fixed point:
+//   - the ENTRY's root becomes one of its operands (the ENTRY's result may
+//     change shape);
+//   - an instruction is replaced, in all its uses, by one of its operands of
+//     the same shape;
+//   - an array instruction with operands is replaced by zeros of its shape
+//     (a broadcast of a scalar constant);
+//   - an ENTRY parameter nothing reads is removed.
+// Whatever the ENTRY's signature becomes, the header's
+// entry_computation_layout, which would then disagree, is dropped.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "hlo/module.h"
+#include "hlo/status.h"
+
+namespace hlo::conformance {
+
+struct ReduceOptions {
+  // Whether a candidate, given as module text, is still interesting.
+  std::function<bool(const std::string& text)> interesting;
+  // Stop after this many tests (0: no limit); the best module so far is the result.
+  int64_t maxTests = 0;
+  // Called after every kept edit, with the instructions left and the tests run.
+  std::function<void(int64_t instructions, int64_t tests)> progress;
+};
+
+struct ReduceResult {
+  std::unique_ptr<Module> module;
+  int64_t instructionsBefore = 0, instructionsAfter = 0;
+  int64_t tests = 0;
+};
+
+// The instructions of every computation of `module`.
+int64_t instructionCount(const Module& module);
+
+// Reduces `module`. An error when the test does not hold for it as given.
+StatusOr<ReduceResult> reduceModule(const Module& module, const ReduceOptions& options);
+
+}  // namespace hlo::conformance
