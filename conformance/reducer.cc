@@ -24,11 +24,11 @@ struct Place {
   std::string computation, instruction;
 };
 
-enum class EditKind { kRootToOperand, kToOperand, kToZeros, kDropParameter };
+enum class EditKind { kRootToOperand, kToOperand, kToZeros, kDropParameter, kUnfuse, kInlineCalls };
 
 struct Edit {
   EditKind kind;
-  Place at;
+  Place at;  // empty for kInlineCalls, which inlines every call
   int operand = 0;  // kRootToOperand, kToOperand
 };
 
@@ -54,6 +54,7 @@ void forgetEntryLayout(Module& module) {
 
 // Makes `edit` on `module`; false when it no longer applies.
 bool apply(Module& module, const Edit& edit) {
+  if (edit.kind == EditKind::kInlineCalls) return runInline(module);
   Instruction* instr = locate(module, edit.at);
   if (!instr) return false;
   Computation& c = *module.find(edit.at.computation);
@@ -80,6 +81,19 @@ bool apply(Module& module, const Edit& edit) {
       c.replaceAllUses(instr, zeros);
       return c.sortTopologically().ok();
     }
+    case EditKind::kUnfuse: {
+      // The fusion as a call of its computation, inlined: its instructions
+      // become the caller's, each open to the edits.
+      Computation* body = instr->attrs().getComputation(AttrKey::kCalls);
+      if (instr->opcode() != Opcode::kFusion || !body) return false;
+      Instruction* call = c.add(Opcode::kCall, freshName(c, "unfused"), instr->shape(), instr->operands());
+      call->attrs().setComputation(AttrKey::kToApply, body);
+      c.replaceAllUses(instr, call);
+      c.remove(instr);
+      return c.sortTopologically().ok() && runInline(module);
+    }
+    case EditKind::kInlineCalls:
+      break;  // above: not an instruction's
     case EditKind::kDropParameter: {
       if (instr->opcode() != Opcode::kParameter || !instr->users().empty() || &c != module.entry()) return false;
       int64_t gone = instr->parameterNumber();
@@ -102,6 +116,7 @@ std::string keyOf(const Edit& edit) {
 std::vector<Edit> editsOf(const Module& module) {
   std::vector<Edit> edits;
   const Computation& entry = *module.entry();
+  edits.push_back({EditKind::kInlineCalls, {}});  // the whole module
   if (const Instruction* root = entry.root())
     for (int k = 0; k < root->operandCount(); ++k)
       edits.push_back({EditKind::kRootToOperand, {entry.name(), root->name()}, k});
@@ -114,6 +129,7 @@ std::vector<Edit> editsOf(const Module& module) {
         if (c.get() == &entry && instr.users().empty()) edits.push_back({EditKind::kDropParameter, at});
         continue;
       }
+      if (instr.opcode() == Opcode::kFusion) edits.push_back({EditKind::kUnfuse, at});
       for (int k = 0; k < instr.operandCount(); ++k)
         if (instr.operand(k)->shape().compatible(instr.shape())) edits.push_back({EditKind::kToOperand, at, k});
       if (instr.operandCount() > 0 && instr.shape().isArray() && instr.opcode() != Opcode::kBroadcast)

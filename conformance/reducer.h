@@ -10,7 +10,10 @@
 //     the same shape;
 //   - an array instruction with operands is replaced by zeros of its shape
 //     (a broadcast of a scalar constant);
-//   - an ENTRY parameter nothing reads is removed.
+//   - an ENTRY parameter nothing reads is removed;
+//   - every call is inlined (hlo/passes/inline.cc), and a fusion becomes
+//     the instructions of its computation, so that they are open to the
+//     edits too (a dump after XLA's passes is mostly fusions).
 // Whatever the ENTRY's signature becomes, the header's
 // entry_computation_layout, which would then disagree, is dropped.
 #pragma once

@@ -68,6 +68,32 @@ ENTRY e {
   EXPECT_FALSE(contains(text, "f32[2,4]")) << text;
 }
 
+TEST(Reducer, OpensFusions) {
+  // Inside the fusion the add becomes p0; the fusion then becomes its
+  // computation's instructions, inlined; y goes: cosine of a parameter.
+  auto module = parseOrFail(R"(HloModule m
+fused {
+  p0 = f32[4] parameter(0)
+  p1 = f32[4] parameter(1)
+  a = f32[4] add(p0, p1)
+  ROOT c = f32[4] cosine(a)
+}
+ENTRY e {
+  x = f32[4] parameter(0)
+  y = f32[4] parameter(1)
+  ROOT f = f32[4] fusion(x, y), kind=kLoop, calls=fused
+}
+)");
+  ReduceOptions options;
+  options.interesting = [](const std::string& text) { return contains(text, "cosine("); };
+  auto reduced = reduceModule(*module, options);
+  ASSERT_TRUE(reduced.ok()) << reduced.status().message();
+  EXPECT_EQ(reduced->instructionsAfter, 2);
+  std::string text = printModule(*reduced->module);
+  EXPECT_FALSE(contains(text, "fusion")) << text;
+  EXPECT_FALSE(contains(text, "parameter(1)")) << text;
+}
+
 TEST(Reducer, RefusesAModuleTheTestDoesNotHoldFor) {
   auto module = parseOrFail(kChain);
   ReduceOptions options;
