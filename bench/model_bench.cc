@@ -22,9 +22,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <map>
-#include <sstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,6 +32,7 @@
 #include "hlo/npy.h"
 #include "jit/executable.h"
 #include "parser/parser.h"
+#include "tools/tool_io.h"
 
 namespace {
 
@@ -53,25 +53,17 @@ struct Model {
   std::vector<hlo::Literal> args;
 };
 
-std::string readFile(const std::string& path, bool& ok) {
-  std::ifstream f(path, std::ios::binary);
-  ok = static_cast<bool>(f);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
-
 // The module and its inputs (NAME.in.npz: one array per parameter, in order).
 hlo::StatusOr<Model> loadModel(const std::string& name) {
   Model m;
-  bool ok = false;
   std::string base = modelsDir + "/" + name;
-  m.text = readFile(base + ".hlo", ok);
-  if (!ok) return hlo::errorStatus("cannot read " + base + ".hlo (give --models=DIR)");
+  std::optional<std::string> text = hlo::readInput(base + ".hlo");
+  if (!text) return hlo::errorStatus("cannot read " + base + ".hlo (give --models=DIR)");
+  m.text = std::move(*text);
   HLO_ASSIGN_OR_RETURN(m.module, hlo::parseModule(m.text));
-  std::string npz = readFile(base + ".in.npz", ok);
-  if (!ok) return hlo::errorStatus("cannot read " + base + ".in.npz");
-  HLO_ASSIGN_OR_RETURN(std::vector<hlo::NpzMember> members, hlo::readNpz(npz));
+  std::optional<std::string> npz = hlo::readInput(base + ".in.npz");
+  if (!npz) return hlo::errorStatus("cannot read " + base + ".in.npz");
+  HLO_ASSIGN_OR_RETURN(std::vector<hlo::NpzMember> members, hlo::readNpz(*npz));
   const hlo::Computation& entry = *m.module->entry();
   if (static_cast<int>(members.size()) != entry.parameterCount())
     return hlo::errorStatus(base + ".in.npz holds " + std::to_string(members.size()) + " arrays for " +

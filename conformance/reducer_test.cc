@@ -24,11 +24,16 @@ ENTRY e {
 
 bool contains(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
-TEST(Reducer, KeepsOnlyWhatTheTestNeeds) {
-  auto module = parseOrFail(kChain);
+// `text` reduced with a test that holds while the module text holds `needle`.
+StatusOr<ReduceResult> reduceKeeping(const char* text, const std::string& needle) {
+  auto module = parseOrFail(text);
   ReduceOptions options;
-  options.interesting = [](const std::string& text) { return contains(text, "cosine("); };
-  auto reduced = reduceModule(*module, options);
+  options.interesting = [needle](const std::string& candidate) { return contains(candidate, needle); };
+  return reduceModule(*module, options);
+}
+
+TEST(Reducer, KeepsOnlyWhatTheTestNeeds) {
+  auto reduced = reduceKeeping(kChain, "cosine(");
   ASSERT_TRUE(reduced.ok()) << reduced.status().message();
   // The root becomes the sine, which becomes its operand; the multiply and
   // the add become x; y, read by nothing, goes: cosine of a parameter.
@@ -43,7 +48,7 @@ TEST(Reducer, KeepsOnlyWhatTheTestNeeds) {
 TEST(Reducer, ZerosCutWhatFeedsAnOperandOfAnotherShape) {
   // The reshape's operand has another shape: replaced by zeros (a constant
   // and its broadcast), it leaves the multiply and w unread, and they go.
-  auto module = parseOrFail(R"(HloModule m
+  auto reduced = reduceKeeping(R"(HloModule m
 add {
   a = f32[] parameter(0)
   b = f32[] parameter(1)
@@ -56,10 +61,8 @@ ENTRY e {
   z = f32[] constant(0)
   ROOT r = f32[] reduce(e, z), dimensions={0}, to_apply=add
 }
-)");
-  ReduceOptions options;
-  options.interesting = [](const std::string& text) { return contains(text, "reduce("); };
-  auto reduced = reduceModule(*module, options);
+)",
+                               "reduce(");
   ASSERT_TRUE(reduced.ok()) << reduced.status().message();
   std::string text = printModule(*reduced->module);
   EXPECT_TRUE(contains(text, "broadcast(")) << text;
@@ -71,7 +74,7 @@ ENTRY e {
 TEST(Reducer, OpensFusions) {
   // Inside the fusion the add becomes p0; the fusion then becomes its
   // computation's instructions, inlined; y goes: cosine of a parameter.
-  auto module = parseOrFail(R"(HloModule m
+  auto reduced = reduceKeeping(R"(HloModule m
 fused {
   p0 = f32[4] parameter(0)
   p1 = f32[4] parameter(1)
@@ -83,10 +86,8 @@ ENTRY e {
   y = f32[4] parameter(1)
   ROOT f = f32[4] fusion(x, y), kind=kLoop, calls=fused
 }
-)");
-  ReduceOptions options;
-  options.interesting = [](const std::string& text) { return contains(text, "cosine("); };
-  auto reduced = reduceModule(*module, options);
+)",
+                               "cosine(");
   ASSERT_TRUE(reduced.ok()) << reduced.status().message();
   EXPECT_EQ(reduced->instructionsAfter, 2);
   std::string text = printModule(*reduced->module);

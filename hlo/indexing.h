@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 #include "hlo/literal.h"
@@ -113,10 +114,10 @@ void forEachIndex(const std::vector<int64_t>& dims, F&& f) {
 // Calls f(index, offset) for every element of an array of `dims`, visiting
 // them in row-major order of the permuted dimensions dims[perm[0]],
 // dims[perm[1]], ...; `index` is in the original dimension order and
-// `offset` is the element's row-major position in the original array.
+// `offset` is the element's position, the sum of index[d] * strides[d].
 template <typename F>
-void forEachPermuted(const std::vector<int64_t>& dims, const std::vector<int64_t>& perm, F&& f) {
-  std::vector<int64_t> strides = rowMajorStrides(dims);
+void forEachPermuted(const std::vector<int64_t>& dims, const std::vector<int64_t>& strides,
+                     const std::vector<int64_t>& perm, F&& f) {
   int64_t count = 1;
   for (int64_t d : dims) count *= d;
   if (count == 0) return;
@@ -134,6 +135,12 @@ void forEachPermuted(const std::vector<int64_t>& dims, const std::vector<int64_t
       index[p] = 0;
     }
   }
+}
+
+// The same with `offset` the element's row-major position in the array.
+template <typename F>
+void forEachPermuted(const std::vector<int64_t>& dims, const std::vector<int64_t>& perm, F&& f) {
+  forEachPermuted(dims, rowMajorStrides(dims), perm, std::forward<F>(f));
 }
 
 // Copies element `from` of `src` to element `to` of `dst` (same element type).

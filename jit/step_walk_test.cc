@@ -152,6 +152,13 @@ Literal s32(int32_t v) {
   return l;
 }
 
+// Arguments: s32 scalars.
+std::vector<Literal> s32s(std::initializer_list<int32_t> values) {
+  std::vector<Literal> args;
+  for (int32_t v : values) args.push_back(s32(v));
+  return args;
+}
+
 int32_t s32Of(const Literal& l) { return l.data<int32_t>()[0]; }
 
 // Sums 0 + 1 + ... + (n - 1): a loop of n iterations.
@@ -182,9 +189,7 @@ ENTRY e {
 )";
 
 TEST(StepWalk, WhileLoopRunsItsBodyWhileTheConditionHolds) {
-  std::vector<Literal> args;
-  args.push_back(s32(5));
-  Walked w = walk(kSumLoop, std::move(args));
+  Walked w = walk(kSumLoop, s32s({5}));
   ASSERT_TRUE(w.result.ok()) << w.result.status().message();
   EXPECT_EQ(s32Of(**w.result), 0 + 1 + 2 + 3 + 4);
   EXPECT_EQ(w.log.bodyRuns, 5);
@@ -195,15 +200,11 @@ TEST(StepWalk, WhileLoopRunsItsBodyWhileTheConditionHolds) {
 }
 
 TEST(StepWalk, IterationLimitAllowsExactlyThatManyIterations) {
-  std::vector<Literal> three;
-  three.push_back(s32(3));
-  Walked ok = walk(kSumLoop, std::move(three), /*maxWhileIterations=*/3);
+  Walked ok = walk(kSumLoop, s32s({3}), /*maxWhileIterations=*/3);
   ASSERT_TRUE(ok.result.ok()) << ok.result.status().message();
   EXPECT_EQ(s32Of(**ok.result), 0 + 1 + 2);
 
-  std::vector<Literal> four;
-  four.push_back(s32(4));
-  Walked over = walk(kSumLoop, std::move(four), /*maxWhileIterations=*/3);
+  Walked over = walk(kSumLoop, s32s({4}), /*maxWhileIterations=*/3);
   ASSERT_FALSE(over.result.ok());
   EXPECT_EQ(over.result.status().message(), "toy: %w ran more than 3 iterations (--max-while-iterations)");
   EXPECT_EQ(over.result.status().loc().line, 22);
@@ -237,12 +238,7 @@ ENTRY e {
 )";
 
 int32_t pick(int32_t k) {
-  std::vector<Literal> args;
-  args.push_back(s32(k));
-  args.push_back(s32(1000));
-  args.push_back(s32(2000));
-  args.push_back(s32(3000));
-  Walked w = walk(kThreeBranches, std::move(args));
+  Walked w = walk(kThreeBranches, s32s({k, 1000, 2000, 3000}));
   EXPECT_TRUE(w.result.ok()) << w.result.status().message();
   return w.result.ok() ? s32Of(**w.result) : -1;
 }
@@ -269,12 +265,7 @@ ENTRY e {
   ROOT c = s32[] call(a, b), to_apply=f
 }
 )",
-                  [] {
-                    std::vector<Literal> args;
-                    args.push_back(s32(7));
-                    args.push_back(s32(3));
-                    return args;
-                  }());
+                  s32s({7, 3}));
   ASSERT_TRUE(w.result.ok()) << w.result.status().message();
   EXPECT_EQ(s32Of(**w.result), 4);
 }

@@ -119,32 +119,21 @@ void convertAll(const Literal& lit, T* out) {
 // The elements of `lit` in the order of `perm` (a permutation of its
 // dimensions), converted to T.
 // The last permuted dimension is walked by a plain strided loop, the others
-// by an odometer over their positions (the offset of each run of the last).
+// by forEachPermuted over the array with that dimension left out (size 1),
+// at the array's own strides: the offset of each run of the last.
 template <typename T>
 void pack(const Literal& lit, const std::vector<int64_t>& perm, T* out) {
   if (isIota(perm)) return convertAll(lit, out);
   const std::vector<int64_t>& dims = lit.shape().dims();
-  for (int64_t d : dims)
-    if (d == 0) return;
+  const int64_t last = perm.back(), run = dims[last];
   const std::vector<int64_t> strides = rowMajorStrides(dims);
-  const int64_t last = perm.back(), run = dims[last], step = strides[last];
+  const int64_t step = strides[last];
+  std::vector<int64_t> outer = dims;
+  outer[last] = 1;
   withReader<T>(lit, [&](auto read) {
-    std::vector<int64_t> index(dims.size(), 0);
-    int64_t offset = 0;
-    for (;;) {
+    forEachPermuted(outer, strides, perm, [&](const std::vector<int64_t>&, int64_t offset) {
       for (int64_t i = 0; i < run; ++i) *out++ = read(offset + i * step);
-      int d = static_cast<int>(perm.size()) - 2;
-      for (; d >= 0; --d) {
-        int64_t p = perm[d];
-        if (++index[p] < dims[p]) {
-          offset += strides[p];
-          break;
-        }
-        offset -= (dims[p] - 1) * strides[p];
-        index[p] = 0;
-      }
-      if (d < 0) return;
-    }
+    });
   });
 }
 

@@ -158,14 +158,9 @@ GemmOperand<T> gemmOperand(const Literal& lit, const std::vector<int64_t>& perm,
   }
   if (strided && lit.type() == native)
     if (std::optional<GemmOperand<T>> view = stridedOperand<T>(lit, perm, batch, rows)) return std::move(*view);
-  op.transposed = false;
   op.packed.resize(static_cast<size_t>(lit.elementCount()));
-  if (isIota(swapGroups(perm, batch, rows))) {
-    op.transposed = true;
-    convertAll(lit, op.packed.data());
-  } else {
-    pack(lit, perm, op.packed.data());
-  }
+  if (op.transposed) convertAll(lit, op.packed.data());
+  else pack(lit, perm, op.packed.data());
   op.data = op.packed.data();
   return op;
 }
