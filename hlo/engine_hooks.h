@@ -14,6 +14,9 @@ namespace hlo {
 
 class Computation;
 class Instruction;
+namespace collectives {
+struct Participant;
+}
 
 using Values = std::span<const Literal* const>;
 
@@ -25,6 +28,9 @@ struct EngineHooks {
   std::function<Status(const Instruction& instr, const std::string& why)> refuse;
   // Checks that a value of `shape` may be allocated for `instr`; may be empty.
   std::function<Status(const Instruction& instr, const Shape& shape)> checkMemory;
+  // The device this run is, in a run on several (hlo/transport.h); null on
+  // one device.
+  collectives::Participant* participant = nullptr;
 };
 
 // A value computed from operands with the engine's help.

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hlo/collectives.h"
 #include "hlo/computation.h"
 #include "hlo/custom_call_forms.h"
 #include "hlo/instruction.h"
@@ -269,6 +270,7 @@ bool handles(const Instruction& instr) {
 Status check(const Instruction& instr, const EngineHooks& hooks) {
   Opcode op = instr.opcode();
   if (const char* why = withoutStandaloneValue(op)) return hooks.refuse(instr, why);
+  if (hooks.participant && collectives::isCollective(instr)) return okStatus();
   if (isGroupCollective(op)) {
     int64_t n = largestGroup(instr);
     if (n > 1)
@@ -292,6 +294,7 @@ Status check(const Instruction& instr, const EngineHooks& hooks) {
 
 StatusOr<Literal> evaluate(const Instruction& instr, Values ops, const EngineHooks& hooks) {
   HLO_RETURN_IF_ERROR(check(instr, hooks));
+  if (hooks.participant && collectives::isCollective(instr)) return collectives::evaluate(instr, ops, hooks);
   Opcode op = instr.opcode();
   if (isGroupCollective(op)) return passThrough(instr, ops, hooks);
   if (isPermute(op)) return permute(instr, ops, hooks);

@@ -12,6 +12,10 @@
 #include "hlo/module.h"
 #include "hlo/status.h"
 
+namespace hlo::collectives {
+struct Participant;
+}
+
 namespace hlo::interp {
 
 struct Options {
@@ -19,6 +23,9 @@ struct Options {
   int64_t maxMemoryBytes = int64_t{8} << 30;
   // Stop a while loop after this many iterations (0: no limit).
   int64_t maxWhileIterations = 0;
+  // The device this run is, in a run on several (hlo/transport.h): its
+  // collectives exchange values with the others. Null: one device.
+  collectives::Participant* participant = nullptr;
 };
 
 // What a run took (hlo-run --stats).

@@ -11,7 +11,8 @@ EngineHooks hooksOf(EvalContext& ctx) {
   return EngineHooks{
       [&ctx](const Computation& callee, Values args) { return ctx.call(callee, args); },
       [](const Instruction& instr, const std::string& why) { return EvalContext::unsupported(instr, why); },
-      [&ctx](const Instruction& instr, const Shape& shape) { return ctx.checkMemory(shapeBytes(shape), instr); }};
+      [&ctx](const Instruction& instr, const Shape& shape) { return ctx.checkMemory(shapeBytes(shape), instr); },
+      ctx.options().participant};
 }
 
 }  // namespace

@@ -1,0 +1,574 @@
+#include "hlo/collectives.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+#include <memory>
+#include <numeric>
+
+#include "hlo/computation.h"
+#include "hlo/element_io.h"
+#include "hlo/instruction.h"
+#include "hlo/module.h"
+#include "hlo/transport.h"
+
+namespace hlo::collectives {
+
+std::string Topology::toString() const {
+  return std::to_string(replicas) + (replicas == 1 ? " replica" : " replicas") + " x " + std::to_string(partitions) +
+         (partitions == 1 ? " partition" : " partitions");
+}
+
+namespace {
+
+Status errorAt(const Instruction& instr, const std::string& why) {
+  return errorStatus(std::string(opcodeName(instr.opcode())) + " '" + instr.name() + "': " + why, instr.loc());
+}
+
+// The collectives with a use_global_device_ids attribute; the others (all-to-all, permutes, broadcast) group
+// by partition under a channel_id.
+bool hasGlobalIdsAttribute(Opcode op) {
+  return op == Opcode::kAllReduce || op == Opcode::kAllReduceStart || op == Opcode::kReduceScatter ||
+         op == Opcode::kAllGather || op == Opcode::kAllGatherStart;
+}
+
+bool isPermute(Opcode op) { return op == Opcode::kCollectivePermute || op == Opcode::kCollectivePermuteStart; }
+
+// Reads `[a,b,...]` at `pos`, advancing it.
+bool readIntList(const std::string& text, size_t& pos, char open, char close, std::vector<int64_t>& out) {
+  if (pos >= text.size() || text[pos] != open) return false;
+  ++pos;
+  while (pos < text.size() && text[pos] != close) {
+    int64_t v = 0;
+    auto [end, ec] = std::from_chars(text.data() + pos, text.data() + text.size(), v);
+    if (ec != std::errc()) return false;
+    out.push_back(v);
+    pos = end - text.data();
+    if (pos < text.size() && text[pos] == ',') ++pos;
+  }
+  if (pos >= text.size()) return false;
+  ++pos;
+  return true;
+}
+
+int64_t product(const std::vector<int64_t>& v) {
+  return std::accumulate(v.begin(), v.end(), int64_t{1}, std::multiplies<int64_t>());
+}
+
+// Bytes of one element and the byte extent below dimension d (inclusive) of a row-major array.
+int64_t elementBytes(const Shape& s) { return storageBytes(s.type()); }
+int64_t rowsAbove(const Shape& s, int d) {
+  int64_t n = 1;
+  for (int i = 0; i < d; ++i) n *= s.dim(i);
+  return n;
+}
+int64_t bytesBelow(const Shape& s, int d) {
+  int64_t n = elementBytes(s);
+  for (int i = d + 1; i < s.rank(); ++i) n *= s.dim(i);
+  return n;
+}
+
+// Copies `rows` runs of `run` bytes from `src` (rows `srcStride` bytes apart) to `dst` (`dstStride` apart).
+void copyRuns(uint8_t* dst, int64_t dstStride, const uint8_t* src, int64_t srcStride, int64_t run, int64_t rows) {
+  for (int64_t r = 0; r < rows; ++r) std::memcpy(dst + r * dstStride, src + r * srcStride, static_cast<size_t>(run));
+}
+
+// ---- one device's part in a collective ----
+
+// Operand k of a device's contribution (its operands as one value).
+const Literal& operandOf(const Literal& contribution, size_t k, size_t count) {
+  return count == 1 ? contribution : contribution.tupleElements()[k];
+}
+
+Literal tupleOf(const std::vector<const Literal*>& values) {
+  std::vector<Shape> shapes;
+  for (const Literal* v : values) shapes.push_back(v->shape());
+  Literal tuple(Shape::tuple(std::move(shapes)));
+  for (size_t i = 0; i < values.size(); ++i) tuple.tupleElements()[i] = *values[i];
+  return tuple;
+}
+
+struct Exchanged {
+  SharedValues values;  // each device's operands, in group order
+  size_t self = 0;      // this device's place in the group
+  size_t operands = 0;
+  const Literal& operand(size_t device, size_t k) const { return operandOf(*values[device], k, operands); }
+};
+
+// Sends this device's operands to the group and receives everyone's; every
+// device checks they agree in shape, so all report the same error.
+StatusOr<Exchanged> exchange(const Instruction& instr, Participant& me, const std::vector<int64_t>& group, Values ops) {
+  for (const Literal* op : ops)
+    if (!op->shape().isArray() || op->hasDynamicSizes() || op->elided())
+      return errorAt(instr, "operands must be static arrays with values, got " + op->shape().toString(false));
+  std::vector<const Literal*> operands(ops.begin(), ops.end());
+  auto mine = std::make_shared<const Literal>(ops.size() == 1 ? *ops[0] : tupleOf(operands));
+  int64_t occurrence = me.occurrences[&instr]++;
+  Exchanged result;
+  result.operands = ops.size();
+  result.self = static_cast<size_t>(std::find(group.begin(), group.end(), me.device) - group.begin());
+  HLO_ASSIGN_OR_RETURN(result.values,
+                       me.transport->exchange({&instr, occurrence, group[0]}, group, me.device, mine));
+  for (size_t j = 0; j < group.size(); ++j)
+    if (!result.values[j]->shape().compatible(result.values[0]->shape()))
+      return errorAt(instr, "device " + std::to_string(group[j]) + " contributes " +
+                                result.values[j]->shape().toString(false) + " but device " + std::to_string(group[0]) +
+                                " " + result.values[0]->shape().toString(false));
+  return result;
+}
+
+StatusOr<std::vector<int64_t>> groupOf(const Instruction& instr, const Participant& me) {
+  HLO_ASSIGN_OR_RETURN(auto groups, deviceGroups(instr, me.topology));
+  for (auto& group : groups)
+    if (std::find(group.begin(), group.end(), me.device) != group.end()) return group;
+  return errorAt(instr, "device " + std::to_string(me.device) + " is in none of its groups (running on " +
+                            me.topology.toString() + ")");
+}
+
+// acc ⊕= x element by element, through the scalar computation `fn`.
+Status combineInto(const Instruction& instr, const Computation& fn, Literal& acc, const Literal& x,
+                   const EngineHooks& hooks) {
+  Shape scalar = Shape::scalar(acc.type());
+  Literal a(scalar), b(scalar);
+  const Literal* args[] = {&a, &b};
+  size_t width = static_cast<size_t>(storageBytes(acc.type()));
+  for (int64_t i = 0; i < acc.elementCount(); ++i) {
+    std::memcpy(a.untypedData(), acc.untypedData() + i * width, width);
+    std::memcpy(b.untypedData(), x.untypedData() + i * width, width);
+    HLO_ASSIGN_OR_RETURN(Literal r, hooks.call(fn, Values(args, 2)));
+    if (!r.shape().compatible(scalar))
+      return errorAt(instr, "to_apply returned " + r.shape().toString(false) + ", expected " + scalar.toString(false));
+    std::memcpy(acc.untypedData() + i * width, r.untypedData(), width);
+  }
+  return okStatus();
+}
+
+// Operand k folded over the group from the left.
+StatusOr<Literal> reduced(const Instruction& instr, const Exchanged& ex, size_t k, const EngineHooks& hooks) {
+  const Computation* fn = instr.attrs().getComputation(AttrKey::kToApply);
+  if (!fn) return errorAt(instr, "has no to_apply");
+  Literal acc = ex.operand(0, k);
+  for (size_t j = 1; j < ex.values.size(); ++j) HLO_RETURN_IF_ERROR(combineInto(instr, *fn, acc, ex.operand(j, k), hooks));
+  return acc;
+}
+
+// The gather/scatter dimension, checked against the result: `result` is
+// `grown` (all-gather) or shrunk (reduce-scatter) `n` times along it.
+StatusOr<int> splitDimension(const Instruction& instr, const Shape& operand, const Shape& result, int64_t n,
+                             bool grows) {
+  const std::vector<int64_t>& dims = instr.attrs().getInts(AttrKey::kDimensions);
+  if (dims.size() != 1 || dims[0] < 0 || dims[0] >= operand.rank())
+    return errorAt(instr, "needs one dimension of the operand in dimensions={...}");
+  int d = static_cast<int>(dims[0]);
+  const Shape& big = grows ? result : operand;
+  const Shape& small = grows ? operand : result;
+  bool fits = big.rank() == small.rank() && big.type() == small.type();
+  for (int i = 0; fits && i < big.rank(); ++i) fits = big.dim(i) == (i == d ? n * small.dim(i) : small.dim(i));
+  if (!fits)
+    return errorAt(instr, "result " + result.toString(false) + " is not operand " + operand.toString(false) + " " +
+                              (grows ? "gathered from " : "scattered over ") + std::to_string(n) +
+                              " devices along dimension " + std::to_string(d));
+  return d;
+}
+
+// The array shapes of the results, one per operand: the instruction's
+// shape, or for an async start shaped (operands, results, ...) its second element.
+StatusOr<std::vector<Shape>> resultShapes(const Instruction& instr, Values ops, bool* asState) {
+  const Shape* s = &instr.shape();
+  *asState = false;
+  Opcode op = instr.opcode();
+  if ((op == Opcode::kAllGatherStart || op == Opcode::kCollectivePermuteStart) && s->isTuple() &&
+      s->tupleSize() >= 2) {
+    const Shape& first = s->tupleElement(0);
+    bool holdsOperands = ops.size() == 1 ? first.compatible(ops[0]->shape())
+                                         : first.isTuple() && first.tupleSize() == static_cast<int>(ops.size());
+    if (holdsOperands) {
+      *asState = true;
+      s = &s->tupleElement(1);
+    }
+  }
+  if (ops.size() == 1 && s->isArray()) return std::vector<Shape>{*s};
+  if (!s->isTuple() || s->tupleSize() != static_cast<int>(ops.size()))
+    return errorAt(instr, "result " + instr.shape().toString(false) + " does not hold one array per operand");
+  return s->tupleElements();
+}
+
+// The instruction's value from its results (and operands, for an async state).
+Literal packResults(const Instruction& instr, Values ops, std::vector<Literal> results, bool asState) {
+  Literal value;
+  if (results.size() == 1 && !(asState ? instr.shape().tupleElement(1) : instr.shape()).isTuple()) {
+    value = std::move(results[0]);
+  } else {
+    std::vector<const Literal*> pointers;
+    for (const Literal& r : results) pointers.push_back(&r);
+    value = tupleOf(pointers);
+  }
+  if (!asState) return value;
+  Literal state(instr.shape());
+  state.tupleElements()[0] = ops.size() == 1 ? *ops[0] : tupleOf(std::vector<const Literal*>(ops.begin(), ops.end()));
+  state.tupleElements()[1] = std::move(value);
+  return state;
+}
+
+StatusOr<std::vector<Literal>> allReduce(const Instruction& instr, const Exchanged& ex,
+                                         const std::vector<Shape>& shapes, const EngineHooks& hooks) {
+  std::vector<Literal> results;
+  for (size_t k = 0; k < ex.operands; ++k) {
+    if (!shapes[k].compatible(ex.operand(ex.self, k).shape()))
+      return errorAt(instr, "result " + shapes[k].toString(false) + " differs from operand " +
+                                ex.operand(ex.self, k).shape().toString(false));
+    HLO_ASSIGN_OR_RETURN(Literal r, reduced(instr, ex, k, hooks));
+    results.push_back(std::move(r));
+  }
+  return results;
+}
+
+StatusOr<std::vector<Literal>> allGather(const Instruction& instr, const Exchanged& ex,
+                                         const std::vector<Shape>& shapes) {
+  std::vector<Literal> results;
+  int64_t n = static_cast<int64_t>(ex.values.size());
+  for (size_t k = 0; k < ex.operands; ++k) {
+    const Shape& operand = ex.operand(0, k).shape();
+    HLO_ASSIGN_OR_RETURN(int d, splitDimension(instr, operand, shapes[k], n, /*grows=*/true));
+    Literal out(shapes[k]);
+    int64_t run = operand.dim(d) * bytesBelow(operand, d);
+    for (int64_t j = 0; j < n; ++j)
+      copyRuns(out.untypedData() + j * run, n * run, ex.operand(j, k).untypedData(), run, run, rowsAbove(operand, d));
+    results.push_back(std::move(out));
+  }
+  return results;
+}
+
+StatusOr<std::vector<Literal>> reduceScatter(const Instruction& instr, const Exchanged& ex,
+                                             const std::vector<Shape>& shapes, const EngineHooks& hooks) {
+  std::vector<Literal> results;
+  int64_t n = static_cast<int64_t>(ex.values.size());
+  for (size_t k = 0; k < ex.operands; ++k) {
+    const Shape& operand = ex.operand(0, k).shape();
+    HLO_ASSIGN_OR_RETURN(int d, splitDimension(instr, operand, shapes[k], n, /*grows=*/false));
+    HLO_ASSIGN_OR_RETURN(Literal sum, reduced(instr, ex, k, hooks));
+    Literal out(shapes[k]);
+    int64_t run = shapes[k].dim(d) * bytesBelow(operand, d);
+    copyRuns(out.untypedData(), run, sum.untypedData() + static_cast<int64_t>(ex.self) * run, n * run, run,
+             rowsAbove(operand, d));
+    results.push_back(std::move(out));
+  }
+  return results;
+}
+
+// With dimensions={d}: each operand split into one piece per device along d;
+// piece j goes to device j, and the pieces received are concatenated along
+// d in group order. Without: operand j goes to device j, and result j is
+// what device j sent.
+StatusOr<std::vector<Literal>> allToAll(const Instruction& instr, const Exchanged& ex,
+                                        const std::vector<Shape>& shapes) {
+  int64_t n = static_cast<int64_t>(ex.values.size());
+  std::vector<Literal> results;
+  const std::vector<int64_t>& dims = instr.attrs().getInts(AttrKey::kDimensions);
+  if (dims.empty()) {
+    if (static_cast<int64_t>(ex.operands) != n)
+      return errorAt(instr, "has " + std::to_string(ex.operands) + " operands for a group of " + std::to_string(n) +
+                                " devices; without dimensions={...} it sends operand j to device j");
+    for (int64_t j = 0; j < n; ++j) {
+      const Literal& piece = ex.operand(j, ex.self);
+      if (!piece.shape().compatible(shapes[j]))
+        return errorAt(instr, "result " + std::to_string(j) + " is " + shapes[j].toString(false) + " but device " +
+                                  std::to_string(j) + " sends " + piece.shape().toString(false));
+      results.push_back(piece);
+    }
+    return results;
+  }
+  for (size_t k = 0; k < ex.operands; ++k) {
+    const Shape& operand = ex.operand(0, k).shape();
+    int d = static_cast<int>(dims[0]);
+    if (dims.size() != 1 || d < 0 || d >= operand.rank() || operand.dim(d) % n != 0 ||
+        !shapes[k].compatible(operand))
+      return errorAt(instr, "operand " + operand.toString(false) + " does not split into " + std::to_string(n) +
+                                " pieces along dimensions={" + std::to_string(dims[0]) + "} into result " +
+                                shapes[k].toString(false));
+    Literal out(shapes[k]);
+    int64_t row = operand.dim(d) * bytesBelow(operand, d);
+    int64_t piece = row / n;
+    for (int64_t j = 0; j < n; ++j)
+      copyRuns(out.untypedData() + j * piece, row, ex.operand(j, k).untypedData() + ex.self * piece, row, piece,
+               rowsAbove(operand, d));
+    results.push_back(std::move(out));
+  }
+  return results;
+}
+
+// ---- collective-permute: pairs of ids within the device's replica or partition ----
+
+StatusOr<Literal> permute(const Instruction& instr, Values ops, Participant& me) {
+  if (ops.size() != 1) return errorAt(instr, "the in-place form (with output and index operands) is not run yet");
+  bool crossPartition = instr.attrs().has(AttrKey::kChannelId);
+  const Topology& t = me.topology;
+  int64_t scopeSize = crossPartition ? t.partitions : t.replicas;
+  int64_t myId = crossPartition ? me.partition() : me.replica();
+  std::vector<int64_t> scope;
+  for (int64_t id = 0; id < scopeSize; ++id)
+    scope.push_back(crossPartition ? t.device(me.replica(), id) : t.device(id, me.partition()));
+  std::optional<int64_t> source;
+  const AttrValue* pairs = instr.attrs().find(AttrKey::kSourceTargetPairs);
+  std::vector<bool> targeted(static_cast<size_t>(scopeSize), false);
+  if (pairs)
+    for (const auto& p : pairs->intLists) {
+      const char* ids = crossPartition ? " partitions" : " replicas";
+      if (p.size() != 2 || p[0] < 0 || p[1] < 0 || p[0] >= scopeSize || p[1] >= scopeSize)
+        return errorAt(instr, "source_target_pairs name ids outside the " + std::to_string(scopeSize) + ids);
+      if (targeted[p[1]]) return errorAt(instr, "id " + std::to_string(p[1]) + " is the target of two pairs");
+      targeted[p[1]] = true;
+      if (p[1] == myId) source = p[0];
+    }
+  HLO_ASSIGN_OR_RETURN(Exchanged ex, exchange(instr, me, scope, ops));
+  Literal value = source ? ex.operand(static_cast<size_t>(*source), 0) : Literal(ops[0]->shape());
+  bool asState = instr.opcode() == Opcode::kCollectivePermuteStart && instr.shape().isTuple();
+  if (!asState) return value;
+  Literal state(instr.shape());
+  if (state.tupleElements().size() < 2) return errorAt(instr, "unexpected state shape");
+  state.tupleElements()[0] = *ops[0];
+  state.tupleElements()[1] = std::move(value);
+  return state;
+}
+
+Literal idValue(const Instruction& instr, int64_t id) {
+  Literal value(instr.shape());
+  if (value.shape().isArray() && value.elementCount() == 1) writeInt(value, 0, id);
+  return value;
+}
+
+}  // namespace
+
+StatusOr<Topology> topologyOf(const Module& module, bool* stated) {
+  Topology t;
+  if (stated) *stated = false;
+  for (const auto& [key, value] : module.headerAttributes()) {
+    if (key != "replica_count" && key != "num_partitions") continue;
+    int64_t n = 0;
+    auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), n);
+    if (ec != std::errc() || end != value.data() + value.size() || n < 1)
+      return errorStatus("module header: " + key + "=" + value + " is not a positive count");
+    (key == "replica_count" ? t.replicas : t.partitions) = n;
+    if (stated) *stated = true;
+  }
+  return t;
+}
+
+StatusOr<GroupMode> groupModeOf(const Instruction& instr) {
+  bool channel = instr.attrs().has(AttrKey::kChannelId);
+  bool global = instr.attrs().getBool(AttrKey::kUseGlobalDeviceIds, false);
+  if (!channel) {
+    if (global) return errorAt(instr, "use_global_device_ids needs a channel_id");
+    return GroupMode::kCrossReplica;
+  }
+  if (!hasGlobalIdsAttribute(instr.opcode())) return GroupMode::kCrossPartition;
+  return global ? GroupMode::kFlattenedId : GroupMode::kCrossReplicaAndPartition;
+}
+
+StatusOr<std::vector<std::vector<int64_t>>> expandIotaGroups(const std::string& text) {
+  std::vector<int64_t> shape, reshape, perm;
+  size_t pos = 0;
+  auto bad = [&] { return errorStatus("replica groups '" + text + "': expected [groups,size]<=[dims] or ...T(perm)"); };
+  if (!readIntList(text, pos, '[', ']', shape) || shape.size() != 2 || text.compare(pos, 2, "<=") != 0) return bad();
+  pos += 2;
+  if (!readIntList(text, pos, '[', ']', reshape) || reshape.empty()) return bad();
+  if (pos < text.size()) {
+    if (text[pos] != 'T') return bad();
+    ++pos;
+    if (!readIntList(text, pos, '(', ')', perm) || perm.size() != reshape.size()) return bad();
+  } else {
+    perm.resize(reshape.size());
+    std::iota(perm.begin(), perm.end(), 0);
+  }
+  int64_t total = product(reshape);
+  if (product(shape) != total || total <= 0 || total > (int64_t{1} << 24)) return bad();
+  std::vector<bool> seen(perm.size(), false);
+  for (int64_t p : perm) {
+    if (p < 0 || p >= static_cast<int64_t>(perm.size()) || seen[p]) return bad();
+    seen[p] = true;
+  }
+  // Element i of the transposed array, read in row-major order, is the iota
+  // value at the index whose dimension perm[k] is the transposed index's k-th.
+  std::vector<int64_t> tdims(perm.size()), strides(reshape.size(), 1), index(perm.size(), 0);
+  for (size_t k = 0; k < perm.size(); ++k) tdims[k] = reshape[perm[k]];
+  for (int k = static_cast<int>(reshape.size()) - 2; k >= 0; --k) strides[k] = strides[k + 1] * reshape[k + 1];
+  std::vector<std::vector<int64_t>> groups(static_cast<size_t>(shape[0]));
+  for (int64_t i = 0; i < total; ++i) {
+    int64_t value = 0;
+    for (size_t k = 0; k < perm.size(); ++k) value += index[k] * strides[perm[k]];
+    groups[i / shape[1]].push_back(value);
+    for (int k = static_cast<int>(tdims.size()) - 1; k >= 0 && ++index[k] == tdims[k]; --k) index[k] = 0;
+  }
+  return groups;
+}
+
+StatusOr<std::vector<std::vector<int64_t>>> writtenGroups(const Instruction& instr) {
+  const AttrValue* v = instr.attrs().find(AttrKey::kReplicaGroups);
+  if (!v) return std::vector<std::vector<int64_t>>{};
+  if (!v->intLists.empty()) return v->intLists;
+  if (v->s.empty()) return std::vector<std::vector<int64_t>>{};
+  if (v->s.rfind("mesh", 0) == 0) return errorAt(instr, "replica groups over a named mesh are not run yet");
+  StatusOr<std::vector<std::vector<int64_t>>> groups = expandIotaGroups(v->s);
+  if (!groups.ok()) return errorAt(instr, groups.status().message());
+  return groups;
+}
+
+StatusOr<std::vector<std::vector<int64_t>>> deviceGroups(const Instruction& instr, const Topology& t) {
+  HLO_ASSIGN_OR_RETURN(GroupMode mode, groupModeOf(instr));
+  HLO_ASSIGN_OR_RETURN(auto written, writtenGroups(instr));
+  int64_t idCount = mode == GroupMode::kFlattenedId     ? t.devices()
+                    : mode == GroupMode::kCrossPartition ? t.partitions
+                                                         : t.replicas;
+  const char* idName = mode == GroupMode::kFlattenedId     ? "devices"
+                       : mode == GroupMode::kCrossPartition ? "partitions"
+                                                            : "replicas";
+  if (written.empty()) {
+    if (mode == GroupMode::kFlattenedId) return errorAt(instr, "use_global_device_ids needs written replica groups");
+    written.emplace_back(static_cast<size_t>(idCount));
+    std::iota(written[0].begin(), written[0].end(), 0);
+  }
+  for (const auto& group : written)
+    for (int64_t id : group)
+      if (id < 0 || id >= idCount)
+        return errorAt(instr, "replica group id " + std::to_string(id) + " is out of range: the run has " +
+                                  std::to_string(idCount) + " " + idName + " (" + t.toString() + ")");
+  std::vector<std::vector<int64_t>> groups;
+  for (const auto& group : written) {
+    switch (mode) {
+      case GroupMode::kCrossReplica:
+        for (int64_t p = 0; p < t.partitions; ++p) {
+          groups.emplace_back();
+          for (int64_t r : group) groups.back().push_back(t.device(r, p));
+        }
+        break;
+      case GroupMode::kCrossPartition:
+        for (int64_t r = 0; r < t.replicas; ++r) {
+          groups.emplace_back();
+          for (int64_t p : group) groups.back().push_back(t.device(r, p));
+        }
+        break;
+      case GroupMode::kCrossReplicaAndPartition:
+        groups.emplace_back();
+        for (int64_t r : group)
+          for (int64_t p = 0; p < t.partitions; ++p) groups.back().push_back(t.device(r, p));
+        break;
+      case GroupMode::kFlattenedId: groups.push_back(group); break;
+    }
+  }
+  std::vector<bool> seen(static_cast<size_t>(t.devices()), false);
+  for (const auto& group : groups)
+    for (int64_t d : group) {
+      if (seen[d]) return errorAt(instr, "device " + std::to_string(d) + " is in two of its groups");
+      seen[d] = true;
+    }
+  return groups;
+}
+
+bool isCollective(const Instruction& instr) {
+  switch (instr.opcode()) {
+    case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart:
+    case Opcode::kAllGather:
+    case Opcode::kAllGatherStart:
+    case Opcode::kReduceScatter:
+    case Opcode::kAllToAll:
+    case Opcode::kCollectiveBroadcast:
+    case Opcode::kCollectivePermute:
+    case Opcode::kCollectivePermuteStart:
+    case Opcode::kReplicaId:
+    case Opcode::kPartitionId: return true;
+    default: return false;
+  }
+}
+
+StatusOr<Literal> evaluate(const Instruction& instr, Values ops, const EngineHooks& hooks) {
+  Participant& me = *hooks.participant;
+  Opcode op = instr.opcode();
+  if (op == Opcode::kReplicaId) return idValue(instr, me.replica());
+  if (op == Opcode::kPartitionId) return idValue(instr, me.partition());
+  if (isPermute(op)) return permute(instr, ops, me);
+  if (ops.empty()) return errorAt(instr, "has no operands");
+  bool asState = false;
+  HLO_ASSIGN_OR_RETURN(std::vector<Shape> shapes, resultShapes(instr, ops, &asState));
+  HLO_ASSIGN_OR_RETURN(std::vector<int64_t> group, groupOf(instr, me));
+  HLO_ASSIGN_OR_RETURN(Exchanged ex, exchange(instr, me, group, ops));
+  StatusOr<std::vector<Literal>> results = errorAt(instr, "is not a collective");
+  switch (op) {
+    case Opcode::kAllReduce:
+    case Opcode::kAllReduceStart: results = allReduce(instr, ex, shapes, hooks); break;
+    case Opcode::kAllGather:
+    case Opcode::kAllGatherStart: results = allGather(instr, ex, shapes); break;
+    case Opcode::kReduceScatter: results = reduceScatter(instr, ex, shapes, hooks); break;
+    case Opcode::kAllToAll: results = allToAll(instr, ex, shapes); break;
+    case Opcode::kCollectiveBroadcast: {
+      std::vector<Literal> copies;
+      for (size_t k = 0; k < ex.operands; ++k) copies.push_back(ex.operand(0, k));
+      results = std::move(copies);
+      break;
+    }
+    default: break;
+  }
+  if (!results.ok()) return results.status();
+  return packResults(instr, ops, std::move(results).value(), asState);
+}
+
+// ---- the topology a module's collectives need ----
+
+namespace {
+
+// How many devices the groups of `instr` span in their own ids, from the
+// written groups or, when none are written, from how its shapes grow or shrink.
+int64_t idsNeeded(const Instruction& instr) {
+  StatusOr<std::vector<std::vector<int64_t>>> written = writtenGroups(instr);
+  int64_t needed = 1;
+  if (written.ok() && !written->empty()) {
+    for (const auto& group : *written)
+      for (int64_t id : group) needed = std::max(needed, id + 1);
+    return needed;
+  }
+  if (isPermute(instr.opcode())) {
+    if (const AttrValue* pairs = instr.attrs().find(AttrKey::kSourceTargetPairs))
+      for (const auto& p : pairs->intLists)
+        for (int64_t id : p) needed = std::max(needed, id + 1);
+    return needed;
+  }
+  if (instr.operandCount() == 0) return needed;
+  const Shape& operand = instr.operand(0)->shape();
+  const Shape* result = &instr.shape();
+  if (instr.opcode() == Opcode::kAllGatherStart && result->isTuple() && result->tupleSize() == 2)
+    result = &result->tupleElement(1);
+  if (result->isTuple() && result->tupleSize() > 0) result = &result->tupleElement(0);
+  if (!operand.isArray() || !result->isArray() || operand.rank() != result->rank()) return needed;
+  const std::vector<int64_t>& dims = instr.attrs().getInts(AttrKey::kDimensions);
+  if (dims.size() != 1 || dims[0] < 0 || dims[0] >= operand.rank()) return needed;
+  int d = static_cast<int>(dims[0]);
+  Opcode op = instr.opcode();
+  if ((op == Opcode::kAllGather || op == Opcode::kAllGatherStart) && operand.dim(d) > 0)
+    return std::max<int64_t>(1, result->dim(d) / operand.dim(d));
+  if (op == Opcode::kReduceScatter && result->dim(d) > 0) return std::max<int64_t>(1, operand.dim(d) / result->dim(d));
+  return needed;
+}
+
+}  // namespace
+
+Topology inferTopology(const Module& module) {
+  Topology t;
+  int64_t flattened = 1;
+  for (const auto& computation : module.computations())
+    for (const auto& instr : computation->instructions()) {
+      if (!isCollective(*instr) || instr->opcode() == Opcode::kReplicaId || instr->opcode() == Opcode::kPartitionId)
+        continue;
+      StatusOr<GroupMode> mode = groupModeOf(*instr);
+      if (!mode.ok()) continue;
+      bool partitionIds = isPermute(instr->opcode()) ? instr->attrs().has(AttrKey::kChannelId)
+                                                     : *mode == GroupMode::kCrossPartition;
+      int64_t needed = idsNeeded(*instr);
+      if (*mode == GroupMode::kFlattenedId && !isPermute(instr->opcode())) flattened = std::max(flattened, needed);
+      else if (partitionIds) t.partitions = std::max(t.partitions, needed);
+      else t.replicas = std::max(t.replicas, needed);
+    }
+  if (flattened > t.devices()) t.partitions = (flattened + t.replicas - 1) / t.replicas;
+  return t;
+}
+
+}  // namespace hlo::collectives
