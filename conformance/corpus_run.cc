@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "conformance/expectations.h"
+#include "conformance/multi_device.h"
 #include "conformance/work_estimate.h"
 #include "hlo/verifier.h"
 #include "interp/random_inputs.h"
@@ -59,17 +60,28 @@ std::variant<LoadedModule, Outcome> loadModule(const std::string& path, const Co
   Status verified = verify(**module);
   if (!verified.ok()) return Outcome{"skipped", "verify error: " + verified.message()};
   loaded.module = std::move(module).value();
-  loaded.work = moduleWork(*loaded.module);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "estimated work %.3g", loaded.work);
+  auto devices = chooseTopology(*loaded.module, std::nullopt, std::nullopt);
+  if (!devices.ok()) return Outcome{"skipped", devices.status().message()};
+  loaded.topology = devices->topology;
+  int64_t n = loaded.topology.devices();
+  loaded.work = moduleWork(*loaded.module, n);
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "estimated work %.3g%s", loaded.work,
+                n > 1 ? (" on " + std::to_string(n) + " devices").c_str() : "");
   auto over = [&](const char* why) {
     if (tooLarge) *tooLarge = std::move(loaded.module);
     return Outcome{"too-large", why};
   };
   if (loaded.work > flags.maxWork) return over(buf);
+  if (n > kMaxCorpusDevices)
+    return over(("runs on " + loaded.topology.toString() + ", more than " + std::to_string(kMaxCorpusDevices) +
+                 " devices")
+                    .c_str());
   const Computation* entry = loaded.module->entry();
   if (argumentsOverMemory(*entry, flags.maxMemory)) return over("arguments over the memory limit");
   loaded.args = interp::randomArguments(*entry, 0);
+  if (n > 1)
+    for (int64_t d = 0; d < n; ++d) loaded.deviceArgs.push_back(interp::randomArguments(*entry, deviceSeed(0, d)));
   return loaded;
 }
 

@@ -14,6 +14,7 @@
 
 #include "conformance/child_runner.h"
 #include "conformance/corpus_flags.h"
+#include "hlo/collectives.h"
 #include "hlo/literal.h"
 #include "hlo/module.h"
 
@@ -45,9 +46,16 @@ int runCorpus(const CorpusProgram& program, const CorpusFlags& flags,
 struct LoadedModule {
   std::string text;
   std::unique_ptr<Module> module;
-  double work = 0;
+  double work = 0;  // of the whole run: every device's
   std::vector<Literal> args;
+  // The devices it runs on (the header's, or what its collectives need);
+  // with several, each device's arguments (device 0's are `args`).
+  collectives::Topology topology;
+  std::vector<std::vector<Literal>> deviceArgs;
 };
+
+// The most devices a corpus module runs on (threads of one child process).
+constexpr int64_t kMaxCorpusDevices = 32;
 
 // Reads `path` for a run, or says why not: "skipped" (unreadable, a parse or
 // verify error) or "too-large" (estimated work over flags.maxWork, or

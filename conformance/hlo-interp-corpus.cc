@@ -48,6 +48,7 @@
 
 #include "conformance/corpus_flags.h"
 #include "conformance/corpus_run.h"
+#include "conformance/multi_device.h"
 #include "conformance/work_estimate.h"
 #include "interp/evaluator.h"
 
@@ -76,10 +77,21 @@ Outcome runModule(const std::string& path, const Config& config) {
   auto& m = std::get<hlo::conformance::LoadedModule>(loaded);
   hlo::interp::Options options = hlo::conformance::corpusEvaluationOptions(
       m.work, config.maxWork, config.maxMemory, config.maxWhileIterations);
+  int64_t devices = m.topology.devices();
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "estimated work %.3g%s", m.work,
+                devices > 1 ? (" on " + m.topology.toString()).c_str() : "");
+  if (devices > 1) {
+    // The memory limit is the whole run's.
+    options.maxMemoryBytes /= devices;
+    auto outcomes = hlo::conformance::runOnEveryDevice(*m.module, m.topology, m.deviceArgs, nullptr, options);
+    if (auto failed = hlo::conformance::firstFailure(outcomes))
+      return {errorCategory(failed->second.message()),
+              "device " + std::to_string(failed->first) + ": " + failed->second.message()};
+    return {"ok", buf};
+  }
   auto result = hlo::interp::evaluate(*m.module, m.args, options);
   if (!result.ok()) return {errorCategory(result.status().message()), result.status().message()};
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "estimated work %.3g", m.work);
   return {"ok", buf};
 }
 

@@ -98,6 +98,9 @@ Outcome runModule(const std::string& path, const Config& config) {
   hlo::interp::Options interpOptions = hlo::conformance::corpusEvaluationOptions(
       m.work, config.maxWork, config.maxMemory, config.maxWhileIterations);
   // A module the interpreter cannot run is skipped.
+  if (m.topology.devices() > 1)
+    return hlo::conformance::runAgainstInterpreterOnDevices(*m.module, m.topology, m.deviceArgs, interpOptions,
+                                                            compileOptions(config), "skipped", engine);
   return hlo::conformance::runAgainstInterpreter(*m.module, m.args, interpOptions, compileOptions(config), "skipped",
                                                  engine);
 }

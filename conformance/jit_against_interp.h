@@ -11,6 +11,7 @@
 
 #include "conformance/child_runner.h"
 #include "conformance/contraction_bound.h"
+#include "conformance/multi_device.h"
 #include "hlo/module.h"
 #include "interp/evaluator.h"
 #include "jit/executable.h"
@@ -55,6 +56,34 @@ inline Outcome runAgainstInterpreter(const Module& module, std::span<const Liter
   auto c = compareEngines(module, args, interpOptions, *actual, *expected);
   if (c.agree) return {"ok", ""};
   return {"disagree", c.plain.firstMismatch};
+}
+
+// The same on several devices, device d on deviceArgs[d], each device's
+// result compared; the memory limits are the whole run's.
+inline Outcome runAgainstInterpreterOnDevices(const Module& module, const collectives::Topology& topology,
+                                              std::span<const std::vector<Literal>> deviceArgs,
+                                              interp::Options interpOptions, jit::CompileOptions compileOptions,
+                                              const std::string& referenceFailure, std::string_view backend = "cpu") {
+  auto onDevice = [](const std::pair<int64_t, Status>& failed) {
+    return "device " + std::to_string(failed.first) + ": " + failed.second.message();
+  };
+  interpOptions.maxMemoryBytes /= topology.devices();
+  compileOptions.maxMemoryBytes /= topology.devices();
+  reportProgress("interpreter");
+  auto expected = runOnEveryDevice(module, topology, deviceArgs, nullptr, interpOptions);
+  if (auto failed = firstFailure(expected)) return {referenceFailure, "interpreter: " + onDevice(*failed)};
+  reportProgress("compile");
+  auto exe = jit::compile(module, backend, compileOptions);
+  if (!exe.ok()) return {compileCategory(exe.status().message()), exe.status().message()};
+  reportProgress("run");
+  auto actual = runOnEveryDevice(module, topology, deviceArgs, exe->get(), interpOptions);
+  if (auto failed = firstFailure(actual)) return {"error", onDevice(*failed)};
+  reportProgress("compare");
+  for (size_t d = 0; d < actual.size(); ++d) {
+    auto c = compareEngines(module, deviceArgs[d], interpOptions, *actual[d], *expected[d]);
+    if (!c.agree) return {"disagree", "device " + std::to_string(d) + ": " + c.plain.firstMismatch};
+  }
+  return {"ok", "on " + topology.toString()};
 }
 
 }  // namespace hlo::conformance

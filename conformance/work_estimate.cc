@@ -123,10 +123,15 @@ double shapeElements(const Shape& shape) {
   return n;
 }
 
-double moduleWork(const Module& module) {
+double moduleWork(const Module& module, int64_t devices) {
   double work = 0;
+  double n = static_cast<double>(devices);
   for (const auto& computation : module.computations())
-    for (const auto& instr : computation->instructions()) work += instructionWork(*instr);
+    for (const auto& instr : computation->instructions()) {
+      Opcode op = instr->opcode();
+      bool foldsGroup = op == Opcode::kAllReduce || op == Opcode::kAllReduceStart || op == Opcode::kReduceScatter;
+      work += instructionWork(*instr) * (foldsGroup ? n * n : n);
+    }
   return work;
 }
 

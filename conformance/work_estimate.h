@@ -17,7 +17,9 @@
 //   a custom call that stands for HLO (hlo/custom_call_forms.h): that HLO's
 //                  work (a cuDNN convolution is its convolution)
 // Every computation is counted once, so a while loop may do far more: see
-// corpusEvaluationOptions.
+// corpusEvaluationOptions. On several devices each device does all of it,
+// and each folds the values of its whole group in an all-reduce or
+// reduce-scatter: those count once more per device.
 #pragma once
 
 #include <cstdint>
@@ -28,8 +30,8 @@
 
 namespace hlo::conformance {
 
-// The estimated work of evaluating `module` (above).
-double moduleWork(const Module& module);
+// The estimated work of evaluating `module` (above) on `devices` devices.
+double moduleWork(const Module& module, int64_t devices = 1);
 
 // The elements of every array in `shape` (tuples summed), as a double so
 // huge shapes cannot overflow.

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <memory>
 #include <numeric>
+#include <type_traits>
 
 #include "hlo/computation.h"
 #include "hlo/element_io.h"
@@ -103,12 +104,16 @@ StatusOr<Exchanged> exchange(const Instruction& instr, Participant& me, const st
       return errorAt(instr, "operands must be static arrays with values, got " + op->shape().toString(false));
   std::vector<const Literal*> operands(ops.begin(), ops.end());
   auto mine = std::make_shared<const Literal>(ops.size() == 1 ? *ops[0] : tupleOf(operands));
-  int64_t occurrence = me.occurrences[&instr]++;
+  ExchangeKey key;
+  key.channel = instr.attrs().has(AttrKey::kChannelId) ? instr.attrs().getInt(AttrKey::kChannelId) : -1;
+  key.site = key.channel >= 0 ? nullptr : &instr;
+  key.occurrence = me.occurrences[{key.channel, key.site}]++;
+  key.firstDevice = group[0];
+  key.shownAs = &instr;
   Exchanged result;
   result.operands = ops.size();
   result.self = static_cast<size_t>(std::find(group.begin(), group.end(), me.device) - group.begin());
-  HLO_ASSIGN_OR_RETURN(result.values,
-                       me.transport->exchange({&instr, occurrence, group[0]}, group, me.device, mine));
+  HLO_ASSIGN_OR_RETURN(result.values, me.transport->exchange(key, group, me.device, mine));
   for (size_t j = 0; j < group.size(); ++j)
     if (!result.values[j]->shape().compatible(result.values[0]->shape()))
       return errorAt(instr, "device " + std::to_string(group[j]) + " contributes " +
@@ -125,20 +130,75 @@ StatusOr<std::vector<int64_t>> groupOf(const Instruction& instr, const Participa
                             me.topology.toString() + ")");
 }
 
-// acc ⊕= x element by element, through the scalar computation `fn`.
+template <typename T>
+bool foldFloats(Opcode op, Literal& acc, const Literal& x) {
+  T* a = acc.data<T>();
+  const T* b = x.data<T>();
+  int64_t n = acc.elementCount();
+  if (op == Opcode::kAdd) for (int64_t i = 0; i < n; ++i) a[i] += b[i];
+  else if (op == Opcode::kMultiply) for (int64_t i = 0; i < n; ++i) a[i] *= b[i];
+  else return false;
+  return true;
+}
+
+template <typename T>
+bool foldInts(Opcode op, Literal& acc, const Literal& x) {
+  using U = std::make_unsigned_t<T>;
+  T* a = acc.data<T>();
+  const T* b = x.data<T>();
+  int64_t n = acc.elementCount();
+  switch (op) {
+    case Opcode::kAdd: for (int64_t i = 0; i < n; ++i) a[i] = static_cast<T>(static_cast<U>(a[i]) + static_cast<U>(b[i])); return true;
+    case Opcode::kMultiply: for (int64_t i = 0; i < n; ++i) a[i] = static_cast<T>(static_cast<U>(a[i]) * static_cast<U>(b[i])); return true;
+    case Opcode::kMaximum: for (int64_t i = 0; i < n; ++i) a[i] = std::max(a[i], b[i]); return true;
+    case Opcode::kMinimum: for (int64_t i = 0; i < n; ++i) a[i] = std::min(a[i], b[i]); return true;
+    default: return false;
+  }
+}
+
+// acc ⊕= x directly, when `fn` is `parameter(0) op parameter(1)` (or the
+// other way round: these ops commute) in the values' own type and the op
+// is one whose every rounding is the type's own: IEEE add and multiply of
+// f32 and f64, wrapping add and multiply and max and min of 32- and 64-bit
+// integers. The same bits as calling `fn` per element, far faster.
+bool foldDirectly(const Computation& fn, Literal& acc, const Literal& x) {
+  const Instruction* root = fn.root();
+  ElementType t = acc.type();
+  if (!root || fn.parameterCount() != 2 || root->operandCount() != 2 || root->shape() != Shape::scalar(t))
+    return false;
+  const Instruction* a = root->operand(0);
+  const Instruction* b = root->operand(1);
+  if (a == b || a->opcode() != Opcode::kParameter || b->opcode() != Opcode::kParameter) return false;
+  for (const Instruction* p : {a, b})
+    if (p->shape() != Shape::scalar(t)) return false;
+  Opcode op = root->opcode();
+  switch (t) {
+    case ElementType::kF32: return foldFloats<float>(op, acc, x);
+    case ElementType::kF64: return foldFloats<double>(op, acc, x);
+    case ElementType::kS32: return foldInts<int32_t>(op, acc, x);
+    case ElementType::kS64: return foldInts<int64_t>(op, acc, x);
+    case ElementType::kU32: return foldInts<uint32_t>(op, acc, x);
+    case ElementType::kU64: return foldInts<uint64_t>(op, acc, x);
+    default: return false;
+  }
+}
+
+// acc ⊕= x element by element, through the scalar computation `fn`: in
+// its parameters' types, which may differ from the values' (bf16 values
+// through an f32 computation), as map's computation may.
 Status combineInto(const Instruction& instr, const Computation& fn, Literal& acc, const Literal& x,
                    const EngineHooks& hooks) {
-  Shape scalar = Shape::scalar(acc.type());
-  Literal a(scalar), b(scalar);
+  if (foldDirectly(fn, acc, x)) return okStatus();
+  if (fn.parameterCount() != 2) return errorAt(instr, "to_apply must take two parameters");
+  Literal a(Shape::scalar(fn.parameter(0)->shape().type())), b(Shape::scalar(fn.parameter(1)->shape().type()));
   const Literal* args[] = {&a, &b};
-  size_t width = static_cast<size_t>(storageBytes(acc.type()));
   for (int64_t i = 0; i < acc.elementCount(); ++i) {
-    std::memcpy(a.untypedData(), acc.untypedData() + i * width, width);
-    std::memcpy(b.untypedData(), x.untypedData() + i * width, width);
+    convertElement(acc, i, a, 0);
+    convertElement(x, i, b, 0);
     HLO_ASSIGN_OR_RETURN(Literal r, hooks.call(fn, Values(args, 2)));
-    if (!r.shape().compatible(scalar))
-      return errorAt(instr, "to_apply returned " + r.shape().toString(false) + ", expected " + scalar.toString(false));
-    std::memcpy(acc.untypedData() + i * width, r.untypedData(), width);
+    if (!r.shape().isArray() || r.elementCount() != 1)
+      return errorAt(instr, "to_apply returned " + r.shape().toString(false) + ", expected a scalar");
+    convertElement(r, 0, acc, i);
   }
   return okStatus();
 }
@@ -177,8 +237,8 @@ StatusOr<std::vector<Shape>> resultShapes(const Instruction& instr, Values ops, 
   const Shape* s = &instr.shape();
   *asState = false;
   Opcode op = instr.opcode();
-  if ((op == Opcode::kAllGatherStart || op == Opcode::kCollectivePermuteStart) && s->isTuple() &&
-      s->tupleSize() >= 2) {
+  bool start = op == Opcode::kAllGatherStart || op == Opcode::kAllReduceStart || op == Opcode::kCollectivePermuteStart;
+  if (start && s->isTuple() && s->tupleSize() >= 2) {
     const Shape& first = s->tupleElement(0);
     bool holdsOperands = ops.size() == 1 ? first.compatible(ops[0]->shape())
                                          : first.isTuple() && first.tupleSize() == static_cast<int>(ops.size());
@@ -331,6 +391,89 @@ StatusOr<Literal> permute(const Instruction& instr, Values ops, Participant& me)
   return state;
 }
 
+// ---- send and recv ----
+
+// The pairs of a send or recv (or of the recv a recv-done completes: the one
+// of its channel), from _xla_send_recv_source_target_pairs="{{0,1},...}".
+StatusOr<std::vector<std::pair<int64_t, int64_t>>> sendRecvPairs(const Instruction& instr) {
+  const Instruction* holder = &instr;
+  if (instr.opcode() == Opcode::kRecvDone || instr.opcode() == Opcode::kSendDone) {
+    holder = nullptr;
+    int64_t channel = instr.attrs().getInt(AttrKey::kChannelId, -1);
+    Opcode start = instr.opcode() == Opcode::kRecvDone ? Opcode::kRecv : Opcode::kSend;
+    for (const auto& computation : instr.parent()->parent()->computations())
+      for (const auto& other : computation->instructions())
+        if (other->opcode() == start && other->attrs().getInt(AttrKey::kChannelId, -1) == channel) holder = other.get();
+    if (!holder) return errorAt(instr, "no " + std::string(opcodeName(start)) + " has its channel_id");
+  }
+  std::string_view attrs = holder->attrs().getString(AttrKey::kFrontendAttributes);
+  const std::string_view name = "_xla_send_recv_source_target_pairs=\"";
+  size_t at = attrs.find(name);
+  if (at == std::string_view::npos)
+    return errorAt(*holder, "has no _xla_send_recv_source_target_pairs to say which devices it connects");
+  std::string text(attrs.substr(at + name.size(), attrs.find('"', at + name.size()) - at - name.size()));
+  text.erase(std::remove(text.begin(), text.end(), ' '), text.end());
+  std::vector<std::pair<int64_t, int64_t>> pairs;
+  size_t pos = 1;
+  while (pos < text.size() && text[pos] == '{') {
+    std::vector<int64_t> pair;
+    if (!readIntList(text, pos, '{', '}', pair) || pair.size() != 2)
+      return errorAt(*holder, "cannot read _xla_send_recv_source_target_pairs=\"" + text + "\"");
+    pairs.emplace_back(pair[0], pair[1]);
+    if (pos < text.size() && text[pos] == ',') ++pos;
+  }
+  return pairs;
+}
+
+// The device of pair id `id` for device `me`: ids count partitions within
+// its replica when there are several partitions, else replicas.
+int64_t pairDevice(const Participant& me, int64_t id) {
+  const Topology& t = me.topology;
+  return t.partitions > 1 ? t.device(me.replica(), id) : t.device(id, me.partition());
+}
+
+StatusOr<Literal> pointToPoint(const Instruction& instr, Values ops, Participant& me) {
+  Opcode op = instr.opcode();
+  if (op == Opcode::kSendDone) return Literal(instr.shape());  // a token
+  if (op == Opcode::kRecv) return Literal(instr.shape());      // the data arrives at recv-done
+  HLO_ASSIGN_OR_RETURN(auto pairs, sendRecvPairs(instr));
+  const Topology& t = me.topology;
+  int64_t ids = t.partitions > 1 ? t.partitions : t.replicas;
+  int64_t myId = t.partitions > 1 ? me.partition() : me.replica();
+  for (const auto& [from, to] : pairs)
+    if (from < 0 || to < 0 || from >= ids || to >= ids)
+      return errorAt(instr, "pair {" + std::to_string(from) + "," + std::to_string(to) + "} is outside the " +
+                                std::to_string(ids) + " devices of " + t.toString());
+  int64_t channel = instr.attrs().getInt(AttrKey::kChannelId, 0);
+  if (op == Opcode::kSend) {
+    if (ops.empty() || !ops[0]->shape().isArray()) return errorAt(instr, "sends an array");
+    int64_t occurrence = me.sends[channel]++;
+    auto value = std::make_shared<const Literal>(*ops[0]);
+    for (const auto& [from, to] : pairs)
+      if (from == myId)
+        HLO_RETURN_IF_ERROR(me.transport->send({channel, occurrence, me.device, pairDevice(me, to), &instr}, value));
+    Literal state(instr.shape());
+    if (!state.shape().isTuple() || state.tupleElements().empty()) return errorAt(instr, "unexpected state shape");
+    state.tupleElements()[0] = *ops[0];
+    return state;
+  }
+  // recv-done: (data, token).
+  Literal result(instr.shape());
+  if (!result.shape().isTuple() || result.tupleElements().empty()) return errorAt(instr, "unexpected result shape");
+  int64_t occurrence = me.receives[channel]++;
+  for (const auto& [from, to] : pairs) {
+    if (to != myId) continue;
+    HLO_ASSIGN_OR_RETURN(std::shared_ptr<const Literal> data,
+                         me.transport->receive({channel, occurrence, pairDevice(me, from), me.device, &instr}));
+    if (!data->shape().compatible(result.tupleElements()[0].shape()))
+      return errorAt(instr, "receives " + result.tupleElements()[0].shape().toString(false) + " but device " +
+                                std::to_string(pairDevice(me, from)) + " sent " + data->shape().toString(false));
+    result.tupleElements()[0] = *data;
+    break;
+  }
+  return result;
+}
+
 Literal idValue(const Instruction& instr, int64_t id) {
   Literal value(instr.shape());
   if (value.shape().isArray() && value.elementCount() == 1) writeInt(value, 0, id);
@@ -339,9 +482,8 @@ Literal idValue(const Instruction& instr, int64_t id) {
 
 }  // namespace
 
-StatusOr<Topology> topologyOf(const Module& module, bool* stated) {
-  Topology t;
-  if (stated) *stated = false;
+StatusOr<StatedTopology> statedTopology(const Module& module) {
+  StatedTopology t;
   for (const auto& [key, value] : module.headerAttributes()) {
     if (key != "replica_count" && key != "num_partitions") continue;
     int64_t n = 0;
@@ -349,10 +491,11 @@ StatusOr<Topology> topologyOf(const Module& module, bool* stated) {
     if (ec != std::errc() || end != value.data() + value.size() || n < 1)
       return errorStatus("module header: " + key + "=" + value + " is not a positive count");
     (key == "replica_count" ? t.replicas : t.partitions) = n;
-    if (stated) *stated = true;
   }
   return t;
 }
+
+
 
 StatusOr<GroupMode> groupModeOf(const Instruction& instr) {
   bool channel = instr.attrs().has(AttrKey::kChannelId);
@@ -365,7 +508,9 @@ StatusOr<GroupMode> groupModeOf(const Instruction& instr) {
   return global ? GroupMode::kFlattenedId : GroupMode::kCrossReplicaAndPartition;
 }
 
-StatusOr<std::vector<std::vector<int64_t>>> expandIotaGroups(const std::string& text) {
+StatusOr<std::vector<std::vector<int64_t>>> expandIotaGroups(const std::string& written) {
+  std::string text = written;
+  text.erase(std::remove(text.begin(), text.end(), ' '), text.end());
   std::vector<int64_t> shape, reshape, perm;
   size_t pos = 0;
   auto bad = [&] { return errorStatus("replica groups '" + text + "': expected [groups,size]<=[dims] or ...T(perm)"); };
@@ -481,9 +626,16 @@ bool isCollective(const Instruction& instr) {
   }
 }
 
+bool isPointToPoint(const Instruction& instr) {
+  Opcode op = instr.opcode();
+  bool sendRecv = op == Opcode::kSend || op == Opcode::kSendDone || op == Opcode::kRecv || op == Opcode::kRecvDone;
+  return sendRecv && !instr.attrs().getBool(AttrKey::kIsHostTransfer, false);
+}
+
 StatusOr<Literal> evaluate(const Instruction& instr, Values ops, const EngineHooks& hooks) {
   Participant& me = *hooks.participant;
   Opcode op = instr.opcode();
+  if (isPointToPoint(instr)) return pointToPoint(instr, ops, me);
   if (op == Opcode::kReplicaId) return idValue(instr, me.replica());
   if (op == Opcode::kPartitionId) return idValue(instr, me.partition());
   if (isPermute(op)) return permute(instr, ops, me);
@@ -553,9 +705,14 @@ int64_t idsNeeded(const Instruction& instr) {
 
 Topology inferTopology(const Module& module) {
   Topology t;
-  int64_t flattened = 1;
+  int64_t flattened = 1, pairIds = 1;
   for (const auto& computation : module.computations())
     for (const auto& instr : computation->instructions()) {
+      if (isPointToPoint(*instr) && (instr->opcode() == Opcode::kSend || instr->opcode() == Opcode::kRecv)) {
+        if (auto pairs = sendRecvPairs(*instr); pairs.ok())
+          for (const auto& [from, to] : *pairs) pairIds = std::max({pairIds, from + 1, to + 1});
+        continue;
+      }
       if (!isCollective(*instr) || instr->opcode() == Opcode::kReplicaId || instr->opcode() == Opcode::kPartitionId)
         continue;
       StatusOr<GroupMode> mode = groupModeOf(*instr);
@@ -568,6 +725,7 @@ Topology inferTopology(const Module& module) {
       else t.replicas = std::max(t.replicas, needed);
     }
   if (flattened > t.devices()) t.partitions = (flattened + t.replicas - 1) / t.replicas;
+  (t.partitions > 1 ? t.partitions : t.replicas) = std::max(t.partitions > 1 ? t.partitions : t.replicas, pairIds);
   return t;
 }
 

@@ -29,6 +29,7 @@
 // bits, whatever engine or transport.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,9 +49,11 @@ struct Topology {
   std::string toString() const;
 };
 
-// replica_count and num_partitions from the module's header (1 when absent);
-// `stated` tells whether the header gives either.
-StatusOr<Topology> topologyOf(const Module& module, bool* stated = nullptr);
+// What the header states of the topology: each count, when given.
+struct StatedTopology {
+  std::optional<int64_t> replicas, partitions;
+};
+StatusOr<StatedTopology> statedTopology(const Module& module);
 
 // The smallest topology under which the module's collectives are well
 // formed: for modules whose header states none, as XLA's tests set it in
@@ -70,7 +73,7 @@ StatusOr<std::vector<std::vector<int64_t>>> writtenGroups(const Instruction& ins
 // Expands an iota device list, `[groups,size]<=[d0,d1,...]` optionally
 // followed by `T(permutation)`: iota over the product, reshaped to the d's,
 // transposed, read out as `groups` lists of `size`.
-StatusOr<std::vector<std::vector<int64_t>>> expandIotaGroups(const std::string& text);
+StatusOr<std::vector<std::vector<int64_t>>> expandIotaGroups(const std::string& written);
 
 // The groups of devices `instr` forms, each in combining order. A device in
 // two groups or an id out of range is an error naming the instruction.
@@ -80,7 +83,16 @@ StatusOr<std::vector<std::vector<int64_t>>> deviceGroups(const Instruction& inst
 // partition-id), and so needs a Participant to run on more than one device.
 bool isCollective(const Instruction& instr);
 
-// The value of collective `instr` on device hooks.participant->device, from
+// Whether `instr` is a send, recv, send-done or recv-done between devices
+// (not with the host): send leaves its operand for the device it sends to,
+// without waiting; recv-done waits for what the device that sends to it
+// sent, in order per channel. The pairs are the frontend attribute
+// _xla_send_recv_source_target_pairs, in partition ids when the run has
+// several partitions, else replica ids; a device no pair sends to receives
+// zeros.
+bool isPointToPoint(const Instruction& instr);
+
+// The value of collective `instr` (or of a point-to-point op) on device hooks.participant->device, from
 // its operands; exchanges with the other devices through the participant's
 // transport.
 StatusOr<Literal> evaluate(const Instruction& instr, Values operands, const EngineHooks& hooks);

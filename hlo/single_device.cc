@@ -269,8 +269,8 @@ bool handles(const Instruction& instr) {
 
 Status check(const Instruction& instr, const EngineHooks& hooks) {
   Opcode op = instr.opcode();
+  if (hooks.participant && (collectives::isCollective(instr) || collectives::isPointToPoint(instr))) return okStatus();
   if (const char* why = withoutStandaloneValue(op)) return hooks.refuse(instr, why);
-  if (hooks.participant && collectives::isCollective(instr)) return okStatus();
   if (isGroupCollective(op)) {
     int64_t n = largestGroup(instr);
     if (n > 1)
@@ -294,7 +294,8 @@ Status check(const Instruction& instr, const EngineHooks& hooks) {
 
 StatusOr<Literal> evaluate(const Instruction& instr, Values ops, const EngineHooks& hooks) {
   HLO_RETURN_IF_ERROR(check(instr, hooks));
-  if (hooks.participant && collectives::isCollective(instr)) return collectives::evaluate(instr, ops, hooks);
+  if (hooks.participant && (collectives::isCollective(instr) || collectives::isPointToPoint(instr)))
+    return collectives::evaluate(instr, ops, hooks);
   Opcode op = instr.opcode();
   if (isGroupCollective(op)) return passThrough(instr, ops, hooks);
   if (isPermute(op)) return permute(instr, ops, hooks);

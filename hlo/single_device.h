@@ -4,11 +4,14 @@
 // reference interpreter and the CPU runtime run them through these
 // functions, so the two engines cannot drift apart.
 //
-// What one device cannot do (a group of several participants, a permute
-// between devices, infeed, outfeed, send and recv, which need a host or
-// other devices) is refused through `EngineHooks::refuse`, which each
-// engine words in its own way; running a wrapped computation goes through
-// `EngineHooks::call`, the engine's own.
+// In a run on several devices (EngineHooks::participant set), the
+// collectives, replica-id, partition-id and send/recv between devices take
+// their values from hlo/collectives.h instead. What one device cannot do (a
+// group of several participants, a permute between devices, infeed,
+// outfeed, send and recv, which need a host or other devices) is refused
+// through `EngineHooks::refuse`, which each engine words in its own way;
+// running a wrapped computation goes through `EngineHooks::call`, the
+// engine's own.
 #pragma once
 #include "hlo/engine_hooks.h"
 

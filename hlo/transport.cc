@@ -1,6 +1,7 @@
 #include "hlo/transport.h"
 
 #include <algorithm>
+#include <system_error>
 #include <thread>
 
 #include "hlo/instruction.h"
@@ -8,7 +9,10 @@
 namespace hlo::collectives {
 
 InProcessTransport::InProcessTransport(int64_t devices)
-    : states_(static_cast<size_t>(devices), State::kRunning), waitingAt_(static_cast<size_t>(devices)) {}
+    : states_(static_cast<size_t>(devices), State::kRunning),
+      waitingAt_(static_cast<size_t>(devices)),
+      waitingRun_(static_cast<size_t>(devices)),
+      waitingForMail_(static_cast<size_t>(devices)) {}
 
 StatusOr<SharedValues> InProcessTransport::exchange(const ExchangeKey& key, const std::vector<int64_t>& devices,
                                                     int64_t self, std::shared_ptr<const Literal> value) {
@@ -21,7 +25,7 @@ StatusOr<SharedValues> InProcessTransport::exchange(const ExchangeKey& key, cons
     meeting.devices = devices;
     meeting.values.resize(devices.size());
   } else if (meeting.devices != devices) {
-    failure_ = errorStatus("'" + key.site->name() + "': devices disagree on the group they form");
+    failure_ = errorStatus("'" + key.shownAs->name() + "': devices disagree on the group they form");
     changed_.notify_all();
     return *failure_;
   }
@@ -34,7 +38,8 @@ StatusOr<SharedValues> InProcessTransport::exchange(const ExchangeKey& key, cons
     changed_.notify_all();
   } else {
     states_[self] = State::kWaiting;
-    waitingAt_[self] = key;
+    waitingAt_[self] = key.shownAs;
+    waitingRun_[self] = key.occurrence;
     checkStuck();
     changed_.wait(lock, [&] { return failure_ || meeting.arrived == static_cast<int64_t>(meeting.devices.size()); });
     if (failure_) return *failure_;
@@ -42,6 +47,37 @@ StatusOr<SharedValues> InProcessTransport::exchange(const ExchangeKey& key, cons
   SharedValues values = meeting.values;
   if (++meeting.collected == static_cast<int64_t>(devices.size())) meetings_.erase(key);
   return values;
+}
+
+Status InProcessTransport::send(const MailKey& key, std::shared_ptr<const Literal> value) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (failure_) return *failure_;
+  mailbox_[key] = std::move(value);
+  // The receiver runs again from now (see exchange).
+  if (waitingForMail_[key.to] && !(*waitingForMail_[key.to] < key) && !(key < *waitingForMail_[key.to]))
+    states_[key.to] = State::kRunning;
+  changed_.notify_all();
+  return okStatus();
+}
+
+StatusOr<std::shared_ptr<const Literal>> InProcessTransport::receive(const MailKey& key) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  auto arrived = [&] { return mailbox_.count(key) > 0; };
+  if (!failure_ && !arrived()) {
+    states_[key.to] = State::kWaiting;
+    waitingAt_[key.to] = key.shownAs;
+    waitingRun_[key.to] = key.occurrence;
+    waitingForMail_[key.to] = key;
+    checkStuck();
+    changed_.wait(lock, [&] { return failure_ || arrived(); });
+    waitingForMail_[key.to].reset();
+    states_[key.to] = State::kRunning;
+  }
+  if (failure_) return *failure_;
+  auto letter = mailbox_.find(key);
+  std::shared_ptr<const Literal> value = std::move(letter->second);
+  mailbox_.erase(letter);
+  return value;
 }
 
 void InProcessTransport::failed(int64_t device, const Status& why) {
@@ -72,8 +108,7 @@ std::string InProcessTransport::whereEachWaits() const {
     if (!out.empty()) out += "; ";
     out += "device " + std::to_string(d);
     if (states_[d] == State::kWaiting) {
-      const ExchangeKey& key = waitingAt_[d];
-      out += " waits at '" + key.site->name() + "' (its run " + std::to_string(key.occurrence + 1) + ")";
+      out += " waits at '" + waitingAt_[d]->name() + "' (its run " + std::to_string(waitingRun_[d] + 1) + ")";
     } else {
       out += states_[d] == State::kFinished ? " finished" : " failed";
     }
@@ -89,13 +124,23 @@ std::vector<StatusOr<Literal>> runOnDevices(const Topology& topology,
   std::vector<std::thread> threads;
   threads.reserve(static_cast<size_t>(n));
   for (int64_t d = 0; d < n; ++d) {
-    threads.emplace_back([&, d] {
-      Participant participant{topology, d, &transport, {}};
-      StatusOr<Literal> outcome = run(participant);
-      if (outcome.ok()) transport.finished(d);
-      else transport.failed(d, outcome.status());
-      outcomes[d] = std::move(outcome);
-    });
+    try {
+      threads.emplace_back([&, d] {
+        Participant participant{topology, d, &transport, {}};
+        StatusOr<Literal> outcome = run(participant);
+        if (outcome.ok()) transport.finished(d);
+        else transport.failed(d, outcome.status());
+        outcomes[d] = std::move(outcome);
+      });
+    } catch (const std::system_error& e) {
+      // The devices started wait for the rest: make them fail instead.
+      for (int64_t k = d; k < n; ++k) {
+        Status why = errorStatus("cannot start a thread for device " + std::to_string(k) + ": " + e.what());
+        transport.failed(k, why);
+        outcomes[k] = why;
+      }
+      break;
+    }
   }
   for (std::thread& thread : threads) thread.join();
   std::vector<StatusOr<Literal>> results;

@@ -18,7 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <unordered_map>
+#include <tuple>
 #include <vector>
 
 #include "hlo/collectives.h"
@@ -27,17 +27,37 @@
 
 namespace hlo::collectives {
 
-// One execution of one collective by one group: the instruction, how many
-// times this device ran it before (a collective in a loop meets once per
-// iteration), and the group's first device.
+// One execution of one collective by one group: where the devices meet (a
+// channel_id, which instructions in different branches may share, as XLA
+// matches them; else the instruction), how many times this device met there
+// before (a collective in a loop meets once per iteration), and the group's
+// first device. `shownAs` names the instruction in messages.
 struct ExchangeKey {
-  const Instruction* site = nullptr;
+  int64_t channel = -1;
+  const Instruction* site = nullptr;  // null when channel >= 0
   int64_t occurrence = 0;
   int64_t firstDevice = 0;
-  auto operator<=>(const ExchangeKey&) const = default;
+  const Instruction* shownAs = nullptr;
+  bool operator<(const ExchangeKey& o) const {
+    return std::tie(channel, site, occurrence, firstDevice) < std::tie(o.channel, o.site, o.occurrence, o.firstDevice);
+  }
 };
 
 using SharedValues = std::vector<std::shared_ptr<const Literal>>;
+
+// One transfer of send/recv: the channel, how many times the sender sent on
+// it before (its receiver counts its receives the same way), and from and to
+// which device. `shownAs` names the receiving instruction in messages.
+struct MailKey {
+  int64_t channel = 0;
+  int64_t occurrence = 0;
+  int64_t from = 0;
+  int64_t to = 0;
+  const Instruction* shownAs = nullptr;
+  bool operator<(const MailKey& o) const {
+    return std::tie(channel, occurrence, from, to) < std::tie(o.channel, o.occurrence, o.from, o.to);
+  }
+};
 
 class Transport {
  public:
@@ -47,6 +67,10 @@ class Transport {
   // the order of `devices`.
   virtual StatusOr<SharedValues> exchange(const ExchangeKey& key, const std::vector<int64_t>& devices, int64_t self,
                                           std::shared_ptr<const Literal> value) = 0;
+  // send leaves `value` for key.to without waiting; receive waits until the
+  // value under `key` is there and takes it.
+  virtual Status send(const MailKey& key, std::shared_ptr<const Literal> value) = 0;
+  virtual StatusOr<std::shared_ptr<const Literal>> receive(const MailKey& key) = 0;
   // Device `device` stopped: with an error, which every other device's
   // exchanges then return, or done.
   virtual void failed(int64_t device, const Status& why) = 0;
@@ -59,7 +83,8 @@ struct Participant {
   Topology topology;
   int64_t device = 0;
   Transport* transport = nullptr;
-  std::unordered_map<const Instruction*, int64_t> occurrences;
+  std::map<std::pair<int64_t, const Instruction*>, int64_t> occurrences;  // by (channel, site)
+  std::map<int64_t, int64_t> sends, receives;                              // by channel
 
   int64_t replica() const { return device / topology.partitions; }
   int64_t partition() const { return device % topology.partitions; }
@@ -71,6 +96,8 @@ class InProcessTransport : public Transport {
   explicit InProcessTransport(int64_t devices);
   StatusOr<SharedValues> exchange(const ExchangeKey& key, const std::vector<int64_t>& devices, int64_t self,
                                   std::shared_ptr<const Literal> value) override;
+  Status send(const MailKey& key, std::shared_ptr<const Literal> value) override;
+  StatusOr<std::shared_ptr<const Literal>> receive(const MailKey& key) override;
   void failed(int64_t device, const Status& why) override;
   void finished(int64_t device) override;
 
@@ -89,8 +116,11 @@ class InProcessTransport : public Transport {
   std::mutex mutex_;
   std::condition_variable changed_;
   std::vector<State> states_;
-  std::vector<ExchangeKey> waitingAt_;
+  std::vector<const Instruction*> waitingAt_;  // and its run, for messages
+  std::vector<int64_t> waitingRun_;
+  std::vector<std::optional<MailKey>> waitingForMail_;
   std::map<ExchangeKey, Meeting> meetings_;
+  std::map<MailKey, std::shared_ptr<const Literal>> mailbox_;
   std::optional<Status> failure_;
 };
 

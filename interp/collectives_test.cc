@@ -287,6 +287,85 @@ ENTRY e {
   EXPECT_EQ(printed(outcomes), (Strings(2, "f32[] 12")));
 }
 
+TEST(Collectives, OneChannelMeetsAcrossBranches) {
+  // Replica 0 takes branch 0, replica 1 branch 1; their all-reduces share
+  // channel_id 7, so they meet (as XLA matches them): 1 + 2 on both.
+  auto outcomes = runAll(std::string("HloModule m\n") + kAdd + R"(
+b0 {
+  x = f32[] parameter(0)
+  ROOT r0 = f32[] all-reduce(x), channel_id=7, replica_groups={{0,1}}, to_apply=add
+}
+b1 {
+  x = f32[] parameter(0)
+  ROOT r1 = f32[] all-reduce(x), channel_id=7, replica_groups={{0,1}}, to_apply=add
+}
+ENTRY e {
+  x = f32[] parameter(0)
+  id = u32[] replica-id()
+  i = s32[] convert(id)
+  ROOT c = f32[] conditional(i, x, x), branch_computations={b0, b1}
+})",
+                         Topology{2, 1}, [](int64_t d) { return "f32[] " + std::to_string(d + 1); });
+  EXPECT_EQ(printed(outcomes), (Strings(2, "f32[] 3")));
+}
+
+TEST(Collectives, ReducerInAWiderTypeThanTheValues) {
+  // bf16 values through an f32 add: 256 + 1 = 257 in f32, which rounds to
+  // 256 in bf16 (8 significant bits, ties to even), then + 1 again = 256.
+  auto outcomes = runAll(std::string("HloModule m\n") + kAdd + R"(
+ENTRY e {
+  x = bf16[] parameter(0)
+  ROOT r = bf16[] all-reduce(x), to_apply=add
+})",
+                         Topology{3, 1}, [](int64_t d) { return d == 0 ? "bf16[] 256" : "bf16[] 1"; });
+  EXPECT_EQ(printed(outcomes), (Strings(3, "bf16[] 256")));
+}
+
+TEST(Collectives, IntegerReductionsWrapAndCompare) {
+  auto outcomes = runAll(R"(
+HloModule m
+mx {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT m = s32[] maximum(b, a)
+}
+sum {
+  a = s32[] parameter(0)
+  b = s32[] parameter(1)
+  ROOT s = s32[] add(a, b)
+}
+ENTRY e {
+  x = s32[2] parameter(0)
+  m = s32[2] all-reduce(x), to_apply=mx
+  s = s32[2] all-reduce(x), to_apply=sum
+  ROOT t = (s32[2], s32[2]) tuple(m, s)
+})",
+                         Topology{2, 1}, [](int64_t d) {
+                           return d == 0 ? "s32[2] {2147483647, -5}" : "s32[2] {1, -7}";
+                         });
+  // max {2147483647, -5}; the sum wraps: 2147483647 + 1 = -2147483648.
+  EXPECT_EQ(printed(outcomes), (Strings(2, "(s32[2] {2147483647, -5}, s32[2] {-2147483648, -12})")));
+}
+
+TEST(Collectives, SendAndRecvAroundARing) {
+  // Every device posts its receive, then sends to the next: device d gets
+  // device d-1's value (a device waiting in recv would deadlock here, so the
+  // data arrives at recv-done). Pair 2 -> 0 is left out: device 0 gets zeros.
+  auto outcomes = runAll(R"(
+HloModule m
+ENTRY e {
+  x = f32[2] parameter(0)
+  t = token[] after-all()
+  r = (f32[2], u32[], token[]) recv(t), channel_id=5, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1}, {1,2}}"}
+  s = (f32[2], u32[], token[]) send(x, t), channel_id=5, control-predecessors={r}, frontend_attributes={_xla_send_recv_source_target_pairs="{{0,1}, {1,2}}"}
+  rd = (f32[2], token[]) recv-done(r), channel_id=5
+  sd = token[] send-done(s), channel_id=5
+  ROOT v = f32[2] get-tuple-element(rd), index=0
+})",
+                         Topology{3, 1}, [](int64_t d) { return "f32[2] {" + std::to_string(d + 1) + ", 7}"; });
+  EXPECT_EQ(printed(outcomes), (Strings{"f32[2] {0, 0}", "f32[2] {1, 7}", "f32[2] {2, 7}"}));
+}
+
 TEST(Collectives, GroupOutOfRangeIsAnErrorNamingTheInstruction) {
   auto outcomes = runAll(std::string("HloModule m\n") + kAdd + R"(
 ENTRY e {
@@ -365,10 +444,8 @@ TEST(Collectives, TopologyFromTheHeaderOrInferred) {
 ENTRY e {
   ROOT x = f32[] parameter(0)
 })");
-  bool isStated = false;
-  auto t = collectives::topologyOf(*stated, &isStated);
+  auto t = collectives::statedTopology(*stated);
   ASSERT_TRUE(t.ok());
-  EXPECT_TRUE(isStated);
   EXPECT_EQ(t->replicas, 2);
   EXPECT_EQ(t->partitions, 4);
   // An all-gather growing 2 -> 8 without groups: 4 replicas; a permute by

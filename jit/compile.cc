@@ -78,7 +78,8 @@ class SizeSpecializedExecutable final : public Executable {
     return specialization(SizeBindings{}).status();
   }
 
-  StatusOr<Literal> run(std::span<const Literal> args) override {
+  using Executable::run;
+  StatusOr<Literal> run(std::span<const Literal> args, collectives::Participant* device) override {
     HLO_ASSIGN_OR_RETURN(SizeBindings bindings, bind(args));
     std::shared_ptr<Specialization> s;  // kept alive by this run, even if evicted meanwhile
     {
@@ -92,6 +93,7 @@ class SizeSpecializedExecutable final : public Executable {
       interp::Options o;
       o.maxMemoryBytes = options_.maxMemoryBytes;
       o.maxWhileIterations = options_.maxWhileIterations;
+      o.participant = device;
       return interp::evaluate(*module_, args, o);
     }
     // Compiled code takes each argument at its bounds; the specialization
@@ -104,7 +106,7 @@ class SizeSpecializedExecutable final : public Executable {
         unsized.push_back(a);
         unsized.back().clearDynamicSizes();
       }
-    StatusOr<Literal> result = s->exe->run(anySizes ? std::span<const Literal>(unsized) : args);
+    StatusOr<Literal> result = s->exe->run(anySizes ? std::span<const Literal>(unsized) : args, device);
     if (options_.profile) {
       // The specialization's run events, after the ones already taken.
       std::lock_guard<std::mutex> lock(mutex_);

@@ -14,6 +14,10 @@
 #include "hlo/status.h"
 #include "jit/trace.h"
 
+namespace hlo::collectives {
+struct Participant;
+}
+
 namespace hlo::jit {
 
 // Options only one backend reads: a plain struct T that names its backend
@@ -98,7 +102,10 @@ class Executable {
   virtual ~Executable() = default;
   // Runs the entry computation; `args` are its parameters in order. A tuple-
   // shaped entry gives a tuple literal.
-  virtual StatusOr<Literal> run(std::span<const Literal> args) = 0;
+  StatusOr<Literal> run(std::span<const Literal> args) { return run(args, nullptr); }
+  // The same as device `device` of a multi-device run (hlo/transport.h):
+  // its collectives exchange values with the other devices. Null: one device.
+  virtual StatusOr<Literal> run(std::span<const Literal> args, collectives::Participant* device) = 0;
   // How many instructions run on the interpreter (with --allow-interpreter-fallback).
   virtual int fallbackCount() const = 0;
   virtual MemoryStats memoryStats() const = 0;

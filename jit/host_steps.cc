@@ -53,7 +53,9 @@ StatusOr<std::vector<const Computation*>> controlFlowCallees(const Instruction& 
 const Computation* sharedSemanticsCallee(const Instruction& instr) {
   Opcode op = instr.opcode();
   if (op == Opcode::kAsyncStart || op == Opcode::kAsyncUpdate) return instr.attrs().getComputation(AttrKey::kCalls);
-  if (op == Opcode::kScan) return instr.attrs().getComputation(AttrKey::kToApply);
+  // A scan's body; the reducer of a collective that combines devices' values.
+  if (op == Opcode::kScan || op == Opcode::kAllReduce || op == Opcode::kAllReduceStart || op == Opcode::kReduceScatter)
+    return instr.attrs().getComputation(AttrKey::kToApply);
   return nullptr;
 }
 

@@ -30,8 +30,8 @@ HostStep hostStepOf(Opcode op);
 StatusOr<std::vector<const Computation*>> controlFlowCallees(const Instruction& instr, std::string_view backend);
 
 // The computation an op of hlo/shared_semantics.h runs through its engine:
-// an async-start's or async-update's wrapped computation, a scan's body;
-// null for the others.
+// an async-start's or async-update's wrapped computation, a scan's body,
+// the reducer of an all-reduce or reduce-scatter; null for the others.
 const Computation* sharedSemanticsCallee(const Instruction& instr);
 
 }  // namespace hlo::jit

@@ -10,6 +10,7 @@
 #include <bit>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <cmath>
 #include <cstdio>
 #include <optional>
@@ -20,7 +21,9 @@
 #include "backends/cpu/cpu_options.h"
 #include "conformance/compare.h"
 #include "conformance/contraction_bound.h"
+#include "conformance/multi_device.h"
 #include "hlo/npy.h"
+#include "hlo/sharding.h"
 #include "hlo/verifier.h"
 #include "interp/evaluator.h"
 #include "interp/random_inputs.h"
@@ -97,6 +100,15 @@ constexpr const char* kUsage =
     "                            XLA's dumps print large ones) values drawn as parameters'\n"
     "                            are (from --random-seed), with a note on stderr, so such a\n"
     "                            dump runs; its results are then not the original module's\n"
+    "  --replicas=N, --partitions=M  run on N x M devices (each runs the module; device d is\n"
+    "                            replica d / M, partition d % M); default: the module\n"
+    "                            header's replica_count and num_partitions, else as many as\n"
+    "                            its collectives need. Parameters without --input are drawn\n"
+    "                            per device; --input values go to every device\n"
+    "  --input-per-device=DIR    with several devices, device d's parameters from\n"
+    "                            DIR/device_d.npz (by name or in order, as --input=@FILE.npz)\n"
+    "  --output-per-device=DIR   with several devices, write device d's results to\n"
+    "                            DIR/device_d.npz (members as --output names them)\n"
     "  --help                    show this help\n";
 
 int usageError(const std::string& message) {
@@ -143,6 +155,9 @@ void printStats(const hlo::jit::Executable* executable, const std::string& engin
                n(m.runOutputBytes), n(m.runHeapBytes));
 }
 
+// Devices of one run, each a thread of this process.
+constexpr int64_t kMaxDevices = 1024;
+
 struct Flags {
   std::string file;
   std::string engine = "cpu";
@@ -166,12 +181,15 @@ struct Flags {
   bool fillElided = false;  // --fill-elided-constants
   int64_t llvmParts = 0;  // 0: the JIT decides
   std::string dumpLlvm, dumpTo, profile;
+  std::optional<int64_t> replicas, partitions;
+  std::string inputPerDevice, outputPerDevice;
 };
 
 // Parses the command line into `flags`; returns an exit status on a usage error.
 std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
   const std::set<std::string> valued = {"engine", "compare", "dump-llvm", "dump-to", "profile", "input", "random-seed", "print-limit", "output",
-                                        "iterations", "max-memory", "max-while-iterations", "llvm-parts"};
+                                        "iterations", "max-memory", "max-while-iterations", "llvm-parts",
+                                        "replicas", "partitions", "input-per-device", "output-per-device"};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -241,6 +259,10 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
       flags.compare = value;
     } else if (name == "input") {
       flags.inputs.push_back(value);
+    } else if (name == "input-per-device") {
+      flags.inputPerDevice = value;
+    } else if (name == "output-per-device") {
+      flags.outputPerDevice = value;
     } else if (name == "output") {
       if (!value.empty() && value[0] == '@') value.erase(0, 1);
       bool npy = value.size() > 4 && value.substr(value.size() - 4) == ".npy";
@@ -279,6 +301,10 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
         if (*v < 1 || *v > 256) return bad("expected 1 to 256");
         flags.llvmParts = *v;
       }
+      if (name == "replicas" || name == "partitions") {
+        if (*v < 1 || *v > kMaxDevices) return bad("expected 1 to " + std::to_string(kMaxDevices));
+        (name == "replicas" ? flags.replicas : flags.partitions) = *v;
+      }
     }
   }
   if (flags.file.empty()) return usageError("no input file");
@@ -289,6 +315,8 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
   if (!flags.dumpTo.empty() && !jit) return usageError("--dump-to needs a JIT engine (--engine=cpu, gpu, gpu-host)");
   if (!flags.profile.empty() && !jit) return usageError("--profile needs a JIT engine (--engine=cpu, gpu, gpu-host)");
   if (flags.llvmParts && !hostCode) return usageError("--llvm-parts needs --engine=cpu or gpu-host");
+  if (!flags.inputPerDevice.empty() && !flags.inputs.empty())
+    return usageError("--input-per-device gives every parameter; it does not go with --input");
   if (flags.compileOnly) {
     if (!jit) return usageError("--compile-only needs a JIT engine (--engine=cpu, gpu, gpu-host)");
     for (const auto& [given, name] : {std::pair<bool, const char*>{!flags.compare.empty(), "--compare"},
@@ -331,11 +359,23 @@ bool hasElidedValues(const Literal& value) {
   return false;
 }
 
+// The parameters' shardings (hlo/sharding.h), where they have one that says
+// how to split an array.
+using Shardings = std::vector<std::optional<hlo::Sharding>>;
+
 // The entry computation's parameters and the arguments found for them so far.
 struct Arguments {
   const hlo::Computation* entry;
   std::string file;  // the module, for error locations
   std::vector<std::optional<Literal>> values;
+  // On several devices, the parameters' shardings: a parameter also takes
+  // the whole array its sharding splits (then whole[p] is set).
+  const Shardings* shardings = nullptr;
+  std::vector<bool> whole;
+
+  bool takesWhole(int p, const Shape& given) const {
+    return shardings && (*shardings)[p] && hlo::isGlobalOf(*(*shardings)[p], given, entry->parameter(p)->shape());
+  }
 
   std::string paramName(int p) const {
     return "parameter " + std::to_string(p) + " '" + entry->parameter(p)->name() + "'";
@@ -356,6 +396,12 @@ struct Arguments {
       return inputError(what, "the values are left out ({...}); give them all");
     bool sameArray = want.isArray() && got.shape().isArray() && want.type() == got.type() &&
                      want.dims() == got.shape().dims();
+    if (!got.shape().compatible(want) && !sameArray && takesWhole(p, got.shape())) {
+      whole.resize(values.size());
+      whole[p] = true;
+      values[p] = std::move(got);
+      return std::nullopt;
+    }
     if (!got.shape().compatible(want) && !sameArray)
       return inputError(where(file, param->loc()),
                         what + " is " + got.shape().toString(false) + " but " + paramName(p) +
@@ -380,7 +426,11 @@ std::optional<int> readInputs(const std::vector<std::string>& inputs, Arguments&
       auto literal = hlo::parseLiteral(text);
       // Values without a shape (`3`, `{1, 2}`) take the parameter's shape.
       if (!literal.ok() && args.entry->parameter(static_cast<int>(k))) {
-        auto values = hlo::parseLiteralValues(text, args.entry->parameter(static_cast<int>(k))->shape());
+        const hlo::Instruction& param = *args.entry->parameter(static_cast<int>(k));
+        auto values = hlo::parseLiteralValues(text, param.shape());
+        // Or the whole array, on several devices.
+        if (!values.ok() && args.shardings && (*args.shardings)[k])
+          values = hlo::parseLiteralValues(text, hlo::globalShape(*(*args.shardings)[k], param.shape()));
         if (values.ok()) literal = std::move(values);
       }
       if (!literal.ok()) {
@@ -557,6 +607,179 @@ int compileOnly(const Flags& flags, const hlo::Module& module, const std::string
   return writeProfile(flags, *executable).value_or(0);
 }
 
+bool isNpyPath(const std::string& path) { return path.size() > 4 && path.substr(path.size() - 4) == ".npy"; }
+
+// Writes the result to --output, or prints it; the exit status.
+int emitResult(const Flags& flags, const Literal& result, bool agree) {
+  if (!flags.output.empty()) {
+    std::vector<std::pair<std::string, const Literal*>> arrays;
+    collectArrays(result, "result", arrays);
+    auto bytes = isNpyPath(flags.output) ? hlo::writeNpy(*arrays[0].second) : hlo::writeNpz(arrays);
+    if (!bytes.ok()) return inputError(flags.output, bytes.status().message());
+    if (!hlo::writeOutput(flags.output, *bytes)) return inputError(flags.output, "cannot write file");
+    return agree ? 0 : 1;
+  }
+  std::string out;
+  if (flags.printLimit < 0) {
+    out = result.toString();
+  } else if (int64_t cut = printLimited(result, flags.printLimit, out); cut > 0 && !flags.printLimitGiven) {
+    std::fprintf(stderr, "hlo-run: printed the first %lld values of each larger array (%lld left out of the largest); "
+                 "--print-limit=all prints every value, --output=FILE.npz writes them to a file\n",
+                 static_cast<long long>(flags.printLimit), static_cast<long long>(cut));
+  }
+  out += '\n';
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return agree ? 0 : 1;
+}
+
+// The arguments of a run: from `inputs` (as --input gives them) and, for
+// the parameters left, drawn from `seed`; an exit status on an error. With
+// `shardings`, the run is partition `partition` of several: a parameter
+// given the whole array its sharding splits takes the partition's block.
+std::optional<int> makeArguments(const Flags& flags, const std::vector<std::string>& inputs,
+                                 const hlo::Computation& entry, const std::string& shownName, uint64_t seed,
+                                 std::vector<Literal>& values, const Shardings* shardings = nullptr,
+                                 int64_t partition = 0) {
+  Arguments args{&entry, shownName, std::vector<std::optional<Literal>>(entry.parameterCount())};
+  args.shardings = shardings;
+  if (std::optional<int> rc = readInputs(inputs, args)) return *rc;
+  for (int p = 0; p < static_cast<int>(args.whole.size()); ++p) {
+    if (!args.whole[p]) continue;
+    auto block = hlo::blockOf(*(*shardings)[p], *args.values[p], entry.parameter(p)->shape(), partition);
+    if (!block.ok()) return inputError(where(shownName, entry.parameter(p)->loc()), block.status().message());
+    args.values[p] = std::move(block).value();
+  }
+  // The parameters left are generated, once their size is known to be allowed.
+  int64_t argBytes = 0;
+  for (int p = 0; p < entry.parameterCount(); ++p)
+    argBytes = std::min(argBytes + valueBytes(entry.parameter(p)->shape()), kHuge);
+  if (argBytes > flags.options.maxMemoryBytes)
+    return inputError(shownName, "the parameters take " + std::to_string(argBytes) +
+                                     " bytes, more than the memory limit of " +
+                                     std::to_string(flags.options.maxMemoryBytes) + " bytes (--max-memory)");
+  for (int p = 0; p < entry.parameterCount(); ++p) {
+    if (args.values[p]) values.push_back(std::move(*args.values[p]));
+    else values.push_back(hlo::interp::randomArgument(*entry.parameter(p), seed));
+  }
+  return std::nullopt;
+}
+
+// A run on several devices: each device's arguments, one run per device
+// (threads of this process), each device's results labelled.
+int runOnDevices(const Flags& flags, const hlo::Module& module, const hlo::conformance::DeviceChoice& choice,
+                 const std::string& shownName, const std::string& text) {
+  const hlo::collectives::Topology& topology = choice.topology;
+  int64_t n = topology.devices();
+  if (n > kMaxDevices)
+    return inputError(shownName, "a run on " + topology.toString() + " is more than the " +
+                                     std::to_string(kMaxDevices) + " devices one process runs");
+  if (choice.inferred)
+    std::fprintf(stderr, "hlo-run: note: running on %s, as the module's collectives need: its header does not "
+                         "state them all (--replicas, --partitions choose)\n",
+                 topology.toString().c_str());
+  // A root sharding (on one replica) puts the partitions' result blocks back
+  // together into the whole result.
+  const hlo::Computation& root = *module.entry();
+  std::optional<hlo::Sharding> rootSharding;
+  if (std::string_view text = root.root()->attrs().getString(hlo::AttrKey::kSharding);
+      !text.empty() && topology.replicas == 1)
+    if (auto s = hlo::parseSharding(text); s.ok()) rootSharding = std::move(s).value();
+  if (!flags.output.empty() && !rootSharding)
+    return usageError("--output takes one result; on " + topology.toString() +
+                      ", without a sharding on the root to assemble the devices' results by, "
+                      "--output-per-device=DIR writes each device's");
+  const hlo::Computation& entry = *module.entry();
+  Shardings shardings;
+  for (int p = 0; p < entry.parameterCount(); ++p) {
+    std::string_view text = entry.parameter(p)->attrs().getString(hlo::AttrKey::kSharding);
+    auto s = text.empty() ? hlo::StatusOr<hlo::Sharding>(hlo::errorStatus("none")) : hlo::parseSharding(text);
+    shardings.push_back(s.ok() ? std::optional<hlo::Sharding>(std::move(s).value()) : std::nullopt);
+  }
+  std::vector<std::vector<Literal>> args(static_cast<size_t>(n));
+  for (int64_t d = 0; d < n; ++d) {
+    std::vector<std::string> inputs = flags.inputs;
+    if (!flags.inputPerDevice.empty())
+      inputs = {"@" + flags.inputPerDevice + "/device_" + std::to_string(d) + ".npz"};
+    uint64_t seed = hlo::conformance::deviceSeed(flags.seed, d);
+    if (std::optional<int> rc = makeArguments(flags, inputs, entry, shownName, seed, args[d], &shardings,
+                                              d % topology.partitions))
+      return *rc;
+  }
+  std::unique_ptr<hlo::jit::Executable> executable;
+  if (flags.engine != "interp") {
+    executable = compileWithJit(flags, module, shownName, text);
+    if (!executable) return 1;
+  }
+  std::vector<hlo::StatusOr<Literal>> results;
+  std::vector<double> seconds;
+  for (int64_t i = 0; i < flags.iterations; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    results = hlo::conformance::runOnEveryDevice(module, topology, args, executable.get(), flags.options);
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    if (auto failed = hlo::conformance::firstFailure(results)) {
+      std::fprintf(stderr, "hlo-run: device %lld of %s:\n", static_cast<long long>(failed->first),
+                   topology.toString().c_str());
+      std::fputs(hlo::formatError(failed->second, shownName, text).c_str(), stderr);
+      return 1;
+    }
+  }
+  if (flags.iterations > 1) {
+    std::sort(seconds.begin(), seconds.end());
+    std::fprintf(stderr, "hlo-run: %lld iterations on %s: min %s, median %s\n",
+                 static_cast<long long>(flags.iterations), topology.toString().c_str(),
+                 formatSeconds(seconds.front()).c_str(), formatSeconds(seconds[(seconds.size() - 1) / 2]).c_str());
+  }
+  if (executable)
+    if (std::optional<int> rc = writeProfile(flags, *executable)) return *rc;
+  bool agree = true;
+  if (!flags.compare.empty()) {
+    auto reference = hlo::conformance::runOnEveryDevice(module, topology, args, nullptr, flags.options);
+    if (auto failed = hlo::conformance::firstFailure(reference))
+      return inputError(shownName, "--compare=interp: device " + std::to_string(failed->first) + ": " +
+                                       failed->second.message());
+    for (int64_t d = 0; d < n; ++d)
+      agree = compareResults(*results[d], *reference[d], flags.engine + " device " + std::to_string(d),
+                             flags.compare, module, args[d], flags.options) && agree;
+  }
+  if (!flags.outputPerDevice.empty()) {
+    std::error_code error;
+    std::filesystem::create_directories(flags.outputPerDevice, error);
+    if (error) return inputError(flags.outputPerDevice, "cannot create the folder: " + error.message());
+    for (int64_t d = 0; d < n; ++d) {
+      std::vector<std::pair<std::string, const Literal*>> arrays;
+      collectArrays(*results[d], "result", arrays);
+      std::string path = flags.outputPerDevice + "/device_" + std::to_string(d) + ".npz";
+      auto bytes = hlo::writeNpz(arrays);
+      if (!bytes.ok()) return inputError(path, bytes.status().message());
+      if (!hlo::writeOutput(path, *bytes)) return inputError(path, "cannot write file");
+    }
+    return agree ? 0 : 1;
+  }
+  if (rootSharding) {
+    std::vector<const Literal*> blocks;
+    for (const auto& r : results) blocks.push_back(&*r);
+    auto whole = hlo::assemble(*rootSharding, blocks);
+    if (!whole.ok())
+      return inputError(where(shownName, root.root()->loc()),
+                        "assembling the result by the root's sharding: " + whole.status().message());
+    return emitResult(flags, *whole, agree);
+  }
+  std::string out;
+  int64_t cut = 0;
+  for (int64_t d = 0; d < n; ++d) {
+    out += "device " + std::to_string(d) + ": ";
+    if (flags.printLimit < 0) out += results[d]->toString();
+    else cut = std::max(cut, printLimited(*results[d], flags.printLimit, out));
+    out += '\n';
+  }
+  if (cut > 0 && !flags.printLimitGiven)
+    std::fprintf(stderr, "hlo-run: printed the first %lld values of each larger array (%lld left out of the largest); "
+                 "--print-limit=all prints every value, --output-per-device=DIR writes them to files\n",
+                 static_cast<long long>(flags.printLimit), static_cast<long long>(cut));
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return agree ? 0 : 1;
+}
+
 // --fill-elided-constants: each constant whose values the text left out
 // gets a random value of its shape, constant k (in module order) from the
 // stream 2^32 + k of the seed, apart from the parameters' streams.
@@ -593,27 +816,17 @@ int main(int argc, char** argv) {
   }
   if (flags.fillElided) fillElidedConstants(**module, flags.seed);
   if (flags.compileOnly) return compileOnly(flags, **module, shownName, *text);
+  auto devices = hlo::conformance::chooseTopology(**module, flags.replicas, flags.partitions);
+  if (!devices.ok()) return inputError(shownName, devices.status().message());
+  if (devices->topology.devices() > 1) return runOnDevices(flags, **module, *devices, shownName, *text);
+  if (!flags.inputPerDevice.empty() || !flags.outputPerDevice.empty())
+    return usageError("--input-per-device and --output-per-device need a run on several devices");
   const hlo::Computation* entry = (*module)->entry();
-  Arguments args{entry, shownName, std::vector<std::optional<Literal>>(entry->parameterCount())};
-  if (std::optional<int> rc = readInputs(flags.inputs, args)) return *rc;
-
-  // The parameters left are generated, once their size is known to be allowed.
-  int64_t argBytes = 0;
-  for (int p = 0; p < entry->parameterCount(); ++p)
-    argBytes = std::min(argBytes + valueBytes(entry->parameter(p)->shape()), kHuge);
-  if (argBytes > flags.options.maxMemoryBytes)
-    return inputError(shownName, "the parameters take " + std::to_string(argBytes) +
-                                     " bytes, more than the memory limit of " +
-                                     std::to_string(flags.options.maxMemoryBytes) + " bytes (--max-memory)");
   std::vector<Literal> values;
-  for (int p = 0; p < entry->parameterCount(); ++p) {
-    if (args.values[p]) values.push_back(std::move(*args.values[p]));
-    else values.push_back(hlo::interp::randomArgument(*entry->parameter(p), flags.seed));
-  }
+  if (std::optional<int> rc = makeArguments(flags, flags.inputs, *entry, shownName, flags.seed, values)) return *rc;
 
   // A .npy output needs a result with exactly one array; know before running.
-  bool npyOutput = flags.output.size() > 4 && flags.output.substr(flags.output.size() - 4) == ".npy";
-  if (npyOutput) {
+  if (isNpyPath(flags.output)) {
     if (arrayCount(entry->root()->shape()) != 1)
       return inputError(flags.output, "a .npy file holds one array, but the result is " +
                                           entry->root()->shape().toString(false) + "; use .npz");
@@ -665,23 +878,5 @@ int main(int argc, char** argv) {
     agree = compareResults(*result, *reference, flags.engine, flags.compare, **module, values, flags.options);
   }
 
-  if (!flags.output.empty()) {
-    std::vector<std::pair<std::string, const Literal*>> arrays;
-    collectArrays(*result, "result", arrays);
-    auto bytes = npyOutput ? hlo::writeNpy(*arrays[0].second) : hlo::writeNpz(arrays);
-    if (!bytes.ok()) return inputError(flags.output, bytes.status().message());
-    if (!hlo::writeOutput(flags.output, *bytes)) return inputError(flags.output, "cannot write file");
-    return agree ? 0 : 1;
-  }
-  std::string out;
-  if (flags.printLimit < 0) {
-    out = result->toString();
-  } else if (int64_t cut = printLimited(*result, flags.printLimit, out); cut > 0 && !flags.printLimitGiven) {
-    std::fprintf(stderr, "hlo-run: printed the first %lld values of each larger array (%lld left out of the largest); "
-                 "--print-limit=all prints every value, --output=FILE.npz writes them to a file\n",
-                 static_cast<long long>(flags.printLimit), static_cast<long long>(cut));
-  }
-  out += '\n';
-  std::fwrite(out.data(), 1, out.size(), stdout);
-  return agree ? 0 : 1;
+  return emitResult(flags, *result, agree);
 }

@@ -44,6 +44,7 @@ struct CpuExecutable::Frame {
 struct CpuExecutable::RunState {
   int64_t liveBytes = 0;  // bytes of the values alive now, for the memory limit
   RunMemoryStats stats;
+  collectives::Participant* device = nullptr;  // in a multi-device run
 };
 
 namespace {
@@ -523,7 +524,8 @@ inline Status CpuExecutable::ProgramRun::runStep(size_t s) {
             return errorStatus(backend + ": " + std::string(opcodeName(i.opcode())) + " (%" + i.name() + "): " + why,
                                i.loc());
           },
-          [this](const Instruction& i, const Shape& shape) { return room(i, shape); }};
+          [this](const Instruction& i, const Shape& shape) { return room(i, shape); },
+          run.device};
       HLO_ASSIGN_OR_RETURN(Literal result, step.shared(instr, ops, hooks));
       run.stats.heapBytes += arrayBytes(result.shape());
       count(s, result.shape());
@@ -558,7 +560,7 @@ StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<c
   return root;
 }
 
-StatusOr<Literal> CpuExecutable::run(std::span<const Literal> args) {
+StatusOr<Literal> CpuExecutable::run(std::span<const Literal> args, collectives::Participant* device) {
   const Computation& entry = *entry_->computation;
   if (static_cast<int>(args.size()) != entry.parameterCount())
     return errorStatus(backend_ + ": ENTRY takes " + std::to_string(entry.parameterCount()) + " arguments, " +
@@ -581,6 +583,7 @@ StatusOr<Literal> CpuExecutable::run(std::span<const Literal> args) {
     pointers.push_back(&args[p]);
   }
   RunState run;
+  run.device = device;
   std::optional<Literal> result;
   // One arena per run in progress, and buffers of their own for the results,
   // which the caller keeps. When the arena and the results are over the

@@ -87,7 +87,8 @@ class CpuExecutable : public jit::Executable {
   // `backend` names it in messages ("cpu", or the backend whose kernels it runs).
   CpuExecutable(std::unique_ptr<Module> module, const jit::CompileOptions& options, std::string backend = "cpu");
   ~CpuExecutable() override;
-  StatusOr<Literal> run(std::span<const Literal> args) override;
+  using jit::Executable::run;
+  StatusOr<Literal> run(std::span<const Literal> args, collectives::Participant* device) override;
   int fallbackCount() const override { return fallbacks_; }
   jit::MemoryStats memoryStats() const override;
 

@@ -71,7 +71,8 @@ class GpuExecutable final : public jit::Executable {
  public:
   GpuExecutable(GpuCompiled compiled, const jit::CompileOptions& options);
   ~GpuExecutable() override;
-  StatusOr<Literal> run(std::span<const Literal> args) override;
+  using jit::Executable::run;
+  StatusOr<Literal> run(std::span<const Literal> args, collectives::Participant* device) override;
   int fallbackCount() const override { return compiled_.fallbacks; }
   jit::MemoryStats memoryStats() const override;
   const std::string& ptx() const { return compiled_.ptx; }

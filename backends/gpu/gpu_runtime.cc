@@ -34,6 +34,7 @@
 #include "backends/gpu/gpu_program.h"
 #include "backends/gpu/staging.h"
 #include "hlo/conditional_branch.h"
+#include "hlo/transport.h"
 #include "hlo/computation.h"
 #include "jit/step_walk.h"
 #include "jit/trace.h"
@@ -320,7 +321,9 @@ static StatusOr<Literal> download(GpuExecutable::RunState& run, const GpuExecuta
   return out;
 }
 
-StatusOr<Literal> GpuExecutable::run(std::span<const Literal> args) {
+StatusOr<Literal> GpuExecutable::run(std::span<const Literal> args, collectives::Participant* participant) {
+  if (participant && participant->topology.devices() > 1)
+    return errorStatus("gpu: runs on several devices are not supported yet (the cpu and interp engines run them)");
   std::lock_guard<std::mutex> lock(mutex_);
   HLO_ASSIGN_OR_RETURN(Device * device, this->device());
   const Computation& entry = *compiled_.entry->computation;
