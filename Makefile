@@ -38,6 +38,10 @@ LDLIBS_COMMON := -lre2 -lz -lpthread
 LLVM_CONFIG := llvm-config-19
 LLVM_CXXFLAGS = $(eval LLVM_CXXFLAGS := $(patsubst -I%,-isystem %,$(filter-out -std=% -fno-exceptions -W% -O% -g%,$(shell $(LLVM_CONFIG) --cxxflags))))$(LLVM_CXXFLAGS)
 LLVM_LDLIBS = $(eval LLVM_LDLIBS := $(shell $(LLVM_CONFIG) --ldflags) $(shell $(LLVM_CONFIG) --libs))$(LLVM_LDLIBS)
+# OpenMPI's flags, asked of its compiler wrapper the same way; only
+# transport/mpi_transport.cc and the programs that link it see them.
+MPI_CXXFLAGS = $(eval MPI_CXXFLAGS := $(patsubst -I%,-isystem %,$(shell mpicxx --showme:compile)))$(MPI_CXXFLAGS)
+MPI_LDLIBS = $(eval MPI_LDLIBS := $(shell mpicxx --showme:link))$(MPI_LDLIBS)
 
 # ---- sources ---------------------------------------------------------------
 
@@ -63,6 +67,11 @@ GPU_SRCS := $(call lib_srcs,backends/gpu/*.cc)
 lib = $(if $(2),$(BUILD)/lib/lib$(1).a)
 LIBS := $(call lib,conformance,$(CONFORMANCE_SRCS)) $(call lib,interp,$(INTERP_SRCS)) \
         $(call lib,parser,$(PARSER_SRCS)) $(call lib,hlo,$(HLO_SRCS))
+
+# The devices as MPI ranks (transport/mpi_transport.h), linked into hlo-run
+# only, and its stand-in for builds without MPI.
+MPI_TRANSPORT := $(BUILD)/lib/libtransport_mpi.a
+NO_MPI_TRANSPORT := $(BUILD)/lib/libtransport_none.a
 
 TOOL_SRCS := $(wildcard tools/*.cc)
 TOOLS := $(patsubst tools/%.cc,$(BUILD)/bin/%,$(TOOL_SRCS))
@@ -97,7 +106,7 @@ VENV_STAMP := $(BUILD)/venv/.installed
 # GPU runtime (backends/gpu/standin/libcuda.cc); never linked into anything.
 STANDIN_CUDA := $(BUILD)/standin-cuda/libcuda.so.1
 
-all: $(LIBS) $(JIT_LIBS) $(TOOLS) $(CORPUS_CHECK) $(INTERP_CORPUS) $(PASS_CORPUS) $(XLA_CORPUS) $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) $(STANDIN_CUDA) | $(DEPS_STAMP)
+all: $(LIBS) $(JIT_LIBS) $(NO_MPI_TRANSPORT) $(TOOLS) $(CORPUS_CHECK) $(INTERP_CORPUS) $(PASS_CORPUS) $(XLA_CORPUS) $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) $(STANDIN_CUDA) | $(DEPS_STAMP)
 
 $(STANDIN_CUDA): backends/gpu/standin/libcuda.cc
 	@mkdir -p $(@D)
@@ -119,6 +128,9 @@ $(BUILD)/lib/libconformance.a: $(call obj,$(CONFORMANCE_SRCS)) $(call list,confo
 $(BUILD)/lib/libjit.a: $(call obj,$(JIT_SRCS)) $(call list,jit,$(JIT_SRCS))
 $(BUILD)/lib/libbackend_cpu.a: $(call obj,$(CPU_SRCS)) $(call list,backend_cpu,$(CPU_SRCS))
 $(BUILD)/lib/libbackend_gpu.a: $(call obj,$(GPU_SRCS)) $(call list,backend_gpu,$(GPU_SRCS))
+$(MPI_TRANSPORT): $(call obj,transport/mpi_transport.cc)
+$(NO_MPI_TRANSPORT): $(call obj,transport/no_mpi.cc)
+$(call obj,transport/mpi_transport.cc): CPPFLAGS += $(MPI_CXXFLAGS)
 $(call obj,$(JIT_SRCS) $(CPU_SRCS) $(GPU_SRCS) $(filter jit/% backends/%,$(TEST_SRCS))): CPPFLAGS += $(LLVM_CXXFLAGS)
 $(BUILD)/lib/%.a:
 	@mkdir -p $(@D)
@@ -136,6 +148,10 @@ JIT_PROGRAMS := $(BUILD)/bin/hlo-run $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) $(B
 $(JIT_PROGRAMS): $(JIT_LIBS)
 $(JIT_PROGRAMS): JIT_LINK = -Wl,--whole-archive $(BACKEND_LIBS) -Wl,--no-whole-archive $(filter-out $(BACKEND_LIBS),$(JIT_LIBS))
 $(JIT_PROGRAMS): LLVM_LINK = $(LLVM_LDLIBS)
+# hlo-run runs devices as MPI ranks too (--transport=mpi).
+$(BUILD)/bin/hlo-run: $(MPI_TRANSPORT)
+$(BUILD)/bin/hlo-run: JIT_LINK += $(MPI_TRANSPORT)
+$(BUILD)/bin/hlo-run: LDLIBS += $(MPI_LDLIBS)
 
 $(TOOLS): $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(LIBS)
 	@mkdir -p $(@D)
@@ -306,10 +322,10 @@ gpu-bundle: $(GPU_BUNDLE)/hlo-run.xz $(GPU_BUNDLE)/libdevice.10.bc $(BUILD)/bin/
 
 # zstd, which LLVM's compression support calls, stays a shared library:
 # Debian ships no static one, and every Linux system has libzstd.so.1.
-$(GPU_BUNDLE_WORK)/hlo-run: $(BUILD)/obj/tools/hlo-run.o $(JIT_LIBS) $(LIBS)
+$(GPU_BUNDLE_WORK)/hlo-run: $(BUILD)/obj/tools/hlo-run.o $(JIT_LIBS) $(LIBS) $(NO_MPI_TRANSPORT)
 	@mkdir -p $(@D)
 	$(CXX) -o $@ $< -Wl,--whole-archive $(BACKEND_LIBS) -Wl,--no-whole-archive $(filter-out $(BACKEND_LIBS),$(JIT_LIBS)) \
-	  $(LIBS) -static-libstdc++ -static-libgcc -L$(shell $(LLVM_CONFIG) --libdir) $(LLVM_STATIC_LIBS) \
+	  $(NO_MPI_TRANSPORT) $(LIBS) -static-libstdc++ -static-libgcc -L$(shell $(LLVM_CONFIG) --libdir) $(LLVM_STATIC_LIBS) \
 	  -Wl,-Bstatic -lre2 -lz -Wl,-Bdynamic $(firstword $(wildcard /usr/lib/x86_64-linux-gnu/libzstd.so.1 /lib/x86_64-linux-gnu/libzstd.so.1) -lzstd) \
 	  -lpthread -ldl -lrt -lm
 	strip $@

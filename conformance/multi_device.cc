@@ -29,15 +29,19 @@ uint64_t deviceSeed(uint64_t seed, int64_t device) {
   return seed + static_cast<uint64_t>(device) * 0x9E3779B97F4A7C15ull;
 }
 
+StatusOr<Literal> runAsDevice(const Module& module, const std::vector<Literal>& args, jit::Executable* exe,
+                              const interp::Options& options, collectives::Participant& me) {
+  if (exe) return exe->run(args, &me);
+  interp::Options o = options;
+  o.participant = &me;
+  return interp::evaluate(module, args, o);
+}
+
 std::vector<StatusOr<Literal>> runOnEveryDevice(const Module& module, const collectives::Topology& topology,
                                                 std::span<const std::vector<Literal>> args, jit::Executable* exe,
                                                 const interp::Options& options) {
-  return collectives::runOnDevices(topology, [&](collectives::Participant& me) -> StatusOr<Literal> {
-    const std::vector<Literal>& mine = args[static_cast<size_t>(me.device)];
-    if (exe) return exe->run(mine, &me);
-    interp::Options o = options;
-    o.participant = &me;
-    return interp::evaluate(module, mine, o);
+  return collectives::runOnDevices(topology, [&](collectives::Participant& me) {
+    return runAsDevice(module, args[static_cast<size_t>(me.device)], exe, options, me);
   });
 }
 

@@ -37,8 +37,13 @@ StatusOr<DeviceChoice> chooseTopology(const Module& module, std::optional<int64_
 // one-device run draws, every other device values of its own.
 uint64_t deviceSeed(uint64_t seed, int64_t device);
 
-// Runs `module` once per device, device d on args[d]: compiled by `exe`, or
-// on the interpreter with `options` when exe is null.
+// Runs `module` as device `me` on `args`: compiled by `exe`, or on the
+// interpreter with `options` when exe is null.
+StatusOr<Literal> runAsDevice(const Module& module, const std::vector<Literal>& args, jit::Executable* exe,
+                              const interp::Options& options, collectives::Participant& me);
+
+// Runs `module` once per device, device d on args[d], as runAsDevice does,
+// each on a thread of this process.
 std::vector<StatusOr<Literal>> runOnEveryDevice(const Module& module, const collectives::Topology& topology,
                                                 std::span<const std::vector<Literal>> args, jit::Executable* exe,
                                                 const interp::Options& options);

@@ -147,13 +147,18 @@ bool foldInts(Opcode op, Literal& acc, const Literal& x) {
   T* a = acc.data<T>();
   const T* b = x.data<T>();
   int64_t n = acc.elementCount();
-  switch (op) {
-    case Opcode::kAdd: for (int64_t i = 0; i < n; ++i) a[i] = static_cast<T>(static_cast<U>(a[i]) + static_cast<U>(b[i])); return true;
-    case Opcode::kMultiply: for (int64_t i = 0; i < n; ++i) a[i] = static_cast<T>(static_cast<U>(a[i]) * static_cast<U>(b[i])); return true;
-    case Opcode::kMaximum: for (int64_t i = 0; i < n; ++i) a[i] = std::max(a[i], b[i]); return true;
-    case Opcode::kMinimum: for (int64_t i = 0; i < n; ++i) a[i] = std::min(a[i], b[i]); return true;
-    default: return false;
+  if (op == Opcode::kAdd) {
+    for (int64_t i = 0; i < n; ++i) a[i] = static_cast<T>(static_cast<U>(a[i]) + static_cast<U>(b[i]));
+  } else if (op == Opcode::kMultiply) {
+    for (int64_t i = 0; i < n; ++i) a[i] = static_cast<T>(static_cast<U>(a[i]) * static_cast<U>(b[i]));
+  } else if (op == Opcode::kMaximum) {
+    for (int64_t i = 0; i < n; ++i) a[i] = std::max(a[i], b[i]);
+  } else if (op == Opcode::kMinimum) {
+    for (int64_t i = 0; i < n; ++i) a[i] = std::min(a[i], b[i]);
+  } else {
+    return false;
   }
+  return true;
 }
 
 // acc ⊕= x directly, when `fn` is `parameter(0) op parameter(1)` (or the
@@ -172,15 +177,13 @@ bool foldDirectly(const Computation& fn, Literal& acc, const Literal& x) {
   for (const Instruction* p : {a, b})
     if (p->shape() != Shape::scalar(t)) return false;
   Opcode op = root->opcode();
-  switch (t) {
-    case ElementType::kF32: return foldFloats<float>(op, acc, x);
-    case ElementType::kF64: return foldFloats<double>(op, acc, x);
-    case ElementType::kS32: return foldInts<int32_t>(op, acc, x);
-    case ElementType::kS64: return foldInts<int64_t>(op, acc, x);
-    case ElementType::kU32: return foldInts<uint32_t>(op, acc, x);
-    case ElementType::kU64: return foldInts<uint64_t>(op, acc, x);
-    default: return false;
-  }
+  if (t == ElementType::kF32) return foldFloats<float>(op, acc, x);
+  if (t == ElementType::kF64) return foldFloats<double>(op, acc, x);
+  if (t == ElementType::kS32) return foldInts<int32_t>(op, acc, x);
+  if (t == ElementType::kS64) return foldInts<int64_t>(op, acc, x);
+  if (t == ElementType::kU32) return foldInts<uint32_t>(op, acc, x);
+  if (t == ElementType::kU64) return foldInts<uint64_t>(op, acc, x);
+  return false;
 }
 
 // acc ⊕= x element by element, through the scalar computation `fn`: in
@@ -610,20 +613,13 @@ StatusOr<std::vector<std::vector<int64_t>>> deviceGroups(const Instruction& inst
 }
 
 bool isCollective(const Instruction& instr) {
-  switch (instr.opcode()) {
-    case Opcode::kAllReduce:
-    case Opcode::kAllReduceStart:
-    case Opcode::kAllGather:
-    case Opcode::kAllGatherStart:
-    case Opcode::kReduceScatter:
-    case Opcode::kAllToAll:
-    case Opcode::kCollectiveBroadcast:
-    case Opcode::kCollectivePermute:
-    case Opcode::kCollectivePermuteStart:
-    case Opcode::kReplicaId:
-    case Opcode::kPartitionId: return true;
-    default: return false;
-  }
+  Opcode op = instr.opcode();
+  // The table's collectives but the -done halves (single_device.h takes the
+  // result out of the start's state) and the two not run yet.
+  bool exchanges = opcodeCategory(op) == OpCategory::kCollective && op != Opcode::kAllGatherDone &&
+                   op != Opcode::kAllReduceDone && op != Opcode::kCollectivePermuteDone &&
+                   op != Opcode::kCollectiveReduce && op != Opcode::kRaggedAllToAll;
+  return exchanges || op == Opcode::kReplicaId || op == Opcode::kPartitionId;
 }
 
 bool isPointToPoint(const Instruction& instr) {
@@ -645,20 +641,19 @@ StatusOr<Literal> evaluate(const Instruction& instr, Values ops, const EngineHoo
   HLO_ASSIGN_OR_RETURN(std::vector<int64_t> group, groupOf(instr, me));
   HLO_ASSIGN_OR_RETURN(Exchanged ex, exchange(instr, me, group, ops));
   StatusOr<std::vector<Literal>> results = errorAt(instr, "is not a collective");
-  switch (op) {
-    case Opcode::kAllReduce:
-    case Opcode::kAllReduceStart: results = allReduce(instr, ex, shapes, hooks); break;
-    case Opcode::kAllGather:
-    case Opcode::kAllGatherStart: results = allGather(instr, ex, shapes); break;
-    case Opcode::kReduceScatter: results = reduceScatter(instr, ex, shapes, hooks); break;
-    case Opcode::kAllToAll: results = allToAll(instr, ex, shapes); break;
-    case Opcode::kCollectiveBroadcast: {
-      std::vector<Literal> copies;
-      for (size_t k = 0; k < ex.operands; ++k) copies.push_back(ex.operand(0, k));
-      results = std::move(copies);
-      break;
-    }
-    default: break;
+  if (op == Opcode::kAllReduce || op == Opcode::kAllReduceStart) {
+    results = allReduce(instr, ex, shapes, hooks);
+  } else if (op == Opcode::kAllGather || op == Opcode::kAllGatherStart) {
+    results = allGather(instr, ex, shapes);
+  } else if (op == Opcode::kReduceScatter) {
+    results = reduceScatter(instr, ex, shapes, hooks);
+  } else if (op == Opcode::kAllToAll) {
+    results = allToAll(instr, ex, shapes);
+  } else if (op == Opcode::kCollectiveBroadcast) {
+    // The group's first device's operands, everywhere.
+    std::vector<Literal> copies;
+    for (size_t k = 0; k < ex.operands; ++k) copies.push_back(ex.operand(0, k));
+    results = std::move(copies);
   }
   if (!results.ok()) return results.status();
   return packResults(instr, ops, std::move(results).value(), asState);

@@ -55,6 +55,13 @@ std::vector<std::string> printed(const std::vector<StatusOr<Literal>>& outcomes)
 
 using Strings = std::vector<std::string>;
 
+// Device d's f32[4] {10d, 10d + 1, 10d + 2, 10d + 3}.
+std::string countingFrom10d(int64_t d) {
+  std::string out = "f32[4] {";
+  for (int64_t i = 0; i < 4; ++i) out += (i ? ", " : "") + std::to_string(10 * d + i);
+  return out + "}";
+}
+
 constexpr const char* kAdd = R"(
 add {
   a = f32[] parameter(0)
@@ -169,11 +176,7 @@ ENTRY e {
   x = f32[4] parameter(0)
   ROOT r = f32[2] reduce-scatter(x), replica_groups={{0,1}}, dimensions={0}, to_apply=add
 })",
-                         Topology{2, 1}, [](int64_t d) {
-                           int64_t b = 10 * d;
-                           return "f32[4] {" + std::to_string(b) + ", " + std::to_string(b + 1) + ", " +
-                                  std::to_string(b + 2) + ", " + std::to_string(b + 3) + "}";
-                         });
+                         Topology{2, 1}, countingFrom10d);
   // Sum {10, 12, 14, 16}: device 0 the first half, device 1 the second.
   EXPECT_EQ(printed(outcomes), (Strings{"f32[2] {10, 12}", "f32[2] {14, 16}"}));
 }
@@ -185,11 +188,7 @@ ENTRY e {
   x = f32[4] parameter(0)
   ROOT a = f32[4] all-to-all(x), replica_groups={{0,1}}, dimensions={0}
 })",
-                         Topology{2, 1}, [](int64_t d) {
-                           int64_t b = 10 * d;
-                           return "f32[4] {" + std::to_string(b) + ", " + std::to_string(b + 1) + ", " +
-                                  std::to_string(b + 2) + ", " + std::to_string(b + 3) + "}";
-                         });
+                         Topology{2, 1}, countingFrom10d);
   // Device j receives piece j of each device, in device order.
   EXPECT_EQ(printed(outcomes), (Strings{"f32[4] {0, 1, 10, 11}", "f32[4] {2, 3, 12, 13}"}));
 }

@@ -55,3 +55,14 @@ standin_cuda = os.path.join(os.path.dirname(bin_dir), "standin-cuda", "libcuda.s
 if os.path.exists(standin_cuda):
     config.available_features.add("standin-cuda")
     config.substitutions.append(("%standin_cuda", standin_cuda))
+
+# OpenMPI's launcher, for the runs with one device per rank. Root may run it
+# (tests run as root in containers), more ranks than cores are allowed, and
+# shared memory is copied rather than mapped across processes (which
+# containers often forbid).
+if shutil.which("mpirun", path=config.environment["PATH"]):
+    config.available_features.add("mpirun")
+    config.substitutions.append(("%mpirun", "mpirun --oversubscribe"))
+    for key, value in (("OMPI_ALLOW_RUN_AS_ROOT", "1"), ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
+                       ("OMPI_MCA_btl_vader_single_copy_mechanism", "none")):
+        config.environment[key] = value

@@ -24,6 +24,7 @@
 #include "conformance/multi_device.h"
 #include "hlo/npy.h"
 #include "hlo/sharding.h"
+#include "hlo/transport.h"
 #include "hlo/verifier.h"
 #include "interp/evaluator.h"
 #include "interp/random_inputs.h"
@@ -31,6 +32,7 @@
 #include "jit/executable.h"
 #include "parser/parser.h"
 #include "tools/tool_io.h"
+#include "transport/mpi_transport.h"
 
 namespace {
 
@@ -109,6 +111,11 @@ constexpr const char* kUsage =
     "                            DIR/device_d.npz (by name or in order, as --input=@FILE.npz)\n"
     "  --output-per-device=DIR   with several devices, write device d's results to\n"
     "                            DIR/device_d.npz (members as --output names them)\n"
+    "  --transport=threads|mpi   with several devices: threads of this process (default),\n"
+    "                            or one device per MPI rank (mpirun -np N hlo-run\n"
+    "                            --transport=mpi ...; rank 0 prints for all)\n"
+    "  --collective-timeout=S    with mpi: fail a wait for another device after S seconds\n"
+    "                            (default 60)\n"
     "  --help                    show this help\n";
 
 int usageError(const std::string& message) {
@@ -183,13 +190,16 @@ struct Flags {
   std::string dumpLlvm, dumpTo, profile;
   std::optional<int64_t> replicas, partitions;
   std::string inputPerDevice, outputPerDevice;
+  std::string transport = "threads";  // or "mpi"
+  int64_t collectiveTimeout = 60;     // seconds, with mpi
 };
 
 // Parses the command line into `flags`; returns an exit status on a usage error.
 std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
   const std::set<std::string> valued = {"engine", "compare", "dump-llvm", "dump-to", "profile", "input", "random-seed", "print-limit", "output",
                                         "iterations", "max-memory", "max-while-iterations", "llvm-parts",
-                                        "replicas", "partitions", "input-per-device", "output-per-device"};
+                                        "replicas", "partitions", "input-per-device", "output-per-device",
+                                        "transport", "collective-timeout"};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];
     if (arg == "--help" || arg == "-h") {
@@ -259,6 +269,10 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
       flags.compare = value;
     } else if (name == "input") {
       flags.inputs.push_back(value);
+    } else if (name == "transport") {
+      if (value != "threads" && value != "mpi") return bad("expected threads or mpi");
+      if (value == "mpi" && !hlo::transport::haveMpi()) return bad("this hlo-run was built without MPI");
+      flags.transport = value;
     } else if (name == "input-per-device") {
       flags.inputPerDevice = value;
     } else if (name == "output-per-device") {
@@ -301,6 +315,10 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
         if (*v < 1 || *v > 256) return bad("expected 1 to 256");
         flags.llvmParts = *v;
       }
+      if (name == "collective-timeout") {
+        if (*v < 1) return bad("expected at least 1");
+        flags.collectiveTimeout = *v;
+      }
       if (name == "replicas" || name == "partitions") {
         if (*v < 1 || *v > kMaxDevices) return bad("expected 1 to " + std::to_string(kMaxDevices));
         (name == "replicas" ? flags.replicas : flags.partitions) = *v;
@@ -315,6 +333,8 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
   if (!flags.dumpTo.empty() && !jit) return usageError("--dump-to needs a JIT engine (--engine=cpu, gpu, gpu-host)");
   if (!flags.profile.empty() && !jit) return usageError("--profile needs a JIT engine (--engine=cpu, gpu, gpu-host)");
   if (flags.llvmParts && !hostCode) return usageError("--llvm-parts needs --engine=cpu or gpu-host");
+  if (flags.transport == "mpi" && flags.iterations > 1)
+    return usageError("--iterations runs the devices once each with --transport=mpi");
   if (!flags.inputPerDevice.empty() && !flags.inputs.empty())
     return usageError("--input-per-device gives every parameter; it does not go with --input");
   if (flags.compileOnly) {
@@ -714,7 +734,18 @@ int runOnDevices(const Flags& flags, const hlo::Module& module, const hlo::confo
   std::vector<double> seconds;
   for (int64_t i = 0; i < flags.iterations; ++i) {
     auto start = std::chrono::steady_clock::now();
-    results = hlo::conformance::runOnEveryDevice(module, topology, args, executable.get(), flags.options);
+    if (flags.transport == "mpi") {
+      // This process is one device; rank 0 reports for all.
+      auto mpi = hlo::transport::runOnMpiRanks(
+          topology, static_cast<double>(flags.collectiveTimeout), [&](hlo::collectives::Participant& me) {
+            return hlo::conformance::runAsDevice(module, args[me.device], executable.get(), flags.options, me);
+          });
+      if (!mpi.ok()) return inputError(shownName, mpi.status().message());
+      if (mpi->rank != 0) return mpi->outcomes[0].ok() ? 0 : 1;
+      results = std::move(mpi->outcomes);
+    } else {
+      results = hlo::conformance::runOnEveryDevice(module, topology, args, executable.get(), flags.options);
+    }
     seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (auto failed = hlo::conformance::firstFailure(results)) {
       std::fprintf(stderr, "hlo-run: device %lld of %s:\n", static_cast<long long>(failed->first),
