@@ -86,8 +86,8 @@ void BM_AllReduce(benchmark::State& state, const char* engine) {
   state.counters["of_floor"] = floorSeconds(devices) / median;
 }
 
-BENCHMARK_CAPTURE(BM_AllReduce, interp, "interp")->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond)->Iterations(3);
-BENCHMARK_CAPTURE(BM_AllReduce, cpu, "cpu")->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(BM_AllReduce, interp, "interp")->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond)->Iterations(7);
+BENCHMARK_CAPTURE(BM_AllReduce, cpu, "cpu")->Arg(2)->Arg(4)->Unit(benchmark::kMillisecond)->Iterations(7);
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 
 #include "hlo/computation.h"
 #include "hlo/element_io.h"
+#include "hlo/float_formats.h"
 #include "hlo/instruction.h"
 #include "hlo/module.h"
 #include "hlo/transport.h"
@@ -96,24 +97,37 @@ struct Exchanged {
   const Literal& operand(size_t device, size_t k) const { return operandOf(*values[device], k, operands); }
 };
 
-// Sends this device's operands to the group and receives everyone's; every
-// device checks they agree in shape, so all report the same error.
-StatusOr<Exchanged> exchange(const Instruction& instr, Participant& me, const std::vector<int64_t>& group, Values ops) {
-  for (const Literal* op : ops)
-    if (!op->shape().isArray() || op->hasDynamicSizes() || op->elided())
-      return errorAt(instr, "operands must be static arrays with values, got " + op->shape().toString(false));
-  std::vector<const Literal*> operands(ops.begin(), ops.end());
-  auto mine = std::make_shared<const Literal>(ops.size() == 1 ? *ops[0] : tupleOf(operands));
+// One meeting of the group at `instr`, where this device brings `mine`
+// (see ExchangeKey for `completes`).
+StatusOr<SharedValues> meet(const Instruction& instr, Participant& me, const std::vector<int64_t>& group,
+                            std::shared_ptr<const Literal> mine, bool completes = false) {
   ExchangeKey key;
+  key.completes = completes;
   key.channel = instr.attrs().has(AttrKey::kChannelId) ? instr.attrs().getInt(AttrKey::kChannelId) : -1;
   key.site = key.channel >= 0 ? nullptr : &instr;
   key.occurrence = me.occurrences[{key.channel, key.site}]++;
   key.firstDevice = group[0];
   key.shownAs = &instr;
+  return me.transport->exchange(key, group, me.device, std::move(mine));
+}
+
+// Sends this device's operands to the group and receives everyone's; every
+// device checks they agree in shape, so all report the same error. With
+// `lent`, a single operand is lent rather than copied: the caller meets the
+// group once more before it returns, after which no device reads it.
+StatusOr<Exchanged> exchange(const Instruction& instr, Participant& me, const std::vector<int64_t>& group, Values ops,
+                             bool lent = false) {
+  for (const Literal* op : ops)
+    if (!op->shape().isArray() || op->hasDynamicSizes() || op->elided())
+      return errorAt(instr, "operands must be static arrays with values, got " + op->shape().toString(false));
+  std::shared_ptr<const Literal> mine;
+  if (ops.size() == 1 && lent) mine = std::shared_ptr<const Literal>(std::shared_ptr<const Literal>(), ops[0]);
+  else if (ops.size() == 1) mine = std::make_shared<const Literal>(*ops[0]);
+  else mine = std::make_shared<const Literal>(tupleOf(std::vector<const Literal*>(ops.begin(), ops.end())));
   Exchanged result;
   result.operands = ops.size();
   result.self = static_cast<size_t>(std::find(group.begin(), group.end(), me.device) - group.begin());
-  HLO_ASSIGN_OR_RETURN(result.values, me.transport->exchange(key, group, me.device, mine));
+  HLO_ASSIGN_OR_RETURN(result.values, meet(instr, me, group, mine));
   for (size_t j = 0; j < group.size(); ++j)
     if (!result.values[j]->shape().compatible(result.values[0]->shape()))
       return errorAt(instr, "device " + std::to_string(group[j]) + " contributes " +
@@ -130,10 +144,11 @@ StatusOr<std::vector<int64_t>> groupOf(const Instruction& instr, const Participa
                             me.topology.toString() + ")");
 }
 
+// Each of these folds acc[i] ⊕= x[offset + i] for every element i of acc.
 template <typename T>
-bool foldFloats(Opcode op, Literal& acc, const Literal& x) {
+bool foldFloats(Opcode op, Literal& acc, const Literal& x, int64_t offset) {
   T* a = acc.data<T>();
-  const T* b = x.data<T>();
+  const T* b = x.data<T>() + offset;
   int64_t n = acc.elementCount();
   if (op == Opcode::kAdd) for (int64_t i = 0; i < n; ++i) a[i] += b[i];
   else if (op == Opcode::kMultiply) for (int64_t i = 0; i < n; ++i) a[i] *= b[i];
@@ -142,10 +157,10 @@ bool foldFloats(Opcode op, Literal& acc, const Literal& x) {
 }
 
 template <typename T>
-bool foldInts(Opcode op, Literal& acc, const Literal& x) {
+bool foldInts(Opcode op, Literal& acc, const Literal& x, int64_t offset) {
   using U = std::make_unsigned_t<T>;
   T* a = acc.data<T>();
-  const T* b = x.data<T>();
+  const T* b = x.data<T>() + offset;
   int64_t n = acc.elementCount();
   if (op == Opcode::kAdd) {
     for (int64_t i = 0; i < n; ++i) a[i] = static_cast<T>(static_cast<U>(a[i]) + static_cast<U>(b[i]));
@@ -161,12 +176,28 @@ bool foldInts(Opcode op, Literal& acc, const Literal& x) {
   return true;
 }
 
+// bf16 and f16 add and multiply: in f32, rounded once into the type, as
+// the engines compute them (interp/scalar_ops.h).
+bool foldHalves(Opcode op, Literal& acc, const Literal& x, int64_t offset) {
+  if (op != Opcode::kAdd && op != Opcode::kMultiply) return false;
+  ElementType t = acc.type();
+  uint16_t* a = acc.data<uint16_t>();
+  const uint16_t* b = x.data<uint16_t>() + offset;
+  auto widen = [t](uint16_t bits) { return t == ElementType::kBF16 ? decodeBf16ToF32(bits) : decodeF16ToF32(bits); };
+  for (int64_t i = 0; i < acc.elementCount(); ++i) {
+    float r = op == Opcode::kAdd ? widen(a[i]) + widen(b[i]) : widen(a[i]) * widen(b[i]);
+    a[i] = t == ElementType::kBF16 ? encodeBf16FromF32(r) : encodeF16FromF32(r);
+  }
+  return true;
+}
+
 // acc ⊕= x directly, when `fn` is `parameter(0) op parameter(1)` (or the
 // other way round: these ops commute) in the values' own type and the op
 // is one whose every rounding is the type's own: IEEE add and multiply of
-// f32 and f64, wrapping add and multiply and max and min of 32- and 64-bit
-// integers. The same bits as calling `fn` per element, far faster.
-bool foldDirectly(const Computation& fn, Literal& acc, const Literal& x) {
+// f32 and f64 (and of bf16 and f16 through f32), wrapping add and multiply
+// and max and min of 32- and 64-bit integers. The same bits as calling `fn`
+// per element, far faster.
+bool foldDirectly(const Computation& fn, Literal& acc, const Literal& x, int64_t offset) {
   const Instruction* root = fn.root();
   ElementType t = acc.type();
   if (!root || fn.parameterCount() != 2 || root->operandCount() != 2 || root->shape() != Shape::scalar(t))
@@ -177,27 +208,28 @@ bool foldDirectly(const Computation& fn, Literal& acc, const Literal& x) {
   for (const Instruction* p : {a, b})
     if (p->shape() != Shape::scalar(t)) return false;
   Opcode op = root->opcode();
-  if (t == ElementType::kF32) return foldFloats<float>(op, acc, x);
-  if (t == ElementType::kF64) return foldFloats<double>(op, acc, x);
-  if (t == ElementType::kS32) return foldInts<int32_t>(op, acc, x);
-  if (t == ElementType::kS64) return foldInts<int64_t>(op, acc, x);
-  if (t == ElementType::kU32) return foldInts<uint32_t>(op, acc, x);
-  if (t == ElementType::kU64) return foldInts<uint64_t>(op, acc, x);
+  if (t == ElementType::kF32) return foldFloats<float>(op, acc, x, offset);
+  if (t == ElementType::kF64) return foldFloats<double>(op, acc, x, offset);
+  if (t == ElementType::kBF16 || t == ElementType::kF16) return foldHalves(op, acc, x, offset);
+  if (t == ElementType::kS32) return foldInts<int32_t>(op, acc, x, offset);
+  if (t == ElementType::kS64) return foldInts<int64_t>(op, acc, x, offset);
+  if (t == ElementType::kU32) return foldInts<uint32_t>(op, acc, x, offset);
+  if (t == ElementType::kU64) return foldInts<uint64_t>(op, acc, x, offset);
   return false;
 }
 
 // acc ⊕= x element by element, through the scalar computation `fn`: in
 // its parameters' types, which may differ from the values' (bf16 values
 // through an f32 computation), as map's computation may.
-Status combineInto(const Instruction& instr, const Computation& fn, Literal& acc, const Literal& x,
+Status combineInto(const Instruction& instr, const Computation& fn, Literal& acc, const Literal& x, int64_t offset,
                    const EngineHooks& hooks) {
-  if (foldDirectly(fn, acc, x)) return okStatus();
+  if (foldDirectly(fn, acc, x, offset)) return okStatus();
   if (fn.parameterCount() != 2) return errorAt(instr, "to_apply must take two parameters");
   Literal a(Shape::scalar(fn.parameter(0)->shape().type())), b(Shape::scalar(fn.parameter(1)->shape().type()));
   const Literal* args[] = {&a, &b};
   for (int64_t i = 0; i < acc.elementCount(); ++i) {
     convertElement(acc, i, a, 0);
-    convertElement(x, i, b, 0);
+    convertElement(x, offset + i, b, 0);
     HLO_ASSIGN_OR_RETURN(Literal r, hooks.call(fn, Values(args, 2)));
     if (!r.shape().isArray() || r.elementCount() != 1)
       return errorAt(instr, "to_apply returned " + r.shape().toString(false) + ", expected a scalar");
@@ -206,12 +238,26 @@ Status combineInto(const Instruction& instr, const Computation& fn, Literal& acc
   return okStatus();
 }
 
-// Operand k folded over the group from the left.
-StatusOr<Literal> reduced(const Instruction& instr, const Exchanged& ex, size_t k, const EngineHooks& hooks) {
+// Elements [begin, begin + count) of operand k folded over the group from
+// the left, as a one-dimensional array.
+StatusOr<Literal> reducedSlice(const Instruction& instr, const Exchanged& ex, size_t k, int64_t begin, int64_t count,
+                               const EngineHooks& hooks) {
   const Computation* fn = instr.attrs().getComputation(AttrKey::kToApply);
   if (!fn) return errorAt(instr, "has no to_apply");
-  Literal acc = ex.operand(0, k);
-  for (size_t j = 1; j < ex.values.size(); ++j) HLO_RETURN_IF_ERROR(combineInto(instr, *fn, acc, ex.operand(j, k), hooks));
+  const Literal& first = ex.operand(0, k);
+  Literal acc = Literal::uninitialized(Shape(first.type(), {count}));
+  size_t width = static_cast<size_t>(storageBytes(first.type()));
+  std::memcpy(acc.untypedData(), first.untypedData() + begin * width, count * width);
+  for (size_t j = 1; j < ex.values.size(); ++j)
+    HLO_RETURN_IF_ERROR(combineInto(instr, *fn, acc, ex.operand(j, k), begin, hooks));
+  return acc;
+}
+
+// Operand k folded over the group from the left.
+StatusOr<Literal> reduced(const Instruction& instr, const Exchanged& ex, size_t k, const EngineHooks& hooks) {
+  const Literal& first = ex.operand(0, k);
+  HLO_ASSIGN_OR_RETURN(Literal acc, reducedSlice(instr, ex, k, 0, first.elementCount(), hooks));
+  acc.mutableShape() = first.shape();
   return acc;
 }
 
@@ -273,15 +319,63 @@ Literal packResults(const Instruction& instr, Values ops, std::vector<Literal> r
   return state;
 }
 
-StatusOr<std::vector<Literal>> allReduce(const Instruction& instr, const Exchanged& ex,
-                                         const std::vector<Shape>& shapes, const EngineHooks& hooks) {
+// Where device j's share of n elements begins, of a group of g: the shares
+// are as equal as can be.
+int64_t shareBegin(int64_t n, int64_t g, int64_t j) { return n * j / g; }
+
+// In two meetings, so each device folds only its share of the elements:
+// every device folds share j = self of every operand over the group (all
+// the values of the first meeting), the second meeting hands each its
+// shares, and each puts them together. The operands are lent to the first
+// meeting: no device reads them after it comes to the second, which every
+// device of the group reaches (a fold that fails comes with no share) and
+// which completes even when a device elsewhere fails meanwhile.
+StatusOr<std::vector<Literal>> allReduce(const Instruction& instr, Participant& me, const std::vector<int64_t>& group,
+                                         const Exchanged& ex, const std::vector<Shape>& shapes,
+                                         const EngineHooks& hooks) {
+  int64_t g = static_cast<int64_t>(group.size());
+  int64_t self = static_cast<int64_t>(ex.self);
+  std::vector<Literal> shares;
+  Status folded = okStatus();
+  for (size_t k = 0; k < ex.operands && folded.ok(); ++k) {
+    const Literal& operand = ex.operand(ex.self, k);
+    if (!shapes[k].compatible(operand.shape())) {
+      folded = errorAt(instr, "result " + shapes[k].toString(false) + " differs from operand " +
+                                  operand.shape().toString(false));
+      break;
+    }
+    int64_t n = operand.elementCount();
+    int64_t begin = shareBegin(n, g, self);
+    StatusOr<Literal> share = reducedSlice(instr, ex, k, begin, shareBegin(n, g, self + 1) - begin, hooks);
+    if (share.ok()) shares.push_back(std::move(share).value());
+    else folded = share.status();
+  }
+  std::shared_ptr<const Literal> mine;
+  if (!folded.ok()) {
+    mine = std::make_shared<const Literal>();  // no share: the others fail with this device
+  } else if (shares.size() == 1) {
+    mine = std::make_shared<const Literal>(std::move(shares[0]));
+  } else {
+    std::vector<const Literal*> pointers;
+    for (const Literal& s : shares) pointers.push_back(&s);
+    mine = std::make_shared<const Literal>(tupleOf(pointers));
+  }
+  HLO_ASSIGN_OR_RETURN(SharedValues all, meet(instr, me, group, mine, /*completes=*/true));
+  if (!folded.ok()) return folded;
   std::vector<Literal> results;
   for (size_t k = 0; k < ex.operands; ++k) {
-    if (!shapes[k].compatible(ex.operand(ex.self, k).shape()))
-      return errorAt(instr, "result " + shapes[k].toString(false) + " differs from operand " +
-                                ex.operand(ex.self, k).shape().toString(false));
-    HLO_ASSIGN_OR_RETURN(Literal r, reduced(instr, ex, k, hooks));
-    results.push_back(std::move(r));
+    Literal whole = Literal::uninitialized(shapes[k]);
+    size_t width = static_cast<size_t>(storageBytes(whole.type()));
+    int64_t n = whole.elementCount();
+    for (int64_t j = 0; j < g; ++j) {
+      bool shared = all[j]->shape().isArray() || all[j]->tupleElements().size() == ex.operands;
+      if (!shared) return errorStatus("device " + std::to_string(group[j]) + " failed: its share of '" +
+                                      instr.name() + "' could not be folded");
+      const Literal& share = operandOf(*all[j], k, ex.operands);
+      int64_t begin = shareBegin(n, g, j);
+      std::memcpy(whole.untypedData() + begin * width, share.untypedData(), share.elementCount() * width);
+    }
+    results.push_back(std::move(whole));
   }
   return results;
 }
@@ -639,10 +733,11 @@ StatusOr<Literal> evaluate(const Instruction& instr, Values ops, const EngineHoo
   bool asState = false;
   HLO_ASSIGN_OR_RETURN(std::vector<Shape> shapes, resultShapes(instr, ops, &asState));
   HLO_ASSIGN_OR_RETURN(std::vector<int64_t> group, groupOf(instr, me));
-  HLO_ASSIGN_OR_RETURN(Exchanged ex, exchange(instr, me, group, ops));
+  bool reducesAll = op == Opcode::kAllReduce || op == Opcode::kAllReduceStart;
+  HLO_ASSIGN_OR_RETURN(Exchanged ex, exchange(instr, me, group, ops, /*lent=*/reducesAll));
   StatusOr<std::vector<Literal>> results = errorAt(instr, "is not a collective");
-  if (op == Opcode::kAllReduce || op == Opcode::kAllReduceStart) {
-    results = allReduce(instr, ex, shapes, hooks);
+  if (reducesAll) {
+    results = allReduce(instr, me, group, ex, shapes, hooks);
   } else if (op == Opcode::kAllGather || op == Opcode::kAllGatherStart) {
     results = allGather(instr, ex, shapes);
   } else if (op == Opcode::kReduceScatter) {

@@ -17,7 +17,8 @@ InProcessTransport::InProcessTransport(int64_t devices)
 StatusOr<SharedValues> InProcessTransport::exchange(const ExchangeKey& key, const std::vector<int64_t>& devices,
                                                     int64_t self, std::shared_ptr<const Literal> value) {
   std::unique_lock<std::mutex> lock(mutex_);
-  if (failure_) return *failure_;
+  bool heedFailure = !key.completes;
+  if (heedFailure && failure_) return *failure_;
   auto position = std::find(devices.begin(), devices.end(), self);
   if (position == devices.end()) return errorStatus("internal error: device " + std::to_string(self) + " exchanges outside its group");
   Meeting& meeting = meetings_[key];
@@ -41,8 +42,10 @@ StatusOr<SharedValues> InProcessTransport::exchange(const ExchangeKey& key, cons
     waitingAt_[self] = key.shownAs;
     waitingRun_[self] = key.occurrence;
     checkStuck();
-    changed_.wait(lock, [&] { return failure_ || meeting.arrived == static_cast<int64_t>(meeting.devices.size()); });
-    if (failure_) return *failure_;
+    changed_.wait(lock, [&] {
+      return (heedFailure && failure_) || meeting.arrived == static_cast<int64_t>(meeting.devices.size());
+    });
+    if (heedFailure && failure_) return *failure_;
   }
   SharedValues values = meeting.values;
   if (++meeting.collected == static_cast<int64_t>(devices.size())) meetings_.erase(key);

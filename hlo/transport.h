@@ -31,13 +31,17 @@ namespace hlo::collectives {
 // channel_id, which instructions in different branches may share, as XLA
 // matches them; else the instruction), how many times this device met there
 // before (a collective in a loop meets once per iteration), and the group's
-// first device. `shownAs` names the instruction in messages.
+// first device. `shownAs` names the instruction in messages. A meeting that
+// `completes` is one every device of the group is sure to reach (it only
+// computes in between): it waits for all of them even after a device
+// elsewhere failed, since until then they may read what this one lent.
 struct ExchangeKey {
   int64_t channel = -1;
   const Instruction* site = nullptr;  // null when channel >= 0
   int64_t occurrence = 0;
   int64_t firstDevice = 0;
   const Instruction* shownAs = nullptr;
+  bool completes = false;
   bool operator<(const ExchangeKey& o) const {
     return std::tie(channel, site, occurrence, firstDevice) < std::tie(o.channel, o.site, o.occurrence, o.firstDevice);
   }

@@ -365,6 +365,38 @@ ENTRY e {
   EXPECT_EQ(printed(outcomes), (Strings{"f32[2] {0, 0}", "f32[2] {1, 7}", "f32[2] {2, 7}"}));
 }
 
+TEST(Collectives, DirectFoldsMatchTheReducerCalledPerElement) {
+  // The same all-reduce twice: with `p0 op p1`, which is folded directly,
+  // and with a copy in between, which calls the reducer per element; the
+  // bits must agree (values with many digits, so every sum rounds).
+  for (const char* type : {"bf16", "f16", "f32", "f64", "s32", "u64"})
+    for (const char* op : {"add", "multiply", "maximum"}) {
+      std::string t = type;
+      std::string module = "HloModule m\n"
+                           "direct {\n  a = " + t + "[] parameter(0)\n  b = " + t + "[] parameter(1)\n"
+                           "  ROOT r = " + t + "[] " + op + "(a, b)\n}\n"
+                           "called {\n  a = " + t + "[] parameter(0)\n  b = " + t + "[] parameter(1)\n"
+                           "  c = " + t + "[] copy(a)\n  ROOT r = " + t + "[] " + op + "(c, b)\n}\n"
+                           "ENTRY e {\n  x = " + t + "[5] parameter(0)\n"
+                           "  d = " + t + "[5] all-reduce(x), to_apply=direct\n"
+                           "  c = " + t + "[5] all-reduce(x), to_apply=called\n"
+                           "  ROOT t = (" + t + "[5], " + t + "[5]) tuple(d, c)\n}\n";
+      auto outcomes = runAll(module, Topology{3, 1}, [&](int64_t d) {
+        bool isFloat = t[0] == 'f' || t[0] == 'b';
+        std::string v = t + "[5] {";
+        for (int i = 0; i < 5; ++i) {
+          double x = (d + 1) * 1.37 + i * 2.71;
+          v += (i ? ", " : "") + (isFloat ? std::to_string(x) : std::to_string(static_cast<int>(x * 1000)));
+        }
+        return v + "}";
+      });
+      ASSERT_EQ(outcomes.size(), 3u);
+      ASSERT_TRUE(outcomes[0].ok()) << type << " " << op << ": " << outcomes[0].status().message();
+      const auto& parts = outcomes[0]->tupleElements();
+      EXPECT_EQ(parts[0].toString(), parts[1].toString()) << type << " " << op;
+    }
+}
+
 TEST(Collectives, GroupOutOfRangeIsAnErrorNamingTheInstruction) {
   auto outcomes = runAll(std::string("HloModule m\n") + kAdd + R"(
 ENTRY e {
