@@ -454,6 +454,49 @@ StatusOr<std::vector<Literal>> allToAll(const Instruction& instr, const Exchange
   return results;
 }
 
+// ---- ragged-all-to-all ----
+
+// Operands: input, output, input_offsets, send_sizes, output_offsets,
+// recv_sizes, the last four with one entry per device of the group. Device
+// i sends rows [input_offsets[j], input_offsets[j] + send_sizes[j]) of its
+// input to device j, which writes them at row output_offsets[j] (device i's
+// entry: an offset into j's output) of its output; rows no device writes
+// keep the output operand's values.
+StatusOr<Literal> raggedAllToAll(const Instruction& instr, Values ops, Participant& me) {
+  if (ops.size() != 6) return errorAt(instr, "takes input, output, and four offset and size arrays");
+  HLO_ASSIGN_OR_RETURN(std::vector<int64_t> group, groupOf(instr, me));
+  int64_t g = static_cast<int64_t>(group.size());
+  const Shape& in = ops[0]->shape();
+  const Shape& out = ops[1]->shape();
+  bool rowsAlike = in.isArray() && out.isArray() && in.rank() >= 1 && in.rank() == out.rank() && in.type() == out.type();
+  for (int d = 1; rowsAlike && d < in.rank(); ++d) rowsAlike = in.dim(d) == out.dim(d);
+  if (!rowsAlike)
+    return errorAt(instr, "input " + in.toString(false) + " and output " + out.toString(false) +
+                              " must hold rows of one shape");
+  for (int k = 2; k < 6; ++k)
+    if (!isInteger(ops[k]->type()) || ops[k]->elementCount() != g)
+      return errorAt(instr, "operand " + std::to_string(k) + " is " + ops[k]->shape().toString(false) + "; " +
+                                "one offset or size per device of the group (" + std::to_string(g) +
+                                ") is what runs (several updates per device do not yet)");
+  HLO_ASSIGN_OR_RETURN(Exchanged ex, exchange(instr, me, group, ops));
+  Literal result = *ops[1];
+  int64_t rowBytes = bytesBelow(in, 0);
+  int64_t self = static_cast<int64_t>(ex.self);
+  for (int64_t i = 0; i < g; ++i) {
+    const Literal& input = ex.operand(i, 0);
+    int64_t from = integerAt(ex.operand(i, 2), self), rows = integerAt(ex.operand(i, 3), self);
+    int64_t at = integerAt(ex.operand(i, 4), self);
+    if (from < 0 || rows < 0 || at < 0 || from + rows > in.dim(0) || at + rows > out.dim(0))
+      return errorAt(instr, "device " + std::to_string(group[i]) + " sends rows [" + std::to_string(from) + ", " +
+                                std::to_string(from + rows) + ") of " + std::to_string(in.dim(0)) + " to rows [" +
+                                std::to_string(at) + ", " + std::to_string(at + rows) + ") of " +
+                                std::to_string(out.dim(0)));
+    std::memcpy(result.untypedData() + at * rowBytes, input.untypedData() + from * rowBytes,
+                static_cast<size_t>(rows * rowBytes));
+  }
+  return result;
+}
+
 // ---- collective-permute: pairs of ids within the device's replica or partition ----
 
 StatusOr<Literal> permute(const Instruction& instr, Values ops, Participant& me) {
@@ -709,10 +752,10 @@ StatusOr<std::vector<std::vector<int64_t>>> deviceGroups(const Instruction& inst
 bool isCollective(const Instruction& instr) {
   Opcode op = instr.opcode();
   // The table's collectives but the -done halves (single_device.h takes the
-  // result out of the start's state) and the two not run yet.
+  // result out of the start's state) and collective-reduce, not run yet.
   bool exchanges = opcodeCategory(op) == OpCategory::kCollective && op != Opcode::kAllGatherDone &&
                    op != Opcode::kAllReduceDone && op != Opcode::kCollectivePermuteDone &&
-                   op != Opcode::kCollectiveReduce && op != Opcode::kRaggedAllToAll;
+                   op != Opcode::kCollectiveReduce;
   return exchanges || op == Opcode::kReplicaId || op == Opcode::kPartitionId;
 }
 
@@ -729,6 +772,7 @@ StatusOr<Literal> evaluate(const Instruction& instr, Values ops, const EngineHoo
   if (op == Opcode::kReplicaId) return idValue(instr, me.replica());
   if (op == Opcode::kPartitionId) return idValue(instr, me.partition());
   if (isPermute(op)) return permute(instr, ops, me);
+  if (op == Opcode::kRaggedAllToAll) return raggedAllToAll(instr, ops, me);
   if (ops.empty()) return errorAt(instr, "has no operands");
   bool asState = false;
   HLO_ASSIGN_OR_RETURN(std::vector<Shape> shapes, resultShapes(instr, ops, &asState));

@@ -80,7 +80,9 @@ StatusOr<std::vector<std::vector<int64_t>>> expandIotaGroups(const std::string& 
 StatusOr<std::vector<std::vector<int64_t>>> deviceGroups(const Instruction& instr, const Topology& topology);
 
 // Whether `instr` exchanges values between devices (or is replica-id /
-// partition-id), and so needs a Participant to run on more than one device.
+// partition-id), and so needs a Participant to run on more than one device:
+// all-reduce, all-gather, reduce-scatter, all-to-all, ragged-all-to-all,
+// collective-permute, collective-broadcast and their -start forms.
 bool isCollective(const Instruction& instr);
 
 // Whether `instr` is a send, recv, send-done or recv-done between devices

@@ -42,10 +42,11 @@ StatusOr<SharedValues> InProcessTransport::exchange(const ExchangeKey& key, cons
     waitingAt_[self] = key.shownAs;
     waitingRun_[self] = key.occurrence;
     checkStuck();
-    changed_.wait(lock, [&] {
-      return (heedFailure && failure_) || meeting.arrived == static_cast<int64_t>(meeting.devices.size());
-    });
-    if (heedFailure && failure_) return *failure_;
+    auto complete = [&] { return meeting.arrived == static_cast<int64_t>(meeting.devices.size()); };
+    changed_.wait(lock, [&] { return (heedFailure && failure_) || complete(); });
+    // A meeting that completed is taken even if a failure came meanwhile:
+    // the others took it too, and may count on this device to go on.
+    if (!complete()) return *failure_;
   }
   SharedValues values = meeting.values;
   if (++meeting.collected == static_cast<int64_t>(devices.size())) meetings_.erase(key);

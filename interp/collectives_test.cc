@@ -208,6 +208,32 @@ ENTRY e {
   EXPECT_EQ(printed(outcomes), (Strings{"(f32[1] {0}, f32[1] {10})", "(f32[1] {1}, f32[1] {11})"}));
 }
 
+TEST(Collectives, RaggedAllToAllPlacesEachDevicesRows) {
+  // Device r's input is {10r, ..., 10r + 7}; it sends 2 rows to each device
+  // j, from row 4j, to row 4r of j's output; the rest stays -1.
+  auto outcomes = runAll(R"(
+HloModule m
+ENTRY e {
+  p = f32[8] parameter(0)
+  output = f32[8] constant({-1, -1, -1, -1, -1, -1, -1, -1})
+  input_offsets = s32[2] constant({0, 4})
+  send_sizes = s32[2] constant({2, 2})
+  id = u32[] replica-id()
+  four = u32[] constant(4)
+  at = u32[] multiply(id, four)
+  at32 = s32[] convert(at)
+  output_offsets = s32[2] broadcast(at32), dimensions={}
+  recv_sizes = s32[2] constant({2, 2})
+  ROOT r = f32[8] ragged-all-to-all(p, output, input_offsets, send_sizes, output_offsets, recv_sizes), replica_groups={{0,1}}
+})",
+                         Topology{2, 1}, [](int64_t d) {
+                           std::string v = "f32[8] {";
+                           for (int i = 0; i < 8; ++i) v += (i ? ", " : "") + std::to_string(10 * d + i);
+                           return v + "}";
+                         });
+  EXPECT_EQ(printed(outcomes), (Strings{"f32[8] {0, 1, -1, -1, 10, 11, -1, -1}", "f32[8] {4, 5, -1, -1, 14, 15, -1, -1}"}));
+}
+
 TEST(Collectives, PermuteByReplicaAndByPartition) {
   const char* byReplica = R"(
 HloModule m
