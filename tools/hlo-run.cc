@@ -31,6 +31,7 @@
 #include "jit/backend.h"
 #include "jit/executable.h"
 #include "parser/parser.h"
+#include "tools/run_inputs.h"
 #include "tools/tool_io.h"
 #include "transport/mpi_transport.h"
 
@@ -38,6 +39,11 @@ namespace {
 
 using hlo::Literal;
 using hlo::Shape;
+using hlo::run_inputs::Arguments;
+using hlo::run_inputs::inputError;
+using hlo::run_inputs::readInputs;
+using hlo::run_inputs::Shardings;
+using hlo::run_inputs::where;
 
 constexpr const char* kUsage =
     "usage: hlo-run [options] FILE.hlo   (FILE may be - for standard input)\n"
@@ -122,12 +128,6 @@ int usageError(const std::string& message) {
   std::fprintf(stderr, "hlo-run: %s\nusage: hlo-run [options] FILE.hlo   (hlo-run --help lists the options)\n",
                message.c_str());
   return 2;
-}
-
-// One line "where: error: message" on stderr; returns exit status 1.
-int inputError(const std::string& where, const std::string& message) {
-  std::fprintf(stderr, "%s: error: %s\n", where.c_str(), message.c_str());
-  return 1;
 }
 
 // --stats: the run's memory, by engine.
@@ -349,12 +349,6 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
   return std::nullopt;
 }
 
-// "file:line:col" of an instruction or computation, or just "file".
-std::string where(const std::string& file, hlo::SourceLoc loc) {
-  if (!loc.known()) return file;
-  return file + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.column);
-}
-
 int arrayCount(const Shape& shape) {
   int n = shape.isArray();
   for (const Shape& e : shape.tupleElements()) n += arrayCount(e);
@@ -370,127 +364,6 @@ int64_t valueBytes(const Shape& shape) {
   int64_t n = hlo::storageBytes(shape.type());
   for (int64_t d : shape.dims()) n = d > 0 && n > kHuge / d ? kHuge : n * std::max<int64_t>(d, 0);
   return std::min(bytes + n, kHuge);
-}
-
-bool hasElidedValues(const Literal& value) {
-  if (value.elided()) return true;
-  for (const Literal& e : value.tupleElements())
-    if (hasElidedValues(e)) return true;
-  return false;
-}
-
-// The parameters' shardings (hlo/sharding.h), where they have one that says
-// how to split an array.
-using Shardings = std::vector<std::optional<hlo::Sharding>>;
-
-// The entry computation's parameters and the arguments found for them so far.
-struct Arguments {
-  const hlo::Computation* entry;
-  std::string file;  // the module, for error locations
-  std::vector<std::optional<Literal>> values;
-  // On several devices, the parameters' shardings: a parameter also takes
-  // the whole array its sharding splits (then whole[p] is set).
-  const Shardings* shardings = nullptr;
-  std::vector<bool> whole;
-
-  bool takesWhole(int p, const Shape& given) const {
-    return shardings && (*shardings)[p] && hlo::isGlobalOf(*(*shardings)[p], given, entry->parameter(p)->shape());
-  }
-
-  std::string paramName(int p) const {
-    return "parameter " + std::to_string(p) + " '" + entry->parameter(p)->name() + "'";
-  }
-
-  // Checks `value` (from `what`, e.g. "--input 2") against parameter p and
-  // keeps it; returns an exit status on a mismatch.
-  std::optional<int> set(int p, hlo::NpyArray value, const std::string& what) {
-    const hlo::Instruction* param = entry->parameter(p);
-    const Shape& want = param->shape();
-    if (value.untyped) {
-      hlo::Status retyped = hlo::retypeRaw(value, want.isArray() ? want.type() : hlo::ElementType::kTuple);
-      if (!retyped.ok())
-        return inputError(where(file, param->loc()), what + " for " + paramName(p) + ": " + retyped.message());
-    }
-    Literal& got = value.value;
-    if (hasElidedValues(got))
-      return inputError(what, "the values are left out ({...}); give them all");
-    bool sameArray = want.isArray() && got.shape().isArray() && want.type() == got.type() &&
-                     want.dims() == got.shape().dims();
-    if (!got.shape().compatible(want) && !sameArray && takesWhole(p, got.shape())) {
-      whole.resize(values.size());
-      whole[p] = true;
-      values[p] = std::move(got);
-      return std::nullopt;
-    }
-    if (!got.shape().compatible(want) && !sameArray)
-      return inputError(where(file, param->loc()),
-                        what + " is " + got.shape().toString(false) + " but " + paramName(p) +
-                            " of ENTRY '" + entry->name() + "' is " + want.toString(false));
-    got.mutableShape() = want;
-    values[p] = std::move(got);
-    return std::nullopt;
-  }
-};
-
-// Reads the --input values into `args`; returns an exit status on an error.
-std::optional<int> readInputs(const std::vector<std::string>& inputs, Arguments& args) {
-  int params = args.entry->parameterCount();
-  if (static_cast<int>(inputs.size()) > params)
-    return inputError(where(args.file, args.entry->loc()),
-                      std::to_string(inputs.size()) + " --input values given but ENTRY '" +
-                          args.entry->name() + "' takes " + std::to_string(params) + " parameters");
-  for (size_t k = 0; k < inputs.size(); ++k) {
-    const std::string& text = inputs[k];
-    std::string flag = "--input " + std::to_string(k + 1);
-    if (text.empty() || text[0] != '@') {
-      auto literal = hlo::parseLiteral(text);
-      // Values without a shape (`3`, `{1, 2}`) take the parameter's shape.
-      if (!literal.ok() && args.entry->parameter(static_cast<int>(k))) {
-        const hlo::Instruction& param = *args.entry->parameter(static_cast<int>(k));
-        auto values = hlo::parseLiteralValues(text, param.shape());
-        // Or the whole array, on several devices.
-        if (!values.ok() && args.shardings && (*args.shardings)[k])
-          values = hlo::parseLiteralValues(text, hlo::globalShape(*(*args.shardings)[k], param.shape()));
-        if (values.ok()) literal = std::move(values);
-      }
-      if (!literal.ok()) {
-        // "--input 2:1:9: error: ...", the text and a caret under the column.
-        std::string message = hlo::formatError(literal.status(), flag, text);
-        std::fputs(message.c_str(), stderr);
-        return 1;
-      }
-      if (auto rc = args.set(static_cast<int>(k), {std::move(literal).value(), false}, flag)) return rc;
-      continue;
-    }
-    std::string path = text.substr(1);
-    std::optional<std::string> bytes = hlo::readInput(path);
-    if (!bytes) return inputError(path, "cannot read file (" + flag + ")");
-    if (hlo::looksLikeZip(*bytes)) {
-      if (inputs.size() != 1)
-        return inputError(path, "an .npz input gives every parameter; it must be the only --input");
-      auto members = hlo::readNpz(*bytes);
-      if (!members.ok()) return inputError(path, members.status().message());
-      // By name when every array is named after a parameter, else in order.
-      bool byName = !members->empty();
-      for (const hlo::NpzMember& m : *members)
-        if (!args.entry->find(m.name) || args.entry->find(m.name)->opcode() != hlo::Opcode::kParameter)
-          byName = false;
-      if (!byName && static_cast<int>(members->size()) > params)
-        return inputError(where(args.file, args.entry->loc()),
-                          path + " holds " + std::to_string(members->size()) + " arrays but ENTRY '" +
-                              args.entry->name() + "' takes " + std::to_string(params) + " parameters");
-      for (size_t i = 0; i < members->size(); ++i) {
-        hlo::NpzMember& m = (*members)[i];
-        int p = byName ? static_cast<int>(args.entry->find(m.name)->parameterNumber()) : static_cast<int>(i);
-        if (auto rc = args.set(p, std::move(m.array), path + " array '" + m.name + "'")) return rc;
-      }
-      return std::nullopt;
-    }
-    auto array = hlo::readNpy(*bytes);
-    if (!array.ok()) return inputError(path, array.status().message());
-    if (auto rc = args.set(static_cast<int>(k), std::move(array).value(), flag + " (" + path + ")")) return rc;
-  }
-  return std::nullopt;
 }
 
 // Literal text with arrays of more than `limit` elements cut to their first
