@@ -67,9 +67,16 @@ llvm::Value* ThreadBlock::shared(llvm::Type* type, int64_t count, const std::str
   if (form_ == GridForm::kHost) return emitter_.entryAlloca(array, name);
   llvm::Module& module = *b_.GetInsertBlock()->getModule();
   constexpr unsigned kSharedAddressSpace = 3;
-  return new llvm::GlobalVariable(module, array, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
-                                  llvm::UndefValue::get(array), name, nullptr,
-                                  llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+  auto* global = new llvm::GlobalVariable(module, array, /*isConstant=*/false, llvm::GlobalValue::InternalLinkage,
+                                          llvm::UndefValue::get(array), name, nullptr,
+                                          llvm::GlobalValue::NotThreadLocal, kSharedAddressSpace);
+  // Stated, not left to the data layout: the optimizer takes an array of
+  // more than 16 bytes as 16-byte aligned and merges its loads into
+  // ld.shared.v2.f64 / .v4.f32, while the PTX printer declares it at its
+  // element's alignment; an array placed after a smaller one would then
+  // fault with a misaligned address.
+  global->setAlignment(llvm::Align(16));
+  return global;
 }
 
 llvm::Value* ThreadBlock::shuffleXor(llvm::Value* value, int d) {
