@@ -84,7 +84,8 @@ class GpuExecutable final : public jit::Executable {
   struct ProgramRun;  // one run of one program (jit/step_walk.h)
 
  private:
-  StatusOr<Device*> device();
+  // Device `index`'s state (0 on one device), made by its first run.
+  StatusOr<Device*> device(int64_t index);
   // Runs `program` with its values in the arena from `base` (its own or a
   // scratch range of its caller's), or each in a buffer of its own (base 0).
   StatusOr<std::shared_ptr<const Value>> runProgram(const GpuProgram& program,
@@ -93,8 +94,14 @@ class GpuExecutable final : public jit::Executable {
 
   GpuCompiled compiled_;
   jit::CompileOptions options_;
-  std::mutex mutex_;  // runs are one at a time: they share the device's stream
-  std::unique_ptr<Device> device_;
+  // A run on several devices (threads of this process, one GPU) gives each
+  // its own state: module, arena, constants, staging buffers. One
+  // device's runs are one at a time; different devices' run together,
+  // meeting at their collectives (host steps), so no lock is held while a
+  // device waits for another.
+  std::mutex devicesMutex_;
+  std::map<int64_t, std::unique_ptr<Device>> devices_;
+  mutable std::mutex statsMutex_;  // lastStats_ and the trace, written by every device's run
   jit::MemoryStats lastStats_;
 };
 

@@ -107,11 +107,13 @@ struct GpuExecutable::Device {
   std::optional<StagedCopies> copies;
   std::optional<CudaEvent> stepsStart, stepsEnd;  // around a run's steps (MemoryStats::deviceSeconds)
   std::unordered_map<const Instruction*, std::shared_ptr<const Value>> constants;
+  std::mutex runs;  // this device's runs, one at a time
 };
 
 struct GpuExecutable::RunState {
-  explicit RunState(Device& d) : device(d) {}
+  RunState(Device& d, collectives::Participant* p) : device(d), participant(p) {}
   Device& device;
+  collectives::Participant* participant;  // in a run on several devices; else null
   int64_t kernelBytes = 0, uploadedBytes = 0, downloadedBytes = 0;  // kernelBytes: the arrays kernels made
   double uploadSeconds = 0, downloadSeconds = 0;
   // With --profile: an event recorded as the run starts (and the trace
@@ -142,10 +144,14 @@ GpuExecutable::GpuExecutable(GpuCompiled compiled, const jit::CompileOptions& op
 
 GpuExecutable::~GpuExecutable() = default;
 
-jit::MemoryStats GpuExecutable::memoryStats() const { return lastStats_; }
+jit::MemoryStats GpuExecutable::memoryStats() const {
+  std::lock_guard<std::mutex> lock(statsMutex_);
+  return lastStats_;
+}
 
-StatusOr<GpuExecutable::Device*> GpuExecutable::device() {
-  if (device_) return device_.get();
+StatusOr<GpuExecutable::Device*> GpuExecutable::device(int64_t index) {
+  std::lock_guard<std::mutex> lock(devicesMutex_);
+  if (auto it = devices_.find(index); it != devices_.end()) return it->second.get();
   HLO_ASSIGN_OR_RETURN(CudaDriver * driver, cudaDriver());
   auto device = std::make_unique<Device>();
   device->driver = driver;
@@ -167,8 +173,9 @@ StatusOr<GpuExecutable::Device*> GpuExecutable::device() {
         HLO_ASSIGN_OR_RETURN(CUfunction f, device->module->function(step.kernelName));
         device->functions[step.kernelName] = f;
       }
-  device_ = std::move(device);
-  return device_.get();
+  Device* made = device.get();
+  devices_[index] = std::move(device);
+  return made;
 }
 
 namespace {
@@ -322,15 +329,14 @@ static StatusOr<Literal> download(GpuExecutable::RunState& run, const GpuExecuta
 }
 
 StatusOr<Literal> GpuExecutable::run(std::span<const Literal> args, collectives::Participant* participant) {
-  if (participant && participant->topology.devices() > 1)
-    return errorStatus("gpu: runs on several devices are not supported yet (the cpu and interp engines run them)");
-  std::lock_guard<std::mutex> lock(mutex_);
-  HLO_ASSIGN_OR_RETURN(Device * device, this->device());
+  HLO_ASSIGN_OR_RETURN(Device * device, this->device(participant ? participant->device : 0));
+  std::lock_guard<std::mutex> lock(device->runs);
+  HLO_RETURN_IF_ERROR(device->driver->makeCurrent());  // this thread may be new to the context
   const Computation& entry = *compiled_.entry->computation;
   if (static_cast<int>(args.size()) != entry.parameterCount())
     return errorStatus("gpu: ENTRY takes " + std::to_string(entry.parameterCount()) + " arguments, " +
                        std::to_string(args.size()) + " given");
-  RunState run(*device);
+  RunState run(*device, participant);
   if (options_.profile) {
     HLO_ASSIGN_OR_RETURN(CudaEvent origin, CudaEvent::create(*device->driver));
     HLO_RETURN_IF_ERROR(origin.record(nullptr));
@@ -352,6 +358,8 @@ StatusOr<Literal> GpuExecutable::run(std::span<const Literal> args, collectives:
   HLO_RETURN_IF_ERROR(device->stepsEnd->record(nullptr));
   HLO_RETURN_IF_ERROR(device->driver->synchronize());
   HLO_ASSIGN_OR_RETURN(float stepsMs, CudaEvent::elapsedMs(*device->stepsStart, *device->stepsEnd));
+  HLO_ASSIGN_OR_RETURN(Literal out, download(run, *result));
+  std::lock_guard<std::mutex> statsLock(statsMutex_);
   // Each kernel on the trace's GPU track, placed by the device's clock
   // from the run's first event.
   for (const RunState::Timed& t : run.timed) {
@@ -360,7 +368,6 @@ StatusOr<Literal> GpuExecutable::run(std::span<const Literal> args, collectives:
     mutableTrace().push_back({t.instr->name(), "kernel", std::string(opcodeName(t.instr->opcode())),
                               run.originUs + sinceOrigin * 1e3, took * 1e3, kGpuTraceTrack});
   }
-  HLO_ASSIGN_OR_RETURN(Literal out, download(run, *result));
   lastStats_.onDevice = true;
   lastStats_.runOutputBytes = run.downloadedBytes;
   lastStats_.runHeapBytes = run.kernelBytes;
@@ -620,7 +627,8 @@ Status GpuExecutable::ProgramRun::runOnHost(size_t s, const std::vector<ValuePtr
         [](const Instruction& i, const std::string& why) {
           return errorStatus("gpu: " + std::string(opcodeName(i.opcode())) + " (%" + i.name() + "): " + why, i.loc());
         },
-        {}};
+        {},
+        run.participant};
     result = step.shared(instr, pointers, hooks);
   } else {
     result = jit::interpretStep(instr, pointers, exe.options_);
