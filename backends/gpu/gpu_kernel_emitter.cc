@@ -22,6 +22,7 @@
 #include "backends/gpu/nvptx.h"
 #include "backends/gpu/reduce_kernel.h"
 #include "backends/gpu/row_kernel.h"
+#include "backends/gpu/sort_kernel.h"
 #include "backends/gpu/thread_block.h"
 #include "backends/gpu/transpose_kernel.h"
 #include "hlo/computation.h"
@@ -57,6 +58,10 @@ struct KernelShape {
   // The root, when it is a reduce of reduce_kernel.h: the kernel writes its
   // results.
   const Instruction* serialReduce = nullptr;
+  // The instruction, when it is a sort (sort_kernel.h): the kernel writes
+  // its results.
+  const Instruction* sort = nullptr;
+  SortPlan sortPlan;
 };
 
 StatusOr<KernelShape> kernelShape(const Instruction& instr) {
@@ -73,6 +78,12 @@ StatusOr<KernelShape> kernelShape(const Instruction& instr) {
   }
   for (const Instruction* in : k.inputs)
     if (!in->shape().isArray()) return jit::cannotCompile(instr, "a kernel reads arrays, not tuples");
+  if (root->opcode() == Opcode::kSort && instr.opcode() == Opcode::kSort) {
+    HLO_ASSIGN_OR_RETURN(k.sortPlan, sortPlanOf(*root));
+    k.sort = root;
+    k.results = sortResults(*root);
+    return k;
+  }
   if (isSerialReduce(*root)) {
     k.serialReduce = root;
     k.results = serialReduceResults(*root);
@@ -186,12 +197,16 @@ struct KernelLayout {
       emit;
 };
 
-// The first layout that fits: a serial reduce, row, column or transpose
-// kernel, else an element kernel.
+// The first layout that fits: a sort, a serial reduce, row, column or
+// transpose kernel, else an element kernel.
 KernelLayout layoutOf(const Instruction& instr, const KernelShape& k) {
   int64_t elements = 0;  // the largest output's element count
   for (const Shape& result : k.results) elements = std::max(elements, result.elementCount());
   auto blocksOf = [](int64_t threads) { return (threads + kThreadsPerBlock - 1) / kThreadsPerBlock; };
+  if (k.sort)
+    return {k.sortPlan.slices, "a block a slice, bitonic", [&k](ThreadBlock& tb, auto& e, auto& b, const auto& bases) {
+              return emitSortKernel(tb, e, b, *k.sort, k.sortPlan, bases);
+            }};
   if (k.serialReduce)
     return {blocksOf(elements), "serial folds", [&k](ThreadBlock& tb, auto& e, auto& b, const auto& bases) {
               return emitSerialReduceKernel(tb, e, b, *k.serialReduce, bases);
