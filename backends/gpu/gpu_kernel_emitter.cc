@@ -22,6 +22,7 @@
 #include "backends/gpu/nvptx.h"
 #include "backends/gpu/reduce_kernel.h"
 #include "backends/gpu/row_kernel.h"
+#include "backends/gpu/scatter_kernel.h"
 #include "backends/gpu/sort_kernel.h"
 #include "backends/gpu/thread_block.h"
 #include "backends/gpu/transpose_kernel.h"
@@ -62,6 +63,8 @@ struct KernelShape {
   // its results.
   const Instruction* sort = nullptr;
   SortPlan sortPlan;
+  // The instruction, when it is a scatter (scatter_kernel.h).
+  const Instruction* scatter = nullptr;
 };
 
 StatusOr<KernelShape> kernelShape(const Instruction& instr) {
@@ -82,6 +85,12 @@ StatusOr<KernelShape> kernelShape(const Instruction& instr) {
     HLO_ASSIGN_OR_RETURN(k.sortPlan, sortPlanOf(*root));
     k.sort = root;
     k.results = sortResults(*root);
+    return k;
+  }
+  if (root->opcode() == Opcode::kScatter && instr.opcode() == Opcode::kScatter) {
+    HLO_RETURN_IF_ERROR(checkScatterKernel(*root));
+    k.scatter = root;
+    k.results = scatterResults(*root);
     return k;
   }
   if (isSerialReduce(*root)) {
@@ -197,8 +206,8 @@ struct KernelLayout {
       emit;
 };
 
-// The first layout that fits: a sort, a serial reduce, row, column or
-// transpose kernel, else an element kernel.
+// The first layout that fits: a sort, a scatter, a serial reduce, row,
+// column or transpose kernel, else an element kernel.
 KernelLayout layoutOf(const Instruction& instr, const KernelShape& k) {
   int64_t elements = 0;  // the largest output's element count
   for (const Shape& result : k.results) elements = std::max(elements, result.elementCount());
@@ -206,6 +215,10 @@ KernelLayout layoutOf(const Instruction& instr, const KernelShape& k) {
   if (k.sort)
     return {k.sortPlan.slices, "a block a slice, bitonic", [&k](ThreadBlock& tb, auto& e, auto& b, const auto& bases) {
               return emitSortKernel(tb, e, b, *k.sort, k.sortPlan, bases);
+            }};
+  if (k.scatter)
+    return {1, "one block, updates in order", [&k](ThreadBlock& tb, auto& e, auto& b, const auto& bases) {
+              return emitScatterKernel(tb, e, b, *k.scatter, bases);
             }};
   if (k.serialReduce)
     return {blocksOf(elements), "serial folds", [&k](ThreadBlock& tb, auto& e, auto& b, const auto& bases) {
