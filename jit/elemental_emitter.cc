@@ -389,6 +389,8 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
       return emitGather(instr, index);
     case Opcode::kDot:
       return emitDot(instr, index);
+    case Opcode::kConvolution:
+      return emitConvolution(instr, index);
     case Opcode::kFusion:
       return emitNestedFusion(instr, index);
     case Opcode::kGetTupleElement:
@@ -420,7 +422,7 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
     case Opcode::kAsyncUpdate: case Opcode::kBatchNormGrad: case Opcode::kBatchNormInference:
     case Opcode::kBatchNormTraining: case Opcode::kCall: case Opcode::kCholesky:
     case Opcode::kCollectiveBroadcast: case Opcode::kCollectivePermute: case Opcode::kCollectivePermuteDone:
-    case Opcode::kCollectivePermuteStart: case Opcode::kCollectiveReduce: case Opcode::kConvolution:
+    case Opcode::kCollectivePermuteStart: case Opcode::kCollectiveReduce:
     case Opcode::kCopyDone: case Opcode::kCopyStart: case Opcode::kCustomCall: case Opcode::kDomain:
     case Opcode::kDynamicReshape: case Opcode::kFft: case Opcode::kInfeed:
     case Opcode::kOptimizationBarrier: case Opcode::kOutfeed: case Opcode::kRaggedAllToAll:

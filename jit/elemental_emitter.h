@@ -195,6 +195,7 @@ class ElementalEmitter {
   StatusOr<llvm::Value*> emitDynamicUpdateSlice(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitReduce(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitDot(const Instruction& instr, const IrIndex& index);
+  StatusOr<llvm::Value*> emitConvolution(const Instruction& instr, const IrIndex& index);  // elemental_convolution.cc
   // `cond ? then() : otherwise()` with real branches (only one side runs).
   template <typename Then, typename Else>
   StatusOr<llvm::Value*> emitIf(llvm::Value* cond, Then&& then, Else&& otherwise);
