@@ -391,6 +391,8 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
       return emitDot(instr, index);
     case Opcode::kConvolution:
       return emitConvolution(instr, index);
+    case Opcode::kBitcastConvert:
+      return emitBitcastConvert(instr, index);
     case Opcode::kFusion:
       return emitNestedFusion(instr, index);
     case Opcode::kGetTupleElement:
@@ -401,7 +403,7 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
       return emitMap(instr, index);
     case Opcode::kAbs: case Opcode::kAcos: case Opcode::kAcosh: case Opcode::kAdd: case Opcode::kAnd:
     case Opcode::kAsin: case Opcode::kAsinh: case Opcode::kAtan: case Opcode::kAtan2: case Opcode::kAtanh:
-    case Opcode::kBitcastConvert: case Opcode::kCbrt: case Opcode::kCeil: case Opcode::kClamp:
+    case Opcode::kCbrt: case Opcode::kCeil: case Opcode::kClamp:
     case Opcode::kClz: case Opcode::kCompare: case Opcode::kComplex: case Opcode::kConvert: case Opcode::kCos:
     case Opcode::kCosh: case Opcode::kDivide: case Opcode::kErf: case Opcode::kExp: case Opcode::kExpm1:
     case Opcode::kFloor: case Opcode::kImag: case Opcode::kIsFinite: case Opcode::kLog: case Opcode::kLog1p:

@@ -196,6 +196,9 @@ class ElementalEmitter {
   StatusOr<llvm::Value*> emitReduce(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitDot(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitConvolution(const Instruction& instr, const IrIndex& index);  // elemental_convolution.cc
+  StatusOr<llvm::Value*> emitBitcastConvert(const Instruction& instr, const IrIndex& index);  // elemental_bitcast.cc
+  llvm::Value* bitsOf(llvm::Value* x, ElementType t);
+  llvm::Value* fromBits(llvm::Value* bits, ElementType t);
   // `cond ? then() : otherwise()` with real branches (only one side runs).
   template <typename Then, typename Else>
   StatusOr<llvm::Value*> emitIf(llvm::Value* cond, Then&& then, Else&& otherwise);
