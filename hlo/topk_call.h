@@ -23,7 +23,8 @@ namespace hlo {
 struct TopKCall {
   int64_t k = 0;
   bool withIndices = true;              // the result is (values, indices)
-  const Computation* comparator = nullptr;  // null: larger first in total order
+  const Computation* comparator = nullptr;  // null: larger (or smaller) first in total order
+  bool largest = true;                      // without a comparator: larger first
 };
 
 // Whether `instr` is a TopK custom call.

@@ -25,6 +25,10 @@
 // The builder math library's calls (hlo/builder_math_call.h): the
 // elementwise op each stands for.
 //
+// topk-decomposer (the gpu pipeline's; the CPU runtime has a partial sort
+// of its own): the topk op becomes the same sort of its operand and an iota
+// and slices, ordered by GT (largest=true) or LT in total order.
+//
 // Left alone: the calls every engine runs itself (runByEngines: LAPACK's);
 // calls that do not fit their form (knownCustomCall's `valid`;
 // both engines then refuse them with the reason), dynamic shapes and
@@ -73,9 +77,11 @@ Computation* sortComparator(Module& module, const Computation& comp, const TopKC
       r->attrs().setComputation(AttrKey::kToApply, const_cast<Computation*>(call.comparator));
       return r;
     });
-  return newComparator(module, comp, "topk_compare_gt", t, [&](Computation& c, std::vector<Instruction*>& p) {
-    Instruction* r = c.add(Opcode::kCompare, "greater", pred, {p[0], p[1]});
-    r->attrs().setString(AttrKey::kDirection, "GT");
+  const char* direction = call.largest ? "GT" : "LT";
+  return newComparator(module, comp, call.largest ? "topk_compare_gt" : "topk_compare_lt", t,
+                       [&](Computation& c, std::vector<Instruction*>& p) {
+    Instruction* r = c.add(Opcode::kCompare, call.largest ? "greater" : "less", pred, {p[0], p[1]});
+    r->attrs().setString(AttrKey::kDirection, direction);
     if (isFloat(t)) r->attrs().setString(AttrKey::kOrder, "TOTAL");
     return r;
   });
@@ -115,8 +121,7 @@ class Builder {
   const Instruction& call_;
 };
 
-Instruction* decomposeTopK(Module& module, Computation& comp, Builder& b, Instruction* topk) {
-  TopKCall call = *topKCallOf(*topk);
+Instruction* decomposeTopK(Module& module, Computation& comp, Builder& b, Instruction* topk, const TopKCall& call) {
   Instruction* x = topk->operand(0);
   const Shape& xs = x->shape();
   int64_t last = xs.rank() - 1;
@@ -167,7 +172,7 @@ bool decomposeIn(Module& module, Computation& comp) {
     Builder b(comp, names, *call);
     Instruction* with = nullptr;
     switch (knownCustomCall(*call)->form) {
-      case CustomCallForm::kTopK: with = decomposeTopK(module, comp, b, call); break;
+      case CustomCallForm::kTopK: with = decomposeTopK(module, comp, b, call, *topKCallOf(*call)); break;
       case CustomCallForm::kCudnnConvForward: with = decomposeCudnnConv(b, call); break;
       case CustomCallForm::kBlockScaledDot:
         with = b.add(Opcode::kScaledDot, call->shape(), call->operands(), "dot");
@@ -187,7 +192,40 @@ bool decomposeIn(Module& module, Computation& comp) {
   return true;
 }
 
+// The topk op as the TopK call's sort: larger (or smaller) first in total
+// order, equal values by lower index; complex values have no order, and are
+// left to the engines to refuse.
+bool decomposeTopKOpsIn(Module& module, Computation& comp) {
+  std::vector<Instruction*> found;
+  for (const auto& i : comp.instructions())
+    if (i->opcode() == Opcode::kTopK && !i->hasControlEdges() && i->operandCount() == 1 &&
+        i->operand(0)->shape().isArray() && !i->operand(0)->shape().isDynamic() &&
+        i->operand(0)->shape().rank() >= 1 && !isComplex(i->operand(0)->shape().type()) && i->shape().isTuple())
+      found.push_back(i.get());
+  if (found.empty()) return false;
+  NameUniquer names(comp);
+  for (Instruction* topk : found) {
+    Builder b(comp, names, *topk);
+    TopKCall call;
+    call.k = topk->attrs().getInt(AttrKey::kK);
+    call.largest = topk->attrs().getBool(AttrKey::kLargest, true);
+    Instruction* with = decomposeTopK(module, comp, b, topk, call);
+    comp.replaceAllUses(topk, with);
+    comp.remove(topk);
+  }
+  (void)comp.sortTopologically();
+  return true;
+}
+
 }  // namespace
+
+bool runTopKDecomposer(Module& module) {
+  std::vector<Computation*> comps;
+  for (const auto& c : module.computations()) comps.push_back(c.get());
+  bool changed = false;
+  for (Computation* c : comps) changed = decomposeTopKOpsIn(module, *c) || changed;
+  return changed;
+}
 
 bool runCustomCallDecomposer(Module& module) {
   std::vector<Computation*> comps;

@@ -66,6 +66,7 @@ Status runPipeline(Module& module, const std::vector<std::string>& passNames,
 // The passes, one file each in hlo/passes/.
 bool runBatchNormExpander(Module& module);  // batchnorm_expander.cc
 bool runCustomCallDecomposer(Module& module);  // custom_call_decomposer.cc
+bool runTopKDecomposer(Module& module);  // custom_call_decomposer.cc
 bool runDce(Module& module);            // dce.cc
 bool runCse(Module& module);            // cse.cc
 bool runSimplify(Module& module);       // simplify.cc

@@ -18,6 +18,7 @@ const PassInfo kPasses[] = {
     {"inline", runInline, "inline every call instruction, then drop unreachable computations"},
     {"reduction-split", runReductionSplit, "a reduction of 1M+ elements to a scalar becomes rows reduced in parallel, then their partials"},
     {"simplify", runSimplify, "algebraic simplification: a table of small rewrite rules (x+0, --x, ...)"},
+    {"topk-decomposer", runTopKDecomposer, "the topk op as a stable sort of its operand and an iota, then slices"},
     {"tuple-simplify", runTupleSimplify, "get-tuple-element of tuple, and tuple of get-tuple-elements"},
     {"while-simplify", runWhileSimplify, "replace a while loop that runs zero times by its init value"},
 };
@@ -38,7 +39,7 @@ std::span<const PipelineInfo> registeredPipelines() {
   static const PipelineInfo kPipelines[] = {
       {"cpu", {"custom-call-decomposer", "inline", "batchnorm-expander", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce",
                "reduction-split", "fusion", "dce"}},
-      {"gpu", {"custom-call-decomposer", "inline", "batchnorm-expander", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce",
+      {"gpu", {"custom-call-decomposer", "topk-decomposer", "inline", "batchnorm-expander", "simplify", "fold", "tuple-simplify", "while-simplify", "simplify", "cse", "dce",
                "reduction-split", "column-reduction-split", "fusion", "dce"}},
   };
   return kPipelines;
