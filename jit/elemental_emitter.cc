@@ -388,11 +388,14 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
     case Opcode::kGather:
       return emitGather(instr, index);
     case Opcode::kDot:
+    case Opcode::kScaledDot:
       return emitDot(instr, index);
     case Opcode::kConvolution:
       return emitConvolution(instr, index);
     case Opcode::kBitcastConvert:
       return emitBitcastConvert(instr, index);
+    case Opcode::kFft:
+      return emitFft(instr, index);
     case Opcode::kFusion:
       return emitNestedFusion(instr, index);
     case Opcode::kGetTupleElement:
@@ -426,11 +429,11 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
     case Opcode::kCollectiveBroadcast: case Opcode::kCollectivePermute: case Opcode::kCollectivePermuteDone:
     case Opcode::kCollectivePermuteStart: case Opcode::kCollectiveReduce:
     case Opcode::kCopyDone: case Opcode::kCopyStart: case Opcode::kCustomCall: case Opcode::kDomain:
-    case Opcode::kDynamicReshape: case Opcode::kFft: case Opcode::kInfeed:
+    case Opcode::kDynamicReshape: case Opcode::kInfeed:
     case Opcode::kOptimizationBarrier: case Opcode::kOutfeed: case Opcode::kRaggedAllToAll:
     case Opcode::kRaggedDot: case Opcode::kRecv: case Opcode::kRecvDone: case Opcode::kReduceScatter:
     case Opcode::kRng: case Opcode::kRngBitGenerator:
-    case Opcode::kRngGetAndUpdateState: case Opcode::kScaledDot: case Opcode::kScan: case Opcode::kScatter:
+    case Opcode::kRngGetAndUpdateState: case Opcode::kScan: case Opcode::kScatter:
     case Opcode::kSend: case Opcode::kSendDone: case Opcode::kShuffle:
     case Opcode::kSort: case Opcode::kTopK: case Opcode::kTriangularSolve: case Opcode::kTuple:
     case Opcode::kWhile:

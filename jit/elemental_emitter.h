@@ -159,6 +159,8 @@ class ElementalEmitter {
 
   // Complex values (elemental_complex.cc) are held as a struct {re, im} of
   // their component type, laid out as std::complex.
+  // A call of the math library's `name` (see EmitterTarget) on args of one float type.
+  llvm::Value* mathCall(const std::string& name, std::vector<llvm::Value*> args);
   llvm::Value* makeComplex(ElementType t, llvm::Value* re, llvm::Value* im);
   llvm::Value* realPart(llvm::Value* c) { return b_.CreateExtractValue(c, 0); }
   llvm::Value* imagPart(llvm::Value* c) { return b_.CreateExtractValue(c, 1); }
@@ -197,6 +199,7 @@ class ElementalEmitter {
   StatusOr<llvm::Value*> emitDot(const Instruction& instr, const IrIndex& index);
   StatusOr<llvm::Value*> emitConvolution(const Instruction& instr, const IrIndex& index);  // elemental_convolution.cc
   StatusOr<llvm::Value*> emitBitcastConvert(const Instruction& instr, const IrIndex& index);  // elemental_bitcast.cc
+  StatusOr<llvm::Value*> emitFft(const Instruction& instr, const IrIndex& index);  // elemental_fft.cc
   llvm::Value* bitsOf(llvm::Value* x, ElementType t);
   llvm::Value* fromBits(llvm::Value* bits, ElementType t);
   // `cond ? then() : otherwise()` with real branches (only one side runs).
@@ -219,8 +222,6 @@ class ElementalEmitter {
   static CacheKey cacheKey(const Instruction& instr, const IrIndex& index);
   std::vector<std::map<CacheKey, llvm::Value*>> cache_ = std::vector<std::map<CacheKey, llvm::Value*>>(1);
 
-  // A call of the math library's `name` (see EmitterTarget) on args of one float type.
-  llvm::Value* mathCall(const std::string& name, std::vector<llvm::Value*> args);
   llvm::Value* exp(llvm::Value* x);
 
   llvm::IRBuilder<>& b_;

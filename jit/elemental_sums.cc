@@ -3,6 +3,7 @@
 // small products. The rest of the emitter is in elemental_emitter.cc.
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "hlo/computation.h"
@@ -249,10 +250,10 @@ static std::string elementDotTypesProblem(const Instruction& instr) {
   ElementType out = instr.shape().type();
   auto integral = [](ElementType t) { return isInteger(t) || isPred(t); };
   auto real = [&](ElementType t) { return isFloat(t) || integral(t); };
-  if (real(lhs) && real(rhs) && (isFloat(out) || (isInteger(out) && integral(lhs) && integral(rhs)))) return "";
+  if (real(lhs) && real(rhs) && (isFloat(out) || isInteger(out))) return "";
   return "element types " + std::string(elementTypeName(lhs)) + " x " + std::string(elementTypeName(rhs)) + " -> " +
          std::string(elementTypeName(out)) +
-         " (an element dot has real operands, and integer ones for an integer result)";
+         " (an element dot has real operands and result)";
 }
 
 bool emitsDot(const Instruction& instr, int64_t maxProducts) {
@@ -269,26 +270,58 @@ bool emitsDot(const Instruction& instr, int64_t maxProducts) {
 // listed) of lhs * rhs, computed as the interpreter does (interp/dot_conv.cc)
 // in the accumulation type of the result type: double for a float result,
 // 64-bit integers wrapping for an integer one (the same, modulo the result
-// width, as any wider wrapping), then rounded or wrapped to the result type.
+// width, as any wider wrapping), then rounded or wrapped to the result type;
+// double for float operands of an integer result, rounded to the wider
+// operand type and truncated.
 // Larger dots are library ops (backends/cpu/runtime_dot.cc, OpenBLAS).
+//
+// scaled-dot (lhs, rhs, lhs_scale, rhs_scale) is the dot of the operands
+// dequantized as hlo/contraction.h says: element [i...] times its scale
+// [i_d / (dim_d / scale dim_d)...] (a scalar scale for all), in double; an
+// integer result takes the sum truncated toward zero.
 StatusOr<llvm::Value*> ElementalEmitter::emitDot(const Instruction& instr, const IrIndex& index) {
-  if (instr.operandCount() != 2 || instr.attrs().has(AttrKey::kSparsity))
-    return cannotCompile(instr, "a dot of two dense operands");
+  const bool scaled = instr.opcode() == Opcode::kScaledDot;
+  if (instr.operandCount() != (scaled ? 4 : 2) || instr.attrs().has(AttrKey::kSparsity))
+    return cannotCompile(instr, scaled ? "a scaled-dot of two operands and their scales" : "a dot of two dense operands");
   const Instruction& lhs = *instr.operand(0);
   const Instruction& rhs = *instr.operand(1);
   StatusOr<DotDims> dims = dotDims(instr.attrs(), lhs.shape(), rhs.shape());
   if (!dims.ok()) return cannotCompile(instr, dims.status().message());
-  if (std::string problem = elementDotTypesProblem(instr); !problem.empty()) return cannotCompile(instr, problem);
+  if (scaled) {
+    for (int i = 0; i < 2; ++i) {
+      const Shape& x = instr.operand(i)->shape();
+      const Shape& scale = instr.operand(2 + i)->shape();
+      Status fits = checkDotScale(x, scale);
+      if (!fits.ok()) return cannotCompile(instr, fits.message());
+      if (!isFloat(x.type()) || !isFloat(scale.type()))
+        return cannotCompile(instr, "a scaled-dot of float operands and scales");
+    }
+  } else if (std::string problem = elementDotTypesProblem(instr); !problem.empty()) {
+    return cannotCompile(instr, problem);
+  }
   ElementType out = instr.shape().type();
   bool floatResult = isFloat(out);
-  ElementType acc = floatResult ? ElementType::kF64 : ElementType::kS64;
+  if (scaled && !floatResult && !isInteger(out)) return cannotCompile(instr, "a scaled-dot of a real result");
+  const bool floatOperands = isFloat(lhs.shape().type()) || isFloat(rhs.shape().type());
+  ElementType acc = floatResult || floatOperands || scaled ? ElementType::kF64 : ElementType::kS64;
   llvm::Type* accType = valueType(acc);
-  // An operand element in the accumulation type.
+  // An operand element in the accumulation type (times its scale).
   auto widen = [&](const Instruction& from, const IrIndex& at) -> StatusOr<llvm::Value*> {
     HLO_ASSIGN_OR_RETURN(llvm::Value * x, emit(from, at));
     ElementType t = from.shape().type();
-    if (floatResult) return convert(instr, t, acc, x);
-    return isSigned(t) ? b_.CreateSExt(x, accType) : b_.CreateZExt(x, accType);
+    if (acc == ElementType::kF64) {
+      HLO_ASSIGN_OR_RETURN(x, convert(instr, t, acc, x));
+    } else {
+      x = isSigned(t) ? b_.CreateSExt(x, accType) : b_.CreateZExt(x, accType);
+    }
+    if (!scaled) return x;
+    const Instruction& scale = *instr.operand(&from == &lhs ? 2 : 3);
+    IrIndex block{scale.shape().dims(), std::vector<llvm::Value*>(scale.shape().rank()), nullptr};
+    for (int d = 0; d < scale.shape().rank(); ++d)
+      block.multi[d] = b_.CreateUDiv(at.multi[d], i64(from.shape().dim(d) / scale.shape().dim(d)));
+    HLO_ASSIGN_OR_RETURN(llvm::Value * factor, emit(scale, block));
+    HLO_ASSIGN_OR_RETURN(factor, convert(instr, scale.shape().type(), acc, factor));
+    return b_.CreateFMul(x, factor);
   };
   const DotDims& d = *dims;
   size_t batch = instr.attrs().getInts(AttrKey::kLhsBatchDims).size();
@@ -301,13 +334,15 @@ StatusOr<llvm::Value*> ElementalEmitter::emitDot(const Instruction& instr, const
   for (size_t f = 0; f < rhsFree; ++f) r.multi[d.rhsPerm[batch + contracting + f]] = index.multi[batch + lhsFree + f];
 
   llvm::AllocaInst* sum = entryAlloca(accType, "dot_sum");
-  b_.CreateStore(floatResult ? llvm::ConstantFP::get(accType, 0.0) : llvm::ConstantInt::get(accType, 0), sum);
+  b_.CreateStore(acc == ElementType::kF64 ? llvm::ConstantFP::get(accType, 0.0) : llvm::ConstantInt::get(accType, 0),
+                 sum);
   std::function<Status(size_t)> nest = [&](size_t c) -> Status {
     if (c == contracting) {
       HLO_ASSIGN_OR_RETURN(llvm::Value * a, widen(lhs, l));
       HLO_ASSIGN_OR_RETURN(llvm::Value * b, widen(rhs, r));
       llvm::Value* s = b_.CreateLoad(accType, sum);
-      b_.CreateStore(floatResult ? b_.CreateFAdd(s, b_.CreateFMul(a, b)) : b_.CreateAdd(s, b_.CreateMul(a, b)), sum);
+      b_.CreateStore(acc == ElementType::kF64 ? b_.CreateFAdd(s, b_.CreateFMul(a, b)) : b_.CreateAdd(s, b_.CreateMul(a, b)),
+                     sum);
       return okStatus();
     }
     int64_t lhsDim = d.lhsPerm[batch + lhsFree + c], rhsDim = d.rhsPerm[batch + c];
@@ -320,6 +355,20 @@ StatusOr<llvm::Value*> ElementalEmitter::emitDot(const Instruction& instr, const
   HLO_RETURN_IF_ERROR(nest(0));
   llvm::Value* total = b_.CreateLoad(accType, sum);
   if (floatResult) return roundedFromDouble(instr, total, out);
+  if (acc == ElementType::kF64) {
+    // An integer result of float operands: the sum rounded to the wider
+    // float operand type first (as XLA reads it: a dot into that type, then
+    // a convert), then truncated toward zero, saturating (NaN to 0).
+    std::optional<ElementType> through;
+    for (ElementType t : {lhs.shape().type(), rhs.shape().type()})
+      if (isFloat(t) && (!through || storageBytes(t) > storageBytes(*through))) through = t;
+    if (through) {
+      HLO_ASSIGN_OR_RETURN(llvm::Value * rounded, roundedFromDouble(instr, total, *through));
+      HLO_ASSIGN_OR_RETURN(total, convert(instr, *through, ElementType::kF64, rounded));
+    }
+    return b_.CreateTrunc(b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {b_.getInt64Ty(), accType}, {total}),
+                          valueType(out));
+  }
   return b_.CreateTrunc(total, valueType(out));
 }
 }  // namespace hlo::jit

@@ -19,6 +19,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include "backends/gpu/column_kernel.h"
+#include "backends/gpu/linalg_kernel.h"
 #include "backends/gpu/nvptx.h"
 #include "backends/gpu/reduce_kernel.h"
 #include "backends/gpu/row_kernel.h"
@@ -65,6 +66,8 @@ struct KernelShape {
   SortPlan sortPlan;
   // The instruction, when it is a scatter (scatter_kernel.h).
   const Instruction* scatter = nullptr;
+  // The instruction, when it is a triangular-solve or cholesky (linalg_kernel.h).
+  const Instruction* linalg = nullptr;
 };
 
 StatusOr<KernelShape> kernelShape(const Instruction& instr) {
@@ -91,6 +94,12 @@ StatusOr<KernelShape> kernelShape(const Instruction& instr) {
     HLO_RETURN_IF_ERROR(checkScatterKernel(*root));
     k.scatter = root;
     k.results = scatterResults(*root);
+    return k;
+  }
+  if ((root->opcode() == Opcode::kTriangularSolve || root->opcode() == Opcode::kCholesky) && root == &instr) {
+    HLO_RETURN_IF_ERROR(checkLinalgKernel(*root));
+    k.linalg = root;
+    k.results = {root->shape()};
     return k;
   }
   if (isSerialReduce(*root)) {
@@ -206,8 +215,9 @@ struct KernelLayout {
       emit;
 };
 
-// The first layout that fits: a sort, a scatter, a serial reduce, row,
-// column or transpose kernel, else an element kernel.
+// The first layout that fits: a sort, scatter, triangular-solve or
+// cholesky, a serial reduce, row, column or transpose kernel, else an
+// element kernel.
 KernelLayout layoutOf(const Instruction& instr, const KernelShape& k) {
   int64_t elements = 0;  // the largest output's element count
   for (const Shape& result : k.results) elements = std::max(elements, result.elementCount());
@@ -219,6 +229,11 @@ KernelLayout layoutOf(const Instruction& instr, const KernelShape& k) {
   if (k.scatter)
     return {1, "one block, updates in order", [&k](ThreadBlock& tb, auto& e, auto& b, const auto& bases) {
               return emitScatterKernel(tb, e, b, *k.scatter, bases);
+            }};
+  if (k.linalg)
+    return {blocksOf(linalgThreads(*k.linalg)), "a thread a problem",
+            [&k](ThreadBlock& tb, auto& e, auto& b, const auto& bases) {
+              return emitLinalgKernel(tb, e, b, *k.linalg, bases[0]);
             }};
   if (k.serialReduce)
     return {blocksOf(elements), "serial folds", [&k](ThreadBlock& tb, auto& e, auto& b, const auto& bases) {
