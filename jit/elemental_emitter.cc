@@ -389,6 +389,7 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
       return emitGather(instr, index);
     case Opcode::kDot:
     case Opcode::kScaledDot:
+    case Opcode::kRaggedDot:
       return emitDot(instr, index);
     case Opcode::kConvolution:
       return emitConvolution(instr, index);
@@ -431,7 +432,7 @@ StatusOr<llvm::Value*> ElementalEmitter::emitUncached(const Instruction& instr, 
     case Opcode::kCopyDone: case Opcode::kCopyStart: case Opcode::kCustomCall: case Opcode::kDomain:
     case Opcode::kDynamicReshape: case Opcode::kInfeed:
     case Opcode::kOptimizationBarrier: case Opcode::kOutfeed: case Opcode::kRaggedAllToAll:
-    case Opcode::kRaggedDot: case Opcode::kRecv: case Opcode::kRecvDone: case Opcode::kReduceScatter:
+    case Opcode::kRecv: case Opcode::kRecvDone: case Opcode::kReduceScatter:
     case Opcode::kRng: case Opcode::kRngBitGenerator:
     case Opcode::kRngGetAndUpdateState: case Opcode::kScan: case Opcode::kScatter:
     case Opcode::kSend: case Opcode::kSendDone: case Opcode::kShuffle:

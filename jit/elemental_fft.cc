@@ -11,12 +11,16 @@
 //                     real part kept.
 // The interpreter takes the axes one after another; one sum over all of
 // them is the same value, rounded differently within a few units of double.
+#include <algorithm>
 #include <functional>
 #include <numbers>
 
 #include "jit/elemental_emitter.h"
 
 namespace hlo::jit {
+
+// The most terms one output element sums.
+constexpr int64_t kMaxFftTerms = int64_t{1} << 16;
 
 StatusOr<llvm::Value*> ElementalEmitter::emitFft(const Instruction& instr, const IrIndex& index) {
   if (instr.operandCount() != 1) return cannotCompile(instr, "an fft takes one operand");
@@ -36,6 +40,16 @@ StatusOr<llvm::Value*> ElementalEmitter::emitFft(const Instruction& instr, const
   for (int64_t n : lengths)
     if (n < 0) return cannotCompile(instr, "fft_length must not be negative");
   const bool inverse = type == "IFFT" || inverseReal;
+  // The terms one output element sums: a direct sum is for short
+  // transforms; longer ones are refused rather than run for hours.
+  int64_t terms = 1;
+  for (size_t a = static_cast<size_t>(rank) - axes; a < static_cast<size_t>(rank); ++a) {
+    const int64_t n = lengths[a - (static_cast<size_t>(rank) - axes)];
+    terms *= inverseReal && a + 1 == static_cast<size_t>(rank) ? n : std::min(in.dim(static_cast<int>(a)), n);
+  }
+  if (terms > kMaxFftTerms)
+    return cannotCompile(instr, "a direct sum of " + std::to_string(terms) + " terms an element (at most " +
+                                    std::to_string(kMaxFftTerms) + "; long transforms want an FFT library)");
   const size_t first = static_cast<size_t>(rank) - axes, last = static_cast<size_t>(rank) - 1;
   auto lengthOf = [&](size_t axis) { return lengths[axis - first]; };
   llvm::Type* f64 = b_.getDoubleTy();

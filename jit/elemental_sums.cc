@@ -279,14 +279,36 @@ bool emitsDot(const Instruction& instr, int64_t maxProducts) {
 // dequantized as hlo/contraction.h says: element [i...] times its scale
 // [i_d / (dim_d / scale dim_d)...] (a scalar scale for all), in double; an
 // integer result takes the sum truncated toward zero.
+//
+// ragged-dot (lhs, rhs, group_sizes) is hlo/contraction.h's RaggedDotPlan:
+// each lhs element's group found by walking group_sizes; with a free
+// ragged dimension the rhs is read at that group (rows in no group give
+// zeros), with a contracting one the result's leading group index keeps
+// only its group's terms.
 StatusOr<llvm::Value*> ElementalEmitter::emitDot(const Instruction& instr, const IrIndex& index) {
   const bool scaled = instr.opcode() == Opcode::kScaledDot;
-  if (instr.operandCount() != (scaled ? 4 : 2) || instr.attrs().has(AttrKey::kSparsity))
-    return cannotCompile(instr, scaled ? "a scaled-dot of two operands and their scales" : "a dot of two dense operands");
+  const bool ragged = instr.opcode() == Opcode::kRaggedDot;
+  if (instr.operandCount() != (scaled ? 4 : ragged ? 3 : 2) || instr.attrs().has(AttrKey::kSparsity))
+    return cannotCompile(instr, scaled ? "a scaled-dot of two operands and their scales"
+                                : ragged ? "a ragged-dot of two operands and group sizes"
+                                         : "a dot of two dense operands");
   const Instruction& lhs = *instr.operand(0);
   const Instruction& rhs = *instr.operand(1);
-  StatusOr<DotDims> dims = dotDims(instr.attrs(), lhs.shape(), rhs.shape());
+  std::optional<RaggedDotPlan> plan;
+  StatusOr<DotDims> dims = errorStatus("");
+  if (ragged) {
+    StatusOr<RaggedDotPlan> p = raggedDotPlan(instr.attrs(), lhs.shape(), rhs.shape(), instr.operand(2)->shape());
+    if (!p.ok()) return cannotCompile(instr, p.status().message());
+    plan = *p;
+    dims = p->dot;
+  } else {
+    dims = dotDims(instr.attrs(), lhs.shape(), rhs.shape());
+  }
   if (!dims.ok()) return cannotCompile(instr, dims.status().message());
+  using Mode = RaggedDotPlan::Mode;
+  const Mode mode = plan ? plan->mode : Mode::kBatch;
+  const size_t rhsShift = mode == Mode::kFree ? 1 : 0;        // rhsPerm starts with the group dimension
+  const size_t outShift = mode == Mode::kContracting ? 1 : 0;  // the result starts with it
   if (scaled) {
     for (int i = 0; i < 2; ++i) {
       const Shape& x = instr.operand(i)->shape();
@@ -329,23 +351,52 @@ StatusOr<llvm::Value*> ElementalEmitter::emitDot(const Instruction& instr, const
   size_t contracting = d.lhsPerm.size() - batch - lhsFree;
   IrIndex l{lhs.shape().dims(), std::vector<llvm::Value*>(lhs.shape().rank()), nullptr};
   IrIndex r{rhs.shape().dims(), std::vector<llvm::Value*>(rhs.shape().rank()), nullptr};
-  for (size_t i = 0; i < batch; ++i) l.multi[d.lhsPerm[i]] = r.multi[d.rhsPerm[i]] = index.multi[i];
-  for (size_t f = 0; f < lhsFree; ++f) l.multi[d.lhsPerm[batch + f]] = index.multi[batch + f];
-  for (size_t f = 0; f < rhsFree; ++f) r.multi[d.rhsPerm[batch + contracting + f]] = index.multi[batch + lhsFree + f];
+  for (size_t i = 0; i < batch; ++i) l.multi[d.lhsPerm[i]] = r.multi[d.rhsPerm[rhsShift + i]] = index.multi[outShift + i];
+  for (size_t f = 0; f < lhsFree; ++f) l.multi[d.lhsPerm[batch + f]] = index.multi[outShift + batch + f];
+  for (size_t f = 0; f < rhsFree; ++f)
+    r.multi[d.rhsPerm[rhsShift + batch + contracting + f]] = index.multi[outShift + batch + lhsFree + f];
+  // The group of the lhs element at l (-1: none), walking group_sizes.
+  auto groupOf = [&]() -> StatusOr<llvm::Value*> {
+    const Instruction& sizes = *instr.operand(2);
+    IrIndex at{sizes.shape().dims(), {}, nullptr};
+    for (int64_t p : plan->prefix) at.multi.push_back(l.multi[static_cast<size_t>(p)]);
+    at.multi.push_back(nullptr);
+    llvm::Value* coord = l.multi[static_cast<size_t>(plan->raggedDim)];
+    llvm::Value* start = i64(0);
+    llvm::Value* group = i64(-1);
+    for (int64_t j = 0; j < plan->groups; ++j) {  // groups are few: unrolled
+      at.multi.back() = i64(j);
+      HLO_ASSIGN_OR_RETURN(llvm::Value * size, emit(sizes, at));
+      size = isSigned(sizes.shape().type()) ? b_.CreateSExtOrTrunc(size, b_.getInt64Ty())
+                                            : b_.CreateZExtOrTrunc(size, b_.getInt64Ty());
+      llvm::Value* end = b_.CreateAdd(start, size);
+      llvm::Value* inside = b_.CreateAnd(b_.CreateICmpSGE(coord, start), b_.CreateICmpSLT(coord, end));
+      group = b_.CreateSelect(b_.CreateAnd(inside, b_.CreateICmpEQ(group, i64(-1))), i64(j), group);
+      start = end;
+    }
+    return group;
+  };
 
   llvm::AllocaInst* sum = entryAlloca(accType, "dot_sum");
   b_.CreateStore(acc == ElementType::kF64 ? llvm::ConstantFP::get(accType, 0.0) : llvm::ConstantInt::get(accType, 0),
                  sum);
   std::function<Status(size_t)> nest = [&](size_t c) -> Status {
     if (c == contracting) {
-      HLO_ASSIGN_OR_RETURN(llvm::Value * a, widen(lhs, l));
-      HLO_ASSIGN_OR_RETURN(llvm::Value * b, widen(rhs, r));
-      llvm::Value* s = b_.CreateLoad(accType, sum);
-      b_.CreateStore(acc == ElementType::kF64 ? b_.CreateFAdd(s, b_.CreateFMul(a, b)) : b_.CreateAdd(s, b_.CreateMul(a, b)),
-                     sum);
-      return okStatus();
+      auto add = [&]() -> Status {
+        HLO_ASSIGN_OR_RETURN(llvm::Value * a, widen(lhs, l));
+        HLO_ASSIGN_OR_RETURN(llvm::Value * b, widen(rhs, r));
+        llvm::Value* s = b_.CreateLoad(accType, sum);
+        b_.CreateStore(
+            acc == ElementType::kF64 ? b_.CreateFAdd(s, b_.CreateFMul(a, b)) : b_.CreateAdd(s, b_.CreateMul(a, b)), sum);
+        return okStatus();
+      };
+      if (mode == Mode::kBatch) return add();
+      HLO_ASSIGN_OR_RETURN(llvm::Value * group, groupOf());
+      if (mode == Mode::kFree) r.multi[d.rhsPerm[0]] = group;
+      llvm::Value* counts = mode == Mode::kFree ? b_.CreateICmpSGE(group, i64(0)) : b_.CreateICmpEQ(group, index.multi[0]);
+      return emitWhen(counts, "ragged", add);
     }
-    int64_t lhsDim = d.lhsPerm[batch + lhsFree + c], rhsDim = d.rhsPerm[batch + c];
+    int64_t lhsDim = d.lhsPerm[batch + lhsFree + c], rhsDim = d.rhsPerm[rhsShift + batch + c];
     return emitLoop(i64(0), i64(lhs.shape().dim(static_cast<int>(lhsDim))), "k", [&](llvm::Value* k) -> Status {
       l.multi[lhsDim] = k;
       r.multi[rhsDim] = k;

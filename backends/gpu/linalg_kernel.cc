@@ -4,6 +4,10 @@
 namespace hlo::gpu {
 namespace {
 
+// The longest right-hand side whose solved elements a thread keeps in
+// double (2 KiB of its local memory for real types).
+constexpr int64_t kSolvedInDouble = 256;
+
 // The two minor dimensions are the matrix; the others count batches.
 struct Matrices {
   std::vector<int64_t> batchDims;
@@ -97,6 +101,12 @@ Status emitTriangularSolve(jit::ElementalEmitter& e, llvm::IRBuilder<>& b, const
   };
   auto matrix = [&](llvm::Value* i, llvm::Value* j) { return left ? t(i, j) : t(j, i); };
   llvm::Value* last = b.getInt64(m - 1);
+  // Up to kSolvedInDouble elements, the solved ones are also kept unrounded
+  // in the thread's own array, which the later steps read.
+  llvm::Type* accType = e.valueType(s.acc());
+  llvm::AllocaInst* solved =
+      m <= kSolvedInDouble ? e.entryAlloca(llvm::ArrayType::get(accType, static_cast<uint64_t>(m)), "solved") : nullptr;
+  auto solvedAt = [&](llvm::Value* j) { return b.CreateInBoundsGEP(solved->getAllocatedType(), solved, {b.getInt64(0), j}); };
   return e.emitLoop(b.getInt64(0), b.getInt64(m), "substitute", [&](llvm::Value* step) -> Status {
     llvm::Value* i = lowerM ? step : b.CreateSub(last, step);
     HLO_ASSIGN_OR_RETURN(llvm::Value * bi, e.emit(rhs, place(i)));
@@ -107,8 +117,12 @@ Status emitTriangularSolve(jit::ElementalEmitter& e, llvm::IRBuilder<>& b, const
     llvm::Value* to = lowerM ? i : b.getInt64(m);
     HLO_RETURN_IF_ERROR(e.emitLoop(from, to, "known", [&](llvm::Value* j) -> Status {
       HLO_ASSIGN_OR_RETURN(llvm::Value * mij, matrix(i, j));
-      jit::IrIndex xj = place(j);
-      HLO_ASSIGN_OR_RETURN(llvm::Value * x, s.widen(e.load(out, e.linearize(xj), shape.type())));
+      llvm::Value* x = nullptr;
+      if (solved) {
+        x = b.CreateLoad(accType, solvedAt(j));
+      } else {
+        HLO_ASSIGN_OR_RETURN(x, s.widen(e.load(out, e.linearize(place(j)), shape.type())));
+      }
       HLO_ASSIGN_OR_RETURN(llvm::Value * product, s.op(Opcode::kMultiply, mij, x));
       HLO_ASSIGN_OR_RETURN(llvm::Value * rest, s.op(Opcode::kSubtract, b.CreateLoad(bi->getType(), sum), product));
       b.CreateStore(rest, sum);
@@ -116,6 +130,7 @@ Status emitTriangularSolve(jit::ElementalEmitter& e, llvm::IRBuilder<>& b, const
     }, /*unroll=*/false));
     HLO_ASSIGN_OR_RETURN(llvm::Value * diagonal, matrix(i, i));
     HLO_ASSIGN_OR_RETURN(llvm::Value * xi, s.op(Opcode::kDivide, b.CreateLoad(bi->getType(), sum), diagonal));
+    if (solved) b.CreateStore(xi, solvedAt(i));
     HLO_ASSIGN_OR_RETURN(xi, s.narrow(xi));
     e.store(xi, out, e.linearize(place(i)), shape.type());
     return okStatus();

@@ -10,11 +10,12 @@
 //   cholesky: a thread per batch matrix computes L column by column
 //     (Cholesky-Banachiewicz), the other triangle zero.
 //
-// The solved elements are kept in the result, rounded to its type, and read
-// back by the later steps; the interpreter keeps them in double, so f32
-// results may differ from it in the last bits. Large matrices want the
-// blocked library calls (cuBLAS trsm, cuSOLVER potrf); these kernels are
-// exact in form and take any size.
+// A solve keeps its solved elements in double in the thread's own array,
+// as the interpreter does, up to 256 of them; beyond that, and in cholesky,
+// the later steps read them back from the result, rounded to its type, so
+// f32 results may differ from the interpreter's in the last bits. Large
+// matrices want the blocked library calls (cuBLAS trsm, cuSOLVER potrf);
+// these kernels are exact in form and take any size.
 #pragma once
 #include <vector>
 
