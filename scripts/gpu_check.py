@@ -127,7 +127,10 @@ def run_ops(args, tmp):
             path = os.path.join(tmp, "case.hlo")
             with open(path, "w") as f:
                 f.write(case)
-            cmd = [args.hlo_run, f"--engine={args.engine}", path] + [f"--input={x}" for x in inputs]
+            # One device, as the op cases are written (their ERROR cases are
+            # collectives one device cannot run).
+            cmd = [args.hlo_run, f"--engine={args.engine}", "--replicas=1", "--partitions=1", path]
+            cmd += [f"--input={x}" for x in inputs]
             if not expects_error:
                 cmd.append("--compare=interp")
             rc, out, seconds = run_hlo(cmd, args.timeout)
