@@ -211,7 +211,7 @@ Status checkLinalgKernel(const Instruction& instr) {
     return jit::cannotCompile(instr, "a batch of f32, f64, c64 or c128 matrices");
   const int r = shape.rank();
   if (instr.opcode() == Opcode::kCholesky) {
-    if (instr.operandCount() != 1 || instr.operand(0)->shape() != shape || shape.dim(r - 1) != shape.dim(r - 2))
+    if (instr.operandCount() != 1 || !instr.operand(0)->shape().sameTypeAndDims(shape) || shape.dim(r - 1) != shape.dim(r - 2))
       return jit::cannotCompile(instr, "its operand must be the result's batch of square matrices");
     return okStatus();
   }
@@ -222,7 +222,7 @@ Status checkLinalgKernel(const Instruction& instr) {
   std::string_view op = instr.attrs().getString(AttrKey::kTransposeA);
   if (!op.empty() && op != "NO_TRANSPOSE" && op != "TRANSPOSE" && op != "ADJOINT")
     return jit::cannotCompile(instr, "unknown transpose_a '" + std::string(op) + "'");
-  if (!a.isArray() || b != shape || a.rank() != r || a.type() != shape.type() || a.dim(r - 1) != a.dim(r - 2) ||
+  if (!a.isArray() || !b.sameTypeAndDims(shape) || a.rank() != r || a.type() != shape.type() || a.dim(r - 1) != a.dim(r - 2) ||
       a.dim(r - 1) != b.dim(left ? r - 2 : r - 1))
     return jit::cannotCompile(instr, "a must be square matrices sharing their size and batch with b");
   for (int i = 0; i + 2 < r; ++i)

@@ -41,13 +41,23 @@ Status emitSerialReduceKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::I
     const Shape& acc = reducer->parameter(static_cast<int>(i))->shape();
     const Shape& x = reducer->parameter(static_cast<int>(n + i))->shape();
     if (!in.isArray() || in.dims() != inDims || !init.isArray() || init.rank() != 0 || results[i].dims() != outDims ||
-        in.type() != results[i].type() || init.type() != results[i].type() || acc.type() != results[i].type() ||
-        x.type() != results[i].type() ||
-        inDims.size() != outDims.size() + reduced.size())
+        !acc.isArray() || !x.isArray() || inDims.size() != outDims.size() + reduced.size())
       return jit::cannotCompile(reduce, "its inputs, init values, reducer and results do not agree in shape and type");
   }
   int64_t elements = 1;
   for (int64_t d : outDims) elements *= d;
+  // A reducer declared in other types than the values (bf16 folded by an
+  // f32 add) accumulates in its own types: the init values and inputs are
+  // converted to them, and the totals to the results' types at the end.
+  auto parameterType = [&](size_t i) { return reducer->parameter(static_cast<int>(i))->shape().type(); };
+  auto accType = [&](size_t i) { return parameterType(i); };
+  auto madeType = [&](size_t i) {
+    const Shape& root = reducer->root()->shape();
+    return root.isTuple() ? root.tupleElement(static_cast<int>(i)).type() : root.type();
+  };
+  auto as = [&](llvm::Value* v, ElementType from, ElementType to) -> StatusOr<llvm::Value*> {
+    return from == to ? v : e.convert(reduce, from, to, v);
+  };
 
   return tb.forEachThread([&](llvm::Value* thread) -> Status {
     llvm::Value* linear = b.CreateAdd(b.CreateMul(tb.block(), b.getInt64(kThreadsPerBlock)), thread, "linear");
@@ -55,9 +65,10 @@ Status emitSerialReduceKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::I
       jit::IrIndex out = e.delinearize(linear, outDims);
       std::vector<llvm::AllocaInst*> accumulators;
       for (size_t i = 0; i < n; ++i) {
-        ElementType type = results[i].type();
-        accumulators.push_back(e.entryAlloca(e.valueType(type), "accumulator"));
-        HLO_ASSIGN_OR_RETURN(llvm::Value * init, e.emit(*reduce.operand(static_cast<int>(n + i)), e.scalarIndex()));
+        accumulators.push_back(e.entryAlloca(e.valueType(accType(i)), "accumulator"));
+        const Instruction& initValue = *reduce.operand(static_cast<int>(n + i));
+        HLO_ASSIGN_OR_RETURN(llvm::Value * init, e.emit(initValue, e.scalarIndex()));
+        HLO_ASSIGN_OR_RETURN(init, as(init, initValue.shape().type(), accType(i)));
         b.CreateStore(init, accumulators.back());
       }
       HLO_RETURN_IF_ERROR(e.emitLoop(
@@ -69,25 +80,30 @@ Status emitSerialReduceKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::I
               in.multi[d] = r < reduced.size() && reduced[r] == static_cast<int64_t>(d) ? within.multi[r++]
                                                                                         : out.multi[k++];
             std::vector<llvm::Value*> args;
-            for (size_t i = 0; i < n; ++i) args.push_back(b.CreateLoad(e.valueType(results[i].type()), accumulators[i]));
+            for (size_t i = 0; i < n; ++i) args.push_back(b.CreateLoad(e.valueType(accType(i)), accumulators[i]));
             for (size_t i = 0; i < n; ++i) {
-              HLO_ASSIGN_OR_RETURN(llvm::Value * x, e.emit(*reduce.operand(static_cast<int>(i)), in));
+              const Instruction& input = *reduce.operand(static_cast<int>(i));
+              HLO_ASSIGN_OR_RETURN(llvm::Value * x, e.emit(input, in));
+              HLO_ASSIGN_OR_RETURN(x, as(x, input.shape().type(), parameterType(n + i)));
               args.push_back(x);
             }
             HLO_ASSIGN_OR_RETURN(std::vector<llvm::Value*> next, e.callScalar(*reducer, args));
             if (next.size() != n) return jit::cannotCompile(reduce, "its reducer returns " + std::to_string(next.size()) +
                                                                         " values for " + std::to_string(n) + " results");
             for (size_t i = 0; i < n; ++i) {
-              if (next[i]->getType() != e.valueType(results[i].type()))
-                return jit::cannotCompile(reduce, "its reducer's results are not of the reduce's types");
-              b.CreateStore(next[i], accumulators[i]);
+              if (next[i]->getType() != e.valueType(madeType(i)))
+                return jit::cannotCompile(reduce, "its reducer's results are not of its declared types");
+              HLO_ASSIGN_OR_RETURN(llvm::Value * value, as(next[i], madeType(i), accType(i)));
+              b.CreateStore(value, accumulators[i]);
             }
             return okStatus();
           },
           /*unroll=*/false));
-      for (size_t i = 0; i < n; ++i)
-        e.store(b.CreateLoad(e.valueType(results[i].type()), accumulators[i]), outputBases[i], linear,
-                results[i].type());
+      for (size_t i = 0; i < n; ++i) {
+        HLO_ASSIGN_OR_RETURN(llvm::Value * total,
+                             as(b.CreateLoad(e.valueType(accType(i)), accumulators[i]), accType(i), results[i].type()));
+        e.store(total, outputBases[i], linear, results[i].type());
+      }
       return okStatus();
     });
   });
