@@ -84,6 +84,9 @@ class Shape {
   // Tuples and buffers.
   int tupleSize() const { return static_cast<int>(elements_.size()); }
   const std::vector<Shape>& tupleElements() const { return elements_; }
+  // A tuple's elements, or the shape itself: the arrays an instruction of
+  // one or several results makes.
+  std::vector<Shape> elementsOrSelf() const { return isTuple() ? elements_ : std::vector<Shape>{*this}; }
   std::vector<Shape>& mutableTupleElements() { return elements_; }
   const Shape& tupleElement(int i) const { return elements_[i]; }
   const Shape& bufferShape() const { return elements_[0]; }

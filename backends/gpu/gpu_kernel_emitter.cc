@@ -87,13 +87,13 @@ StatusOr<KernelShape> kernelShape(const Instruction& instr) {
   if (root->opcode() == Opcode::kSort && instr.opcode() == Opcode::kSort) {
     HLO_ASSIGN_OR_RETURN(k.sortPlan, sortPlanOf(*root));
     k.sort = root;
-    k.results = sortResults(*root);
+    k.results = root->shape().elementsOrSelf();
     return k;
   }
   if (root->opcode() == Opcode::kScatter && instr.opcode() == Opcode::kScatter) {
     HLO_RETURN_IF_ERROR(checkScatterKernel(*root));
     k.scatter = root;
-    k.results = scatterResults(*root);
+    k.results = root->shape().elementsOrSelf();
     return k;
   }
   if ((root->opcode() == Opcode::kTriangularSolve || root->opcode() == Opcode::kCholesky) && root == &instr) {
@@ -104,7 +104,7 @@ StatusOr<KernelShape> kernelShape(const Instruction& instr) {
   }
   if (isSerialReduce(*root)) {
     k.serialReduce = root;
-    k.results = serialReduceResults(*root);
+    k.results = root->shape().elementsOrSelf();
     for (const Shape& r : k.results)
       if (!r.isArray()) return jit::cannotCompile(instr, "a kernel writes arrays, not tuples");
     return k;

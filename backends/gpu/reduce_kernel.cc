@@ -11,14 +11,9 @@ bool isSerialReduce(const Instruction& instr) {
   return instr.opcode() == Opcode::kReduce && !jit::emitsReduce(instr);
 }
 
-std::vector<Shape> serialReduceResults(const Instruction& reduce) {
-  if (reduce.shape().isTuple()) return reduce.shape().tupleElements();
-  return {reduce.shape()};
-}
-
 Status emitSerialReduceKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::IRBuilder<>& b,
                               const Instruction& reduce, const std::vector<llvm::Value*>& outputBases) {
-  const std::vector<Shape> results = serialReduceResults(reduce);
+  const std::vector<Shape> results = reduce.shape().elementsOrSelf();
   const size_t n = results.size();
   const Computation* reducer = reduce.attrs().getComputation(AttrKey::kToApply);
   if (!reducer || reduce.operandCount() != static_cast<int>(2 * n) || reducer->parameterCount() != static_cast<int>(2 * n))
@@ -49,15 +44,9 @@ Status emitSerialReduceKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::I
   // A reducer declared in other types than the values (bf16 folded by an
   // f32 add) accumulates in its own types: the init values and inputs are
   // converted to them, and the totals to the results' types at the end.
+  // (ElementalEmitter::convert keeps a value already of the type asked.)
   auto parameterType = [&](size_t i) { return reducer->parameter(static_cast<int>(i))->shape().type(); };
-  auto accType = [&](size_t i) { return parameterType(i); };
-  auto madeType = [&](size_t i) {
-    const Shape& root = reducer->root()->shape();
-    return root.isTuple() ? root.tupleElement(static_cast<int>(i)).type() : root.type();
-  };
-  auto as = [&](llvm::Value* v, ElementType from, ElementType to) -> StatusOr<llvm::Value*> {
-    return from == to ? v : e.convert(reduce, from, to, v);
-  };
+  const std::vector<Shape> made = reducer->root()->shape().elementsOrSelf();
 
   return tb.forEachThread([&](llvm::Value* thread) -> Status {
     llvm::Value* linear = b.CreateAdd(b.CreateMul(tb.block(), b.getInt64(kThreadsPerBlock)), thread, "linear");
@@ -65,10 +54,10 @@ Status emitSerialReduceKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::I
       jit::IrIndex out = e.delinearize(linear, outDims);
       std::vector<llvm::AllocaInst*> accumulators;
       for (size_t i = 0; i < n; ++i) {
-        accumulators.push_back(e.entryAlloca(e.valueType(accType(i)), "accumulator"));
+        accumulators.push_back(e.entryAlloca(e.valueType(parameterType(i)), "accumulator"));
         const Instruction& initValue = *reduce.operand(static_cast<int>(n + i));
         HLO_ASSIGN_OR_RETURN(llvm::Value * init, e.emit(initValue, e.scalarIndex()));
-        HLO_ASSIGN_OR_RETURN(init, as(init, initValue.shape().type(), accType(i)));
+        HLO_ASSIGN_OR_RETURN(init, e.convert(reduce, initValue.shape().type(), parameterType(i), init));
         b.CreateStore(init, accumulators.back());
       }
       HLO_RETURN_IF_ERROR(e.emitLoop(
@@ -80,28 +69,28 @@ Status emitSerialReduceKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::I
               in.multi[d] = r < reduced.size() && reduced[r] == static_cast<int64_t>(d) ? within.multi[r++]
                                                                                         : out.multi[k++];
             std::vector<llvm::Value*> args;
-            for (size_t i = 0; i < n; ++i) args.push_back(b.CreateLoad(e.valueType(accType(i)), accumulators[i]));
+            for (size_t i = 0; i < n; ++i) args.push_back(b.CreateLoad(e.valueType(parameterType(i)), accumulators[i]));
             for (size_t i = 0; i < n; ++i) {
               const Instruction& input = *reduce.operand(static_cast<int>(i));
               HLO_ASSIGN_OR_RETURN(llvm::Value * x, e.emit(input, in));
-              HLO_ASSIGN_OR_RETURN(x, as(x, input.shape().type(), parameterType(n + i)));
+              HLO_ASSIGN_OR_RETURN(x, e.convert(reduce, input.shape().type(), parameterType(n + i), x));
               args.push_back(x);
             }
             HLO_ASSIGN_OR_RETURN(std::vector<llvm::Value*> next, e.callScalar(*reducer, args));
             if (next.size() != n) return jit::cannotCompile(reduce, "its reducer returns " + std::to_string(next.size()) +
                                                                         " values for " + std::to_string(n) + " results");
             for (size_t i = 0; i < n; ++i) {
-              if (next[i]->getType() != e.valueType(madeType(i)))
+              if (next[i]->getType() != e.valueType(made[i].type()))
                 return jit::cannotCompile(reduce, "its reducer's results are not of its declared types");
-              HLO_ASSIGN_OR_RETURN(llvm::Value * value, as(next[i], madeType(i), accType(i)));
+              HLO_ASSIGN_OR_RETURN(llvm::Value * value, e.convert(reduce, made[i].type(), parameterType(i), next[i]));
               b.CreateStore(value, accumulators[i]);
             }
             return okStatus();
           },
           /*unroll=*/false));
       for (size_t i = 0; i < n; ++i) {
-        HLO_ASSIGN_OR_RETURN(llvm::Value * total,
-                             as(b.CreateLoad(e.valueType(accType(i)), accumulators[i]), accType(i), results[i].type()));
+        HLO_ASSIGN_OR_RETURN(llvm::Value * total, e.convert(reduce, parameterType(i), results[i].type(),
+                                                            b.CreateLoad(e.valueType(parameterType(i)), accumulators[i])));
         e.store(total, outputBases[i], linear, results[i].type());
       }
       return okStatus();

@@ -16,9 +16,6 @@ namespace hlo::gpu {
 // Whether `instr` is a reduce that this kernel folds.
 bool isSerialReduce(const Instruction& instr);
 
-// The shapes of its results: the tuple's elements, or its own.
-std::vector<Shape> serialReduceResults(const Instruction& reduce);
-
 // Emits the kernel's body: thread t of block b folds output element
 // b * kThreadsPerBlock + t of every result; `outputBases[i]` is result i's
 // array. The kernel's inputs are the reduce's operands, bound in the

@@ -77,13 +77,8 @@ int64_t product(const std::vector<int64_t>& v) {
 
 }  // namespace
 
-std::vector<Shape> scatterResults(const Instruction& scatter) {
-  if (scatter.shape().isTuple()) return scatter.shape().tupleElements();
-  return {scatter.shape()};
-}
-
 Status checkScatterKernel(const Instruction& s) {
-  const std::vector<Shape> results = scatterResults(s);
+  const std::vector<Shape> results = s.shape().elementsOrSelf();
   const size_t n = results.size();
   const Computation* combine = s.attrs().getComputation(AttrKey::kToApply);
   if (!combine || s.operandCount() != static_cast<int>(2 * n + 1) ||
@@ -108,7 +103,7 @@ Status checkScatterKernel(const Instruction& s) {
 
 Status emitScatterKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::IRBuilder<>& b, const Instruction& s,
                          const std::vector<llvm::Value*>& outputBases) {
-  const std::vector<Shape> results = scatterResults(s);
+  const std::vector<Shape> results = s.shape().elementsOrSelf();
   const size_t n = results.size();
   const Computation& combine = *s.attrs().getComputation(AttrKey::kToApply);
   const Instruction& indices = *s.operand(static_cast<int>(n));
@@ -119,14 +114,6 @@ Status emitScatterKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::IRBuil
   const ElementType indexType = indices.shape().type();
   auto parameterType = [&](size_t i) { return combine.parameter(static_cast<int>(i))->shape().type(); };
 
-  // Thread t runs body(q) for q = t, t + 256, ... below `count`.
-  auto strided = [&](llvm::Value* thread, int64_t count, const std::function<Status(llvm::Value*)>& body) {
-    const int64_t rounds = (count + kThreadsPerBlock - 1) / kThreadsPerBlock;
-    return e.emitLoop(b.getInt64(0), b.getInt64(rounds), "round", [&](llvm::Value* r) -> Status {
-      llvm::Value* q = b.CreateAdd(b.CreateMul(r, b.getInt64(kThreadsPerBlock)), thread);
-      return e.emitWhen(b.CreateICmpULT(q, b.getInt64(count)), "item", [&] { return body(q); });
-    }, /*unroll=*/false);
-  };
   // Combines the update at scatter position p (linear) and window offset w
   // (linear) into the results, when its window lies inside the operand.
   auto land = [&](llvm::Value* p, llvm::Value* w) -> Status {
@@ -163,10 +150,9 @@ Status emitScatterKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::IRBuil
       llvm::Value* linear = e.linearize(to);
       // A combiner declared in other types (bf16 values added in f32) takes
       // its arguments converted, and its results are converted back before
-      // the next update reads them, as the interpreter does.
-      auto as = [&](llvm::Value* v, ElementType from, ElementType to) -> StatusOr<llvm::Value*> {
-        return from == to ? v : e.convert(s, from, to, v);
-      };
+      // the next update reads them, as the interpreter does (convert keeps a
+      // value already of the type asked).
+      auto as = [&](llvm::Value* v, ElementType from, ElementType to) { return e.convert(s, from, to, v); };
       std::vector<llvm::Value*> args;
       for (size_t i = 0; i < n; ++i) {
         HLO_ASSIGN_OR_RETURN(llvm::Value * current, as(e.load(outputBases[i], linear, results[i].type()),
@@ -181,8 +167,7 @@ Status emitScatterKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::IRBuil
       HLO_ASSIGN_OR_RETURN(std::vector<llvm::Value*> combined, e.callScalar(combine, args));
       if (combined.size() != n) return jit::cannotCompile(s, "its combiner does not return one value per result");
       for (size_t i = 0; i < n; ++i) {
-        const Shape& root = combine.root()->shape();
-        const ElementType made = root.isTuple() ? root.tupleElement(static_cast<int>(i)).type() : root.type();
+        const ElementType made = combine.root()->shape().elementsOrSelf()[i].type();
         if (combined[i]->getType() != e.valueType(made))
           return jit::cannotCompile(s, "its combiner's results are not of its declared types");
         HLO_ASSIGN_OR_RETURN(llvm::Value * value, as(combined[i], made, results[i].type()));
@@ -193,7 +178,7 @@ Status emitScatterKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::IRBuil
   };
 
   HLO_RETURN_IF_ERROR(tb.forEachThread([&](llvm::Value* thread) -> Status {
-    return strided(thread, elements, [&](llvm::Value* i) -> Status {
+    return tb.forEachItem(thread, elements, [&](llvm::Value* i) -> Status {
       for (size_t k = 0; k < n; ++k) {
         HLO_ASSIGN_OR_RETURN(llvm::Value * v, e.emit(*s.operand(static_cast<int>(k)), e.delinearize(i, g.operandDims)));
         e.store(v, outputBases[k], i, results[k].type());
@@ -205,7 +190,7 @@ Status emitScatterKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::IRBuil
   if (positions == 0 || windows == 0) return okStatus();
   return tb.forEachThread([&](llvm::Value* thread) -> Status {
     if (g.offsetsApart())
-      return strided(thread, windows, [&](llvm::Value* w) -> Status {
+      return tb.forEachItem(thread, windows, [&](llvm::Value* w) -> Status {
         return e.emitLoop(b.getInt64(0), b.getInt64(positions), "position",
                           [&](llvm::Value* p) { return land(p, w); }, /*unroll=*/false);
       });

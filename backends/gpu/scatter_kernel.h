@@ -21,9 +21,6 @@
 
 namespace hlo::gpu {
 
-// The scatter's results: the tuple's elements, or its own.
-std::vector<Shape> scatterResults(const Instruction& scatter);
-
 // Checks that the scatter fits the kernel: N operands, indices, N updates,
 // a combiner of 2N parameters of the operands' types returning N values.
 Status checkScatterKernel(const Instruction& scatter);

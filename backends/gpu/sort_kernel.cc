@@ -6,13 +6,8 @@
 
 namespace hlo::gpu {
 
-std::vector<Shape> sortResults(const Instruction& sort) {
-  if (sort.shape().isTuple()) return sort.shape().tupleElements();
-  return {sort.shape()};
-}
-
 StatusOr<SortPlan> sortPlanOf(const Instruction& sort) {
-  const std::vector<Shape> results = sortResults(sort);
+  const std::vector<Shape> results = sort.shape().elementsOrSelf();
   const Computation* comparator = sort.attrs().getComputation(AttrKey::kToApply);
   const size_t n = results.size();
   if (!comparator || sort.operandCount() != static_cast<int>(n) ||
@@ -45,7 +40,7 @@ StatusOr<SortPlan> sortPlanOf(const Instruction& sort) {
 
 Status emitSortKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::IRBuilder<>& b, const Instruction& sort,
                       const SortPlan& plan, const std::vector<llvm::Value*>& outputBases) {
-  const std::vector<Shape> results = sortResults(sort);
+  const std::vector<Shape> results = sort.shape().elementsOrSelf();
   const Computation& comparator = *sort.attrs().getComputation(AttrKey::kToApply);
   const std::vector<int64_t>& dims = results[0].dims();
   std::vector<int64_t> others = dims;
@@ -60,15 +55,9 @@ Status emitSortKernel(ThreadBlock& tb, jit::ElementalEmitter& e, llvm::IRBuilder
     index.multi.insert(index.multi.begin() + plan.dimension, position);
     return index;
   };
-  // Thread t runs body(q) for q = t, t + 256, ... below `count`.
+  // A phase in which every thread takes its share of `count` items.
   auto strided = [&](int64_t count, const std::function<Status(llvm::Value*)>& body) {
-    return tb.forEachThread([&](llvm::Value* thread) -> Status {
-      const int64_t rounds = (count + kThreadsPerBlock - 1) / kThreadsPerBlock;
-      return e.emitLoop(b.getInt64(0), b.getInt64(rounds), "round", [&](llvm::Value* r) -> Status {
-        llvm::Value* q = b.CreateAdd(b.CreateMul(r, b.getInt64(kThreadsPerBlock)), thread);
-        return e.emitWhen(b.CreateICmpULT(q, b.getInt64(count)), "pair", [&] { return body(q); });
-      }, /*unroll=*/false);
-    });
+    return tb.forEachThread([&](llvm::Value* thread) { return tb.forEachItem(thread, count, body); });
   };
   // Whether position x (an i32) goes before position y.
   auto before = [&](llvm::Value* x, llvm::Value* y) -> StatusOr<llvm::Value*> {

@@ -36,9 +36,6 @@ struct SortPlan {
 // saying what does not fit.
 StatusOr<SortPlan> sortPlanOf(const Instruction& sort);
 
-// The sort's results: the tuple's elements, or its own.
-std::vector<Shape> sortResults(const Instruction& sort);
-
 // Emits the kernel's body; `outputBases[i]` is result i's array. The
 // kernel's inputs are the sort's operands, bound in the emitter.
 Status emitSortKernel(ThreadBlock& block, jit::ElementalEmitter& emitter, llvm::IRBuilder<>& b,

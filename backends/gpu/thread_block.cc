@@ -45,6 +45,15 @@ void ThreadBlock::closeLoop() {
   thread_ = nullptr;
 }
 
+Status ThreadBlock::forEachItem(llvm::Value* thread, int64_t count,
+                                const std::function<Status(llvm::Value* item)>& body) {
+  const int64_t rounds = (count + kThreadsPerBlock - 1) / kThreadsPerBlock;
+  return emitter_.emitLoop(b_.getInt64(0), b_.getInt64(rounds), "round", [&](llvm::Value* r) -> Status {
+    llvm::Value* q = b_.CreateAdd(b_.CreateMul(r, b_.getInt64(kThreadsPerBlock)), thread);
+    return emitter_.emitWhen(b_.CreateICmpULT(q, b_.getInt64(count)), "item", [&] { return body(q); });
+  }, /*unroll=*/false);
+}
+
 void ThreadBlock::barrier() {
   if (form_ == GridForm::kNvptx) b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
   closeLoop();

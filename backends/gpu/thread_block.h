@@ -44,6 +44,10 @@ class ThreadBlock {
   // kThreadsPerBlock)), with an emitter cache of its own.
   Status forEachThread(const std::function<Status(llvm::Value* thread)>& body);
 
+  // Inside a phase: this thread's share of `count` items, body(q) for
+  // q = thread, thread + kThreadsPerBlock, ... below count.
+  Status forEachItem(llvm::Value* thread, int64_t count, const std::function<Status(llvm::Value* item)>& body);
+
   // All threads reach this point before any goes on (on the host: the loop
   // over the threads ends here).
   void barrier();
