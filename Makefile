@@ -18,7 +18,10 @@ CORPUS ?= ../shared/corpus
 SANITIZE ?=
 BUILD := build$(if $(SANITIZE),-san)
 
-HLO_CXXFLAGS := -std=c++20 -O2 -g0 -Wall -Wextra -Werror=switch -I. -MMD -MP
+# Position-independent code, so the same archives link into the Python
+# extension (a shared object) as into the programs; no semantic
+# interposition, so calls within the archives stay direct and inlinable.
+HLO_CXXFLAGS := -std=c++20 -O2 -g0 -fPIC -fno-semantic-interposition -Wall -Wextra -Werror=switch -I. -MMD -MP
 HLO_LDFLAGS :=
 ifneq ($(SANITIZE),)
   HLO_CXXFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -O1 -g
@@ -202,8 +205,46 @@ $(BENCHES): $(BUILD)/bin/%: $(BUILD)/obj/bench/%.o $(LIBS)
 	@mkdir -p $(@D)
 	$(call link,-lbenchmark)
 
+# ---- the Python package (python/): `import hlo` -------------------------------
+
+# The extension python/native/*.cc over the same archives the tools link,
+# built with pybind11 (header-only, so this file builds it as it builds the
+# rest) for PYTHON; PY_DIR then holds the package, ready for PYTHONPATH.
+# pip install . (setup.py) calls this with its own PYTHON and PY_DIR.
+PYTHON ?= $(BUILD)/venv/bin/python
+PY_DIR ?= $(BUILD)/python
+PY_SRCS := $(wildcard python/native/*.cc)
+PY_OBJS := $(patsubst %.cc,$(PY_DIR)/obj/%.o,$(PY_SRCS))
+PY_EXT := $(PY_DIR)/hlo/_native.so
+PY_FILES := $(patsubst python/%,$(PY_DIR)/%,$(wildcard python/hlo/*.py))
+PY_INCLUDES = $(eval PY_INCLUDES := $(patsubst -I%,-isystem %,$(shell $(PYTHON) -m pybind11 --includes)))$(PY_INCLUDES)
+.PHONY: python
+python: $(PY_EXT) $(PY_FILES)
+
+$(PY_DIR)/obj/%.o: %.cc | $(DEPS_STAMP)
+	@mkdir -p $(@D)
+	@$(PYTHON) -m pybind11 --includes >/dev/null || { echo "make: $(PYTHON) has no pybind11 (pip install pybind11)" >&2; exit 1; }
+	$(CXX) $(HLO_CXXFLAGS) -fvisibility=hidden $(PY_INCLUDES) $(CPPFLAGS) $(CXXFLAGS) -c $< -o $@
+
+# The backends linked whole, as in the programs (they register themselves);
+# --exclude-libs keeps the archives' symbols out of the extension's
+# dynamic symbol table, so they never meet another extension's.
+$(PY_EXT): $(PY_OBJS) $(JIT_LIBS) $(LIBS)
+	@mkdir -p $(@D)
+	$(CXX) -shared $(HLO_LDFLAGS) $(LDFLAGS) -o $@ $(PY_OBJS) -Wl,--whole-archive $(BACKEND_LIBS) -Wl,--no-whole-archive \
+	  $(filter-out $(BACKEND_LIBS),$(JIT_LIBS)) $(LIBS) $(LDLIBS_COMMON) $(LLVM_LDLIBS) -Wl,--exclude-libs,ALL
+
+$(PY_DIR)/hlo/%.py: python/hlo/%.py
+	@mkdir -p $(@D)
+	cp $< $@
+
+# The Python package's tests need build/venv (numpy, pybind11, pytest): where
+# PyPI could not be reached check.sh reports them skipped.
 check: all $(VENV_STAMP)
-	HLO_BIN_DIR=$(abspath $(BUILD)/bin) scripts/check.sh $(BUILD) $(CORPUS)
+	@if [ -n "$(SANITIZE)" ]; then echo "make: the Python package is not built under sanitizers; its tests will be skipped"; \
+	elif [ -f $(VENV_STAMP) ]; then $(MAKE) --no-print-directory python; \
+	else echo "make: no $(BUILD)/venv: the Python package is not built and its tests will be skipped"; fi
+	HLO_BIN_DIR=$(abspath $(BUILD)/bin) PYTHON_EXT=$(if $(SANITIZE),,$(PY_EXT)) scripts/check.sh $(BUILD) $(CORPUS)
 
 # x + y * z = {1, 2, 3, 4} + {1, 3, -0.5, -3} = {2, 5, 2.5, 1}, whose sum prints as f32[] 10.5:
 # compiled by the CPU JIT, checked against the reference interpreter.
@@ -367,3 +408,4 @@ clean:
 
 -include $(patsubst %.cc,$(BUILD)/obj/%.d,$(ALL_SRCS))
 -include $(FUZZ_OBJS:.o=.d)
+-include $(PY_OBJS:.o=.d)

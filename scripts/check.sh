@@ -149,6 +149,29 @@ else
   echo "check: $bin/hlo-jit-fuzz not built yet; JIT fuzz not run"
 fi
 
+# h) The Python package (python/tests, pytest on build/venv's Python), where
+#    make built it: not under sanitizers, nor without build/venv.
+py_ext=${PYTHON_EXT-$build/python/hlo/_native.so}
+venv_python=$build/venv/bin/python
+if [ -z "$py_ext" ]; then
+  echo "check: the Python package is not built under sanitizers: its tests skipped"
+  skipped=$((skipped + 1))
+elif [ ! -x "$venv_python" ] || ! "$venv_python" -c 'import pytest, numpy, ml_dtypes' 2>/dev/null; then
+  echo "check: no $build/venv with pytest, numpy and ml_dtypes (PyPI unreachable?): Python package tests skipped"
+  skipped=$((skipped + 1))
+elif [ ! -f "$py_ext" ]; then
+  echo "check: $py_ext not built; counted as 1 failed"
+  failed=$((failed + 1))
+else
+  run python env PYTHONPATH="$(dirname "$(dirname "$py_ext")")" "$venv_python" -m pytest -q -rs -p no:cacheprovider python/tests; rc=$?
+  # pytest's last line: "N passed, N skipped in 1.23s" (each count only when not 0).
+  last=$(grep -E ' in [0-9.]+s' "$logs/python.log" | tail -n1)
+  count() { local n; n=$(grep -oE "[0-9]+ $1" <<<"$last" | grep -oE '^[0-9]+'); echo "${n:-0}"; }
+  p=$(count passed) f=$(( $(count failed) + $(count 'errors?') )) s=$(( $(count skipped) + $(count xfailed) ))
+  passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+  crashed "pytest" "$rc" "$f"
+fi
+
 summary="$passed passed, $failed failed"
 [ "$skipped" -gt 0 ] && summary+=", $skipped skipped"
 echo "$summary"

@@ -4,7 +4,7 @@ set -euo pipefail
 
 packages=(g++ make llvm-19-dev llvm-19-tools clang-19 libclang-rt-19-dev libre2-dev
           libgtest-dev libbenchmark-dev zlib1g-dev graphviz libopenblas-dev python3
-          libopenmpi-dev openmpi-bin)
+          libopenmpi-dev openmpi-bin python3-dev)
 
 missing=()
 for p in "${packages[@]}"; do
