@@ -139,8 +139,10 @@ StatusOr<std::unique_ptr<OrcJit>> OrcJit::create() {
     (*jit)->getMainJITDylib().addGenerator(std::move(*vectorMath));
     result->vectorMath_ = true;
     llvm::sys::DynamicLibrary library = llvm::sys::DynamicLibrary::getPermanentLibrary("libmvec.so.1");
+    llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
     result->libraryVariants_ = libmvecVariants(
-        [&](const std::string& symbol) { return library.getAddressOfSymbol(symbol.c_str()) != nullptr; });
+        [&](const std::string& symbol) { return library.getAddressOfSymbol(symbol.c_str()) != nullptr; },
+        [&](const std::string& feature) { return host.lookup(feature); });
   } else {
     llvm::consumeError(vectorMath.takeError());
   }

@@ -118,7 +118,8 @@ void inlineMathFunctions(llvm::Module& module) {
     if (llvm::Function* f = module.getFunction(name); f && f->use_empty()) f->eraseFromParent();
 }
 
-std::vector<LibraryVariant> libmvecVariants(const std::function<bool(const std::string&)>& has) {
+std::vector<LibraryVariant> libmvecVariants(const std::function<bool(const std::string&)>& has,
+                                            const std::function<bool(const std::string&)>& hostHas) {
   // One argument each; LLVM's table has the SSE and AVX2 forms of the last
   // five, not their AVX-512 ones.
   static const char* const kUnary[] = {"acos", "acosh", "asin", "asinh", "atan",  "atanh", "cbrt",  "cosh", "erf",
@@ -126,17 +127,20 @@ std::vector<LibraryVariant> libmvecVariants(const std::function<bool(const std::
                                        "sin",  "cos",   "tan",  "exp",   "log"};
   constexpr int kInLlvmTable = 5;
   // libmvec's instruction sets by their mangled letter: SSE4 ('b'), AVX2
-  // ('d'), AVX-512 ('e'); lanes of f32 (f64 has half).
+  // ('d'), AVX-512 ('e'); lanes of f32 (f64 has half); the host feature
+  // each needs (SSE4's forms choose their code at load time, on any x86-64).
   struct Isa {
     char letter;
     int floatLanes;
+    const char* feature;
   };
-  static const Isa kIsas[] = {{'b', 4}, {'d', 8}, {'e', 16}};
+  static const Isa kIsas[] = {{'b', 4, nullptr}, {'d', 8, "avx2"}, {'e', 16, "avx512f"}};
   std::vector<LibraryVariant> out;
   const int count = static_cast<int>(std::size(kUnary));
   for (int i = 0; i < count; ++i)
     for (const Isa& isa : kIsas) {
       if (i >= count - kInLlvmTable && isa.letter != 'e') continue;
+      if (isa.feature && !hostHas(isa.feature)) continue;
       for (bool single : {true, false}) {
         const std::string scalar = std::string(kUnary[i]) + (single ? "f" : "");
         const int lanes = single ? isa.floatLanes : isa.floatLanes / 2;

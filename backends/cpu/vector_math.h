@@ -44,8 +44,12 @@ struct LibraryVariant {
 };
 
 // The variants beyond LLVM's table that `has` (whether the loaded libmvec
-// defines a symbol) finds.
-std::vector<LibraryVariant> libmvecVariants(const std::function<bool(const std::string&)>& has);
+// defines a symbol) finds, in the instruction sets the host runs
+// (`hostHas`, given an LLVM feature name: "avx2", "avx512f"). libmvec
+// defines its AVX-512 forms on every machine, and where the CPU has no
+// AVX-512 they fault (SIGILL) on their first zmm register.
+std::vector<LibraryVariant> libmvecVariants(const std::function<bool(const std::string&)>& has,
+                                            const std::function<bool(const std::string&)>& hostHas);
 
 // Adds `variants` to `library`, after LLVM's table.
 void addLibraryVariants(llvm::TargetLibraryInfoImpl& library, const std::vector<LibraryVariant>& variants);

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/cpu/vector_math.h"
 #include "hlo/literal.h"
 #include "jit/executable.h"
 #include "parser/parse_or_fail.h"
@@ -121,6 +122,31 @@ TEST(LibraryMath, F64InVectorLoops) {
 // value at every f32 in [-104, 88.7] (checked exhaustively when it was
 // written). Here every 509th bit pattern of that range, both signs, in
 // fractions of an ulp of the exact value (2^-149 for subnormal results).
+// The AVX-512 forms ('e') only where the host has AVX-512, the AVX2 forms
+// ('d') only with AVX2: libmvec defines them all on every machine.
+TEST(LibraryMath, VariantsOnlyOfTheHostsInstructionSets) {
+  auto everySymbol = [](const std::string&) { return true; };
+  auto names = [](const std::vector<LibraryVariant>& variants) {
+    std::vector<std::string> out;
+    for (const LibraryVariant& v : variants) out.push_back(v.vector);
+    return out;
+  };
+  auto avx2 = names(libmvecVariants(everySymbol, [](const std::string& f) { return f == "avx2"; }));
+  auto avx512 = names(libmvecVariants(everySymbol, [](const std::string&) { return true; }));
+  auto sse = names(libmvecVariants(everySymbol, [](const std::string&) { return false; }));
+  auto has = [](const std::vector<std::string>& v, const std::string& name) {
+    return std::find(v.begin(), v.end(), name) != v.end();
+  };
+  // tanh is not in LLVM's own table: every instruction set's form is ours.
+  EXPECT_TRUE(has(avx512, "_ZGVeN16v_tanhf") && has(avx512, "_ZGVdN8v_tanhf") && has(avx512, "_ZGVbN4v_tanhf"));
+  EXPECT_TRUE(!has(avx2, "_ZGVeN16v_tanhf") && has(avx2, "_ZGVdN8v_tanhf") && has(avx2, "_ZGVdN4v_tanh"));
+  EXPECT_TRUE(!has(sse, "_ZGVdN8v_tanhf") && has(sse, "_ZGVbN4v_tanhf") && has(sse, "_ZGVbN2v_tanh"));
+  for (const std::string& name : avx2) EXPECT_NE(name.rfind("_ZGVe", 0), 0u) << name;
+  // exp is in LLVM's table but for AVX-512: only its 'e' forms are added.
+  EXPECT_TRUE(has(avx512, "_ZGVeN16v_expf") && !has(avx512, "_ZGVdN8v_expf"));
+  EXPECT_FALSE(has(avx2, "_ZGVeN16v_expf"));
+}
+
 TEST(InlineMath, ExpF32WithinATenthOverOneUlp) {
   std::vector<float> x;
   for (uint32_t bits = 0;; bits += 509) {
