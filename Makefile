@@ -146,7 +146,7 @@ link = $(CXX) $(HLO_LDFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(JIT_LINK) $(LIB
 # backends/cpu/blas.h, backends/gpu/cuda_driver.h). The backends' archives
 # are linked whole: nothing calls a backend by name, each registers itself
 # (jit/backend.h) from a static object the linker would otherwise drop.
-JIT_PROGRAMS := $(BUILD)/bin/hlo-run $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) $(BUILD)/bin/jit_bench $(BUILD)/bin/model_bench \
+JIT_PROGRAMS := $(BUILD)/bin/hlo-run $(BUILD)/bin/hlo-reduce $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) $(BUILD)/bin/jit_bench $(BUILD)/bin/model_bench \
                 $(BUILD)/bin/lapack_bench $(BUILD)/bin/collectives_bench
 $(JIT_PROGRAMS): $(JIT_LIBS)
 $(JIT_PROGRAMS): JIT_LINK = -Wl,--whole-archive $(BACKEND_LIBS) -Wl,--no-whole-archive $(filter-out $(BACKEND_LIBS),$(JIT_LIBS))

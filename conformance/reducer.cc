@@ -24,12 +24,15 @@ struct Place {
   std::string computation, instruction;
 };
 
-enum class EditKind { kRootToOperand, kToOperand, kToZeros, kDropParameter, kUnfuse, kInlineCalls };
+enum class EditKind {
+  kRootToOperand, kToOperand, kToZeros, kDropParameter, kUnfuse, kInlineCalls,
+  kDropRootElement, kBranchToCall, kConstantToZeros,
+};
 
 struct Edit {
   EditKind kind;
   Place at;  // empty for kInlineCalls, which inlines every call
-  int operand = 0;  // kRootToOperand, kToOperand
+  int operand = 0;  // kRootToOperand, kToOperand, kDropRootElement; kBranchToCall: the branch
 };
 
 Instruction* locate(Module& module, const Place& at) {
@@ -92,6 +95,40 @@ bool apply(Module& module, const Edit& edit) {
       c.remove(instr);
       return c.sortTopologically().ok() && runInline(module);
     }
+    case EditKind::kDropRootElement: {
+      // The ENTRY's result tuple less one element.
+      if (&c != module.entry() || instr != c.root() || instr->opcode() != Opcode::kTuple ||
+          instr->operandCount() < 2 || edit.operand >= instr->operandCount())
+        return false;
+      std::vector<Instruction*> kept = instr->operands();
+      kept.erase(kept.begin() + edit.operand);
+      std::vector<Shape> shapes;
+      for (const Instruction* k : kept) shapes.push_back(k->shape());
+      c.setRoot(c.add(Opcode::kTuple, freshName(c, "fewer"), Shape::tuple(std::move(shapes)), kept));
+      forgetEntryLayout(module);
+      return true;
+    }
+    case EditKind::kBranchToCall: {
+      // A conditional as if its selector chose branch `operand`: a call of
+      // that branch on its operand, inlined.
+      if (instr->opcode() != Opcode::kConditional) return false;
+      std::vector<Computation*> branches = instr->attrs().conditionalBranches();
+      if (edit.operand >= static_cast<int>(branches.size()) || edit.operand + 1 >= instr->operandCount()) return false;
+      Instruction* call = c.add(Opcode::kCall, freshName(c, "branch"), instr->shape(), {instr->operand(edit.operand + 1)});
+      call->attrs().setComputation(AttrKey::kToApply, branches[edit.operand]);
+      c.replaceAllUses(instr, call);
+      c.remove(instr);
+      return c.sortTopologically().ok() && runInline(module);
+    }
+    case EditKind::kConstantToZeros: {
+      // An array constant's values all zero: as many instructions, in less
+      // text, and one number fewer to read about.
+      if (instr->opcode() != Opcode::kConstant || !instr->shape().isArray() || instr->literal().elided()) return false;
+      Literal zeros(instr->shape());
+      if (zeros == instr->literal()) return false;
+      instr->setLiteral(std::move(zeros));
+      return true;
+    }
     case EditKind::kInlineCalls:
       break;  // above: not an instruction's
     case EditKind::kDropParameter: {
@@ -117,9 +154,13 @@ std::vector<Edit> editsOf(const Module& module) {
   std::vector<Edit> edits;
   const Computation& entry = *module.entry();
   edits.push_back({EditKind::kInlineCalls, {}});  // the whole module
-  if (const Instruction* root = entry.root())
+  if (const Instruction* root = entry.root()) {
     for (int k = 0; k < root->operandCount(); ++k)
       edits.push_back({EditKind::kRootToOperand, {entry.name(), root->name()}, k});
+    if (root->opcode() == Opcode::kTuple && root->operandCount() > 1)
+      for (int k = 0; k < root->operandCount(); ++k)
+        edits.push_back({EditKind::kDropRootElement, {entry.name(), root->name()}, k});
+  }
   for (const auto& c : module.computations()) {
     const auto& instrs = c->instructions();
     for (auto it = instrs.rbegin(); it != instrs.rend(); ++it) {
@@ -130,6 +171,11 @@ std::vector<Edit> editsOf(const Module& module) {
         continue;
       }
       if (instr.opcode() == Opcode::kFusion) edits.push_back({EditKind::kUnfuse, at});
+      if (instr.opcode() == Opcode::kConditional)
+        for (int k = 0; k < static_cast<int>(instr.attrs().conditionalBranches().size()); ++k)
+          edits.push_back({EditKind::kBranchToCall, at, k});
+      if (instr.opcode() == Opcode::kConstant && instr.shape().isArray())
+        edits.push_back({EditKind::kConstantToZeros, at});
       for (int k = 0; k < instr.operandCount(); ++k)
         if (instr.operand(k)->shape().compatible(instr.shape())) edits.push_back({EditKind::kToOperand, at, k});
       if (instr.operandCount() > 0 && instr.shape().isArray() && instr.opcode() != Opcode::kBroadcast)
@@ -169,6 +215,7 @@ StatusOr<ReduceResult> reduceModule(const Module& module, const ReduceOptions& o
   if (!options.interesting(given)) return errorStatus("reduce: the test does not hold for the module as given");
   int64_t size = sizeOf(*result.module);
   size_t textSize = given.size();
+  const size_t batch = options.interestingEach && options.jobs > 1 ? static_cast<size_t>(options.jobs) : 1;
   // Sweeps until one keeps nothing. Within a sweep an edit is tried once:
   // after a kept edit the new module's edits are listed again, less those
   // already tried.
@@ -178,25 +225,55 @@ StatusOr<ReduceResult> reduceModule(const Module& module, const ReduceOptions& o
     std::set<std::string> tried;
     for (bool kept = true; kept;) {
       kept = false;
-      for (const Edit& edit : editsOf(*result.module)) {
-        if (options.maxTests > 0 && result.tests >= options.maxTests) break;
-        if (!tried.insert(keyOf(edit)).second) continue;
-        std::unique_ptr<Module> candidate = result.module->clone();
-        if (!apply(*candidate, edit)) continue;
-        runDce(*candidate);
-        if (!verify(*candidate).ok()) continue;
-        // Kept only when smaller: fewer instructions (sizeOf), or as many in less text.
-        std::string text = printModule(*candidate);
-        int64_t count = sizeOf(*candidate);
-        if (count > size || (count == size && text.size() >= textSize)) continue;
-        ++result.tests;
-        if (!options.interesting(text)) continue;
-        size = count;
-        textSize = text.size();
-        result.module = std::move(candidate);
-        changed = kept = true;
-        if (options.progress) options.progress(instructionCount(*result.module), result.tests);
-        break;
+      // The candidates of this listing that are worth a test, in order,
+      // `batch` at a time.
+      std::vector<Edit> edits = editsOf(*result.module);
+      size_t next = 0;
+      while (!kept && next < edits.size()) {
+        std::vector<std::unique_ptr<Module>> candidates;
+        std::vector<std::string> texts;
+        std::vector<int64_t> counts;
+        std::vector<size_t> editOf;  // each candidate's position in `edits`
+        std::vector<std::pair<size_t, std::string>> marked;  // tried in this batch
+        for (; next < edits.size() && candidates.size() < batch; ++next) {
+          if (options.maxTests > 0 && result.tests + static_cast<int64_t>(candidates.size()) >= options.maxTests) {
+            next = edits.size();
+            break;
+          }
+          std::string key = keyOf(edits[next]);
+          if (!tried.insert(key).second) continue;
+          marked.emplace_back(next, std::move(key));
+          std::unique_ptr<Module> candidate = result.module->clone();
+          if (!apply(*candidate, edits[next])) continue;
+          runDce(*candidate);
+          if (!verify(*candidate).ok()) continue;
+          // Kept only when smaller: fewer instructions (sizeOf), or as many in less text.
+          std::string text = printModule(*candidate);
+          int64_t count = sizeOf(*candidate);
+          if (count > size || (count == size && text.size() >= textSize)) continue;
+          candidates.push_back(std::move(candidate));
+          texts.push_back(std::move(text));
+          counts.push_back(count);
+          editOf.push_back(next);
+        }
+        if (candidates.empty()) continue;
+        std::vector<bool> verdicts =
+            batch > 1 ? options.interestingEach(texts) : std::vector<bool>{options.interesting(texts[0])};
+        result.tests += static_cast<int64_t>(candidates.size());
+        for (size_t k = 0; k < candidates.size(); ++k) {
+          if (!verdicts[k]) continue;
+          size = counts[k];
+          textSize = texts[k].size();
+          result.module = std::move(candidates[k]);
+          changed = kept = true;
+          if (options.progress) options.progress(instructionCount(*result.module), result.tests);
+          // The edits after the kept one were looked at on the module before
+          // it, as a single job would not have: they stay untried, for the
+          // new module's listing.
+          for (const auto& [position, key] : marked)
+            if (position > editOf[k]) tried.erase(key);
+          break;
+        }
       }
     }
   }

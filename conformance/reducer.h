@@ -11,6 +11,9 @@
 //   - an array instruction with operands is replaced by zeros of its shape
 //     (a broadcast of a scalar constant);
 //   - an ENTRY parameter nothing reads is removed;
+//   - the ENTRY's result tuple loses an element;
+//   - a conditional becomes one of its branches, inlined;
+//   - an array constant's values become zeros;
 //   - every call is inlined (hlo/passes/inline.cc), and a fusion becomes
 //     the instructions of its computation, so that they are open to the
 //     edits too (a dump after XLA's passes is mostly fusions).
@@ -21,6 +24,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "hlo/module.h"
 #include "hlo/status.h"
@@ -30,6 +34,12 @@ namespace hlo::conformance {
 struct ReduceOptions {
   // Whether a candidate, given as module text, is still interesting.
   std::function<bool(const std::string& text)> interesting;
+  // When set with jobs > 1: whether each of several candidates is, tested
+  // side by side. The next `jobs` candidates are tested together and the
+  // first interesting one in the order the edits are tried is kept, so the
+  // result is the one a single job gives.
+  std::function<std::vector<bool>(const std::vector<std::string>& texts)> interestingEach;
+  int jobs = 1;
   // Stop after this many tests (0: no limit); the best module so far is the result.
   int64_t maxTests = 0;
   // Called after every kept edit, with the instructions left and the tests run.

@@ -45,6 +45,35 @@ TEST(Reducer, KeepsOnlyWhatTheTestNeeds) {
   EXPECT_FALSE(contains(text, "parameter(1)")) << text;
 }
 
+TEST(Reducer, SeveralJobsGiveWhatOneGives) {
+  // The same test, candidates judged 1, 3 and 8 at a time: the first
+  // interesting candidate in the edits' order is kept either way, so each
+  // gives the cosine of a parameter, the result of one job.
+  auto module = parseOrFail(kChain);
+  auto holdsCosine = [](const std::string& candidate) { return contains(candidate, "cosine("); };
+  std::vector<std::string> results;
+  for (int jobs : {1, 3, 8}) {
+    ReduceOptions options;
+    options.jobs = jobs;
+    options.interesting = holdsCosine;
+    int batches = 0;
+    options.interestingEach = [&](const std::vector<std::string>& texts) {
+      EXPECT_LE(static_cast<int>(texts.size()), jobs);
+      ++batches;
+      std::vector<bool> verdicts;
+      for (const std::string& t : texts) verdicts.push_back(holdsCosine(t));
+      return verdicts;
+    };
+    auto reduced = reduceModule(*module, options);
+    ASSERT_TRUE(reduced.ok()) << reduced.status().message();
+    EXPECT_EQ(reduced->instructionsAfter, 2);
+    EXPECT_EQ(batches > 0, jobs > 1);
+    results.push_back(printModule(*reduced->module));
+  }
+  EXPECT_EQ(results[1], results[0]);
+  EXPECT_EQ(results[2], results[0]);
+}
+
 TEST(Reducer, ZerosCutWhatFeedsAnOperandOfAnotherShape) {
   // The reshape's operand has another shape: replaced by zeros (a constant
   // and its broadcast), it leaves the multiply and w unread, and they go.
@@ -93,6 +122,68 @@ ENTRY e {
   std::string text = printModule(*reduced->module);
   EXPECT_FALSE(contains(text, "fusion")) << text;
   EXPECT_FALSE(contains(text, "parameter(1)")) << text;
+}
+
+TEST(Reducer, DropsElementsOfTheResultTuple) {
+  // The test needs a tuple: the root cannot become one of its operands (no
+  // tuple would be left), so its elements go one by one down to one.
+  auto reduced = reduceKeeping(R"(HloModule m
+ENTRY e {
+  x = f32[4] parameter(0)
+  y = f32[4] parameter(1)
+  a = f32[4] add(x, y)
+  c = f32[4] cosine(x)
+  s = f32[4] sine(a)
+  ROOT t = (f32[4], f32[4], f32[4]) tuple(a, c, s)
+}
+)", "tuple(");
+  ASSERT_TRUE(reduced.ok()) << reduced.status().message();
+  std::string text = printModule(*reduced->module);
+  // The last element, the sine, becomes its operand and that its operand
+  // x: a tuple of the parameter.
+  EXPECT_EQ(reduced->instructionsAfter, 2) << text;
+  EXPECT_TRUE(contains(text, "(f32[4]) tuple(")) << text;
+}
+
+TEST(Reducer, ConditionalBecomesTheBranchTheTestNeeds) {
+  // Branch 1 (the false one) computes the cosine: the conditional becomes
+  // a call of it, inlined; the selector and branch 0 go. Left: the
+  // parameter and its cosine.
+  auto reduced = reduceKeeping(R"(HloModule m
+on_true {
+  a = f32[4] parameter(0)
+  ROOT s = f32[4] sine(a)
+}
+on_false {
+  b = f32[4] parameter(0)
+  ROOT c = f32[4] cosine(b)
+}
+ENTRY e {
+  p = pred[] parameter(0)
+  x = f32[4] parameter(1)
+  ROOT r = f32[4] conditional(p, x, x), true_computation=on_true, false_computation=on_false
+}
+)", "cosine(");
+  ASSERT_TRUE(reduced.ok()) << reduced.status().message();
+  std::string text = printModule(*reduced->module);
+  EXPECT_EQ(reduced->instructionsAfter, 2) << text;
+  EXPECT_FALSE(contains(text, "conditional(")) << text;
+  EXPECT_FALSE(contains(text, " sine(")) << text;
+}
+
+TEST(Reducer, ConstantsBecomeZeros) {
+  // The add must stay: its constant operand's values become zeros.
+  auto reduced = reduceKeeping(R"(HloModule m
+ENTRY e {
+  x = f32[3] parameter(0)
+  k = f32[3] constant({1.5, -2.25, 1e+30})
+  ROOT a = f32[3] add(x, k)
+}
+)", "add(");
+  ASSERT_TRUE(reduced.ok()) << reduced.status().message();
+  std::string text = printModule(*reduced->module);
+  EXPECT_EQ(reduced->instructionsAfter, 3) << text;
+  EXPECT_TRUE(contains(text, "constant({0, 0, 0})")) << text;
 }
 
 TEST(Reducer, RefusesAModuleTheTestDoesNotHoldFor) {
