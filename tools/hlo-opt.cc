@@ -1,4 +1,5 @@
 // hlo-opt: parse, verify, optionally run passes, and print an HLO module.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +14,7 @@
 #include "hlo/passes/buffer_assignment.h"
 #include "hlo/passes/diff.h"
 #include "hlo/passes/dump.h"
+#include "hlo/passes/explain.h"
 #include "hlo/passes/pass.h"
 #include "hlo/passes/stats.h"
 #include "hlo/printer.h"
@@ -39,6 +41,9 @@ constexpr const char* kUsage =
     "  --print-after-all      print the module to standard error after every pass\n"
     "  --print-changed        print a unified diff to standard error for each pass that\n"
     "                         changed the module\n"
+    "  --explain=PASS         print to standard error, after each run of PASS, one line per\n"
+    "                         decision it made and why (\"%exp fused into %div: moved, every\n"
+    "                         user of it is in the fusion\"); passes that explain: fusion\n"
     "  --stats                print, before and after the passes, to standard error: counts\n"
     "                         of computations and of instructions per opcode, fusions by\n"
     "                         size, the bytes the kernels read and write (the model is in\n"
@@ -97,7 +102,7 @@ void listPasses() {
 }
 
 struct Flags {
-  std::string input, output, passes, pipeline;
+  std::string input, output, passes, pipeline, explain;
   bool verifyEach = false, printAfterAll = false, printChanged = false, stats = false;
   bool dump = false, bisect = false;
   uint64_t seed = 0;
@@ -131,7 +136,7 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& f) {
     } else if (value("--passes", f.passes) || value("--pipeline", f.pipeline) ||
                value("--dump-pass-re", f.dumpOptions.passRegex) ||
                value("--dump-module-re", f.dumpOptions.moduleRegex) ||
-               value("--dump-format", dumpFormat) || value("--random-seed", seed)) {
+               value("--dump-format", dumpFormat) || value("--random-seed", seed) || value("--explain", f.explain)) {
     } else if (value("--dump-to", f.dumpOptions.dir)) {
       f.dump = true;
     } else if (arg == "--verify-each") {
@@ -240,6 +245,15 @@ int main(int argc, char** argv) {
   }
   for (const std::string& name : passNames)
     if (!hlo::findPass(name)) return usageError("unknown pass '" + name + "' (see --list-passes)");
+  // The passes that say why they decide what they do (hlo/passes/explain.h).
+  const std::vector<std::string> explainable = {"fusion"};
+  std::vector<std::unique_ptr<hlo::ExplainScope>> explained;
+  for (const std::string& name : splitCommas(flags.explain)) {
+    if (std::find(explainable.begin(), explainable.end(), name) == explainable.end())
+      return usageError("--explain: pass '" + name + "' explains nothing (passes that explain: fusion)");
+    explained.push_back(std::make_unique<hlo::ExplainScope>(name));
+  }
+  std::vector<size_t> explainedShown(explained.size(), 0);  // lines of each already printed
 
   std::optional<std::string> text = hlo::readInput(flags.input);
   std::string shownName = flags.input == "-" ? "<stdin>" : flags.input;
@@ -296,6 +310,13 @@ int main(int argc, char** argv) {
       auto buffers = hlo::assignBuffers(e.module);
       if (!buffers.ok()) return hlo::errorStatus("buffer-assignment: " + buffers.status().message());
       std::fputs(hlo::formatBufferAssignment(*buffers).c_str(), stderr);
+    }
+    for (size_t s = 0; s < explained.size(); ++s) {
+      if (explained[s]->pass() != e.pass) continue;
+      const std::vector<std::string>& lines = explained[s]->lines();
+      for (size_t k = explainedShown[s]; k < lines.size(); ++k)
+        std::fprintf(stderr, "%s: %s\n", pass.c_str(), lines[k].c_str());
+      explainedShown[s] = lines.size();
     }
     if (dumper) HLO_RETURN_IF_ERROR(dumper->dump(e.module, e.index, e.pass));
     if (keepText) previous = std::move(current);

@@ -64,6 +64,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "hlo/passes/explain.h"
 #include "hlo/passes/fusion_rules.h"
 #include "hlo/passes/pass.h"
 #include "hlo/passes/pass_util.h"
@@ -96,11 +97,27 @@ class Fuser {
     std::vector<Instruction*> order;
     for (const auto& i : comp_.instructions()) order.push_back(i.get());
     alive_.insert(order.begin(), order.end());
-    for (auto it = order.rbegin(); it != order.rend(); ++it)
-      if (alive_.count(*it) && roleOf(**it) != Role::kNone) {
-        Group g = grow(*it);
-        if (g.members.size() > 1) materialize(g);
+    explaining_ = explaining("fusion");
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      if (!alive_.count(*it)) continue;
+      std::string why;
+      if (roleOf(**it, explaining_ ? &why : nullptr) == Role::kNone) {
+        Opcode op = (*it)->opcode();
+        if (explaining_ && op != Opcode::kParameter && op != Opcode::kTuple && op != Opcode::kGetTupleElement)
+          say(**it, "not fused: " + why);
+        continue;
       }
+      Group g = grow(*it);
+      if (g.members.size() > 1) {
+        Instruction* fusion = materialize(g);
+        if (explaining_)
+          say(*fusion, std::string(fusion->attrs().getString(AttrKey::kKind)) + " fusion of %" + g.members[0]->name() +
+                           " and " + std::to_string(g.members.size() - 1) + " producer" +
+                           (g.members.size() > 2 ? "s" : ""));
+      } else if (explaining_ && !(*it)->operands().empty()) {
+        say(**it, "roots no fusion: no producer may join it");
+      }
+    }
     if (changed_) (void)comp_.sortTopologically();  // place the appended fusions
     mergeSiblings();
     comp_.removeDetached();
@@ -108,6 +125,9 @@ class Fuser {
   }
 
  private:
+  // One line of --explain=fusion, about `i`.
+  void say(const Instruction& i, const std::string& line) { explain("fusion", "%" + i.name() + " " + line); }
+
   struct Group {
     std::vector<Instruction*> members;              // the root first
     std::unordered_map<Instruction*, bool> moved;   // else copied
@@ -115,6 +135,7 @@ class Fuser {
     std::unordered_map<Instruction*, RowReading> reading;  // by a row-looping kernel
     std::unordered_set<Instruction*> external;      // operands from outside
     std::vector<int64_t> dims;                      // the root's output dimensions
+    std::unordered_set<Instruction*> refused;       // producers said no to (--explain)
     bool has(Instruction* i) const { return moved.count(i) != 0; }
     void add(Instruction* i, bool isMoved, bool isReread, RowReading r) {
       members.push_back(i);
@@ -146,7 +167,15 @@ class Fuser {
 
   bool mayJoin(Group& g, Instruction& p) {
     Role role = roleOf(p);
-    if (role == Role::kNone || g.members.size() >= kMaxInstructions) return false;
+    if (role == Role::kNone) return false;  // said when it was visited
+    // A refusal, said once per group and producer.
+    auto refuse = [&](const std::string& why) {
+      if (explaining_ && g.refused.insert(&p).second)
+        say(p, "not fused into %" + g.members[0]->name() + ": " + why);
+      return false;
+    };
+    if (g.members.size() >= kMaxInstructions)
+      return refuse("the fusion has " + std::to_string(kMaxInstructions) + " instructions, the most one may have");
     bool copied = &p == comp_.root(), reread = false;
     std::vector<std::pair<const Instruction*, RowReading>> inside;  // users in the group
     for (Instruction* u : p.users()) {
@@ -161,15 +190,27 @@ class Fuser {
       inside.push_back({u, g.reading[u]});
     }
     RowReading reading = fusion::rowReading(p, g.dims, false, inside);
-    if (role == Role::kRootOnly &&
-        (copied || !fusion::rowFusibleReduce(p) || reading != RowReading::kOncePerRow))
-      return false;
-    if ((copied && !duplicable(p)) || (reread && isExpensive(p))) return false;
+    if (role == Role::kRootOnly) {
+      if (copied) return refuse("a reduction, read outside the fusion too");
+      if (!fusion::rowFusibleReduce(p))
+        return refuse("a reduction feeds a fusion only along the last dimension, by a reducer of one op");
+      if (reading != RowReading::kOncePerRow) return refuse("a reduction feeds a fusion only read once per row");
+    }
+    if (copied && !duplicable(p))
+      return refuse("read outside the fusion too, and too costly to copy (it is expensive or reads "
+                    "more than one full-size operand)");
+    if (reread && isExpensive(p)) return refuse("expensive, and the fusion would compute it again for each read");
     std::unordered_set<Instruction*> added;
     for (Instruction* op : p.operands())
       if (!g.has(op) && !g.external.count(op)) added.insert(op);
-    if (g.external.size() + added.size() > kMaxOperands) return false;  // less p, plus output
+    if (g.external.size() + added.size() > kMaxOperands)  // less p, plus output
+      return refuse("the fusion would take more than " + std::to_string(kMaxOperands) + " operands and outputs");
     g.add(&p, !copied, reread, reading);
+    if (explaining_)
+      say(p, "fused into %" + g.members[0]->name() + ": " +
+                 (role == Role::kRootOnly ? "a row reduction, read once per row"
+                  : copied                ? "copied, cheap to compute again; its other users keep the original"
+                                          : "moved, every user of it is in the fusion"));
     return true;
   }
 
@@ -329,7 +370,14 @@ class Fuser {
             markReached(siblings[j], limit, reached);
             siblings[j] = nullptr;
           }
-        if (group.size() > 1) merge(group);  // which removes the members
+        if (group.size() > 1) {
+          if (explaining_) {
+            std::string names;
+            for (const Instruction* m : group) names += (names.empty() ? "%" : ", %") + m->name();
+            say(*shared, "read by " + names + ": merged into one multi-output fusion (the same iteration space)");
+          }
+          merge(group);  // which removes the members
+        }
         siblings[i] = nullptr;
       }
     }
@@ -417,6 +465,7 @@ class Fuser {
   Computation& comp_;
   NameUniquer names_;
   int& suffix_;
+  bool explaining_ = false;  // hlo-opt --explain=fusion
   SideEffects effects_;
   std::unordered_set<Instruction*> alive_;        // not removed by this pass
   std::unordered_set<const Instruction*> ours_;   // fusions this pass made

@@ -6,34 +6,43 @@
 
 namespace hlo::fusion {
 
-Role roleOf(const Instruction& i) {
-  if (i.hasControlEdges()) return Role::kNone;
+Role roleOf(const Instruction& i, std::string* why) {
+  // kNone, saying why when asked.
+  auto none = [why](const char* reason) {
+    if (why) *why = reason;
+    return Role::kNone;
+  };
+  if (i.hasControlEdges()) return none("it has control edges");
   Opcode op = i.opcode();
   bool array = i.shape().isArray();
   switch (opcodeCategory(op)) {
     case OpCategory::kElementwise:  // map calls a computation per element
-      return op == Opcode::kMap || !array ? Role::kNone : Role::kMember;
+      if (op == Opcode::kMap) return none("map calls a computation per element");
+      return array ? Role::kMember : none("its result is not an array");
     case OpCategory::kDataMovement:
       // Plumbing (tuple, get-tuple-element), indexed or in-place access
       // (gather, scatter, dynamic-update-slice) and dynamic shapes stay out.
-      if (op == Opcode::kTuple || op == Opcode::kGetTupleElement || op == Opcode::kGather ||
-          op == Opcode::kScatter || op == Opcode::kDynamicUpdateSlice ||
-          op == Opcode::kDynamicReshape || op == Opcode::kShuffle)
-        return Role::kNone;
-      return array ? Role::kMember : Role::kNone;
+      if (op == Opcode::kTuple || op == Opcode::kGetTupleElement) return none("tuples are plumbing, not computed");
+      if (op == Opcode::kGather || op == Opcode::kScatter) return none("it reads or writes memory by index");
+      if (op == Opcode::kDynamicUpdateSlice) return none("it updates its operand in place");
+      if (op == Opcode::kDynamicReshape || op == Opcode::kShuffle) return none("its shape is only known at run time");
+      return array ? Role::kMember : none("its result is not an array");
     case OpCategory::kReduction:
-      return op == Opcode::kSelectAndScatter ? Role::kNone : Role::kRootOnly;
+      if (op == Opcode::kSelectAndScatter) return none("select-and-scatter scatters into its result");
+      return Role::kRootOnly;
     case OpCategory::kLeaf:  // recomputed where used; parameters and big constants are read
-      return op == Opcode::kIota || (op == Opcode::kConstant && i.shape().isScalar())
-                 ? Role::kMember
-                 : Role::kNone;
+      if (op == Opcode::kIota || (op == Opcode::kConstant && i.shape().isScalar())) return Role::kMember;
+      return none("a parameter or an array constant is read, not recomputed");
     case OpCategory::kLinearAlgebra:
+      return none("linear algebra is a kernel or a library op of its own");
     case OpCategory::kControlFlow:
+      return none("control flow runs computations of its own");
     case OpCategory::kCollective:
     case OpCategory::kAsync:
     case OpCategory::kCommunication:
+      return none("it exchanges values or waits: a step of the runtime");
     case OpCategory::kOther:
-      return Role::kNone;
+      return none("it is not elementwise, data movement or a reduction");
   }
   return Role::kNone;
 }

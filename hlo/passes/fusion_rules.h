@@ -5,6 +5,7 @@
 // computes once per row (row fusion). The algorithm is in fusion.cc.
 #pragma once
 
+#include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -20,7 +21,9 @@ enum class Role {
   kRootOnly,  // a reduction: roots a fusion; feeds another op inside one only
               // by row fusion (below)
 };
-Role roleOf(const Instruction& i);
+// With `why`, a kNone says there why the instruction stays outside
+// (hlo-opt --explain=fusion).
+Role roleOf(const Instruction& i, std::string* why = nullptr);
 
 // Elementwise ops costing more than a few cycles an element (transcendentals,
 // divide, power, ...): never copied, never recomputed per element read.

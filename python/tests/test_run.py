@@ -185,3 +185,13 @@ def test_types_without_a_numpy_dtype_are_a_clear_error():
     exe = hlo.compile(hlo.parse("ENTRY main {\n  x = s1[2] parameter(0)\n  ROOT y = s1[2] negate(x)\n}\n"), "interp")
     with pytest.raises(hlo.HloError, match="ml_dtypes.int1"):
         exe([0, 0])
+
+
+def test_one_bit_types(engine):
+    if not hasattr(ml_dtypes, "int1"):
+        pytest.skip("this ml_dtypes has no int1 and uint1")
+    m = hlo.parse("ENTRY main {\n  s = s1[4] parameter(0)\n  u = u1[4] parameter(1)\n  cs = s1[4] copy(s)\n"
+                  "  nu = u1[4] not(u)\n  ROOT t = (s1[4], u1[4]) tuple(cs, nu)\n}\n")
+    s, u = hlo.compile(m, engine)(np.array([0, -1, -1, 0], ml_dtypes.int1), np.array([0, 1, 1, 0], ml_dtypes.uint1))
+    assert s.tolist() == [0, -1, -1, 0]  # s1 holds 0 and -1
+    assert u.tolist() == [1, 0, 0, 1]  # not of one bit
