@@ -125,6 +125,7 @@ std::optional<Failure> runChecked(hlo::Module& module, const std::vector<std::st
                                   bool& changed) {
   std::optional<Failure> failure;
   hlo::PipelineOptions options;
+  options.constantEvaluator = hlo::interp::constantEvaluator();  // `fold` computes as the interpreter does
   options.afterPass = [&](const hlo::PassEvent& e) -> hlo::Status {
     changed = changed || e.changed;
     std::string pass = name(e.pass);
@@ -274,7 +275,6 @@ int usage() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  hlo::interp::installConstantFolding();  // `fold` evaluates with the interpreter
   Config config;
   config.maxWork = 3e6;
   // --stats is this program's own; the shared parser reads the rest.

@@ -8,6 +8,7 @@
 
 #include "hlo/passes/pass.h"
 #include "hlo/passes/stats.h"
+#include "interp/evaluator.h"
 #include "hlo/verifier.h"
 #include "parser/parser.h"
 #include "tools/tool_io.h"
@@ -122,11 +123,13 @@ Outcome measurePipeline(const std::string& path, const std::string& pipeline) {
   reportProgress("statistics of the input");
   ModuleStats in = moduleStats(module);
   reportProgress("passes before fusion");
-  Status ran = runPipeline(module, before);
+  PipelineOptions options;
+  options.constantEvaluator = interp::constantEvaluator();  // `fold` computes as the interpreter does
+  Status ran = runPipeline(module, before, options);
   if (!ran.ok()) return {"pass-error", ran.message()};
   ModuleStats beforeFusion = moduleStats(module);
   reportProgress("fusion and the passes after it");
-  ran = runPipeline(module, rest);
+  ran = runPipeline(module, rest, options);
   if (!ran.ok()) return {"pass-error", ran.message()};
   ModuleStats out = moduleStats(module);
 

@@ -10,6 +10,7 @@
 
 #include "hlo/literal.h"
 #include "hlo/module.h"
+#include "hlo/passes/fold.h"
 #include "hlo/status.h"
 
 namespace hlo::collectives {
@@ -47,9 +48,8 @@ StatusOr<Literal> evaluateInstruction(const Instruction& instr,
                                       std::span<const Literal* const> operands,
                                       const Options& options = {});
 
-// Makes the `fold` pass (hlo/passes/fold.h) compute with evaluateInstruction.
-// Call once at startup, before any pass runs; until then `fold` does nothing.
-// Defined in interp/fold_evaluator.cc.
-void installConstantFolding();
+// The `fold` pass's evaluator (hlo/passes/fold.h): evaluateInstruction,
+// for PipelineOptions::constantEvaluator. Defined in interp/fold_evaluator.cc.
+ConstantEvaluator constantEvaluator();
 
 }  // namespace hlo::interp

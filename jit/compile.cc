@@ -33,7 +33,6 @@ namespace {
 StatusOr<std::unique_ptr<Executable>> compileStatic(std::unique_ptr<Module> copy, const Backend& backend,
                                                     const CompileOptions& options) {
   auto start = std::chrono::steady_clock::now();
-  interp::installConstantFolding();  // the `fold` pass evaluates with the interpreter
   const std::string name(backend.name());
   std::optional<std::vector<std::string>> passes = pipelineFor(backend.pipeline());
   if (!passes) return errorStatus("jit: no pass pipeline " + std::string(backend.pipeline()) + " for " + name);
@@ -41,13 +40,15 @@ StatusOr<std::unique_ptr<Executable>> compileStatic(std::unique_ptr<Module> copy
   std::vector<TraceEvent> phases;
   {
     TraceScope scope(&phases, "pass pipeline", "compile");
-    HLO_RETURN_IF_ERROR(runPipeline(*copy, *passes));
+    PipelineOptions pipelineOptions;
+    pipelineOptions.constantEvaluator = interp::constantEvaluator();  // `fold` computes as the interpreter does
+    HLO_RETURN_IF_ERROR(runPipeline(*copy, *passes, pipelineOptions));
   }
   Status verified = verify(*copy);
   if (!verified.ok()) return errorStatus("jit: internal error: the pipeline left an invalid module: " + verified.message());
   if (options.verbose)
-    std::fprintf(stderr, "hlo-run: %s: pass pipeline %.3g ms\n", name.c_str(),
-                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() * 1e3);
+    report(options, formatted("%s: pass pipeline %.3g ms", name.c_str(),
+                              std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() * 1e3));
   if (!options.dumpDir.empty()) {
     std::ofstream out(options.dumpDir + "/module.after-passes.hlo", std::ios::trunc);
     out << printModule(*copy);
@@ -176,7 +177,7 @@ class SizeSpecializedExecutable final : public Executable {
   StatusOr<std::shared_ptr<Specialization>> specialization(const SizeBindings& bindings) {
     std::vector<int64_t> key = bindings.key();
     if (auto it = compiled_.find(key); it != compiled_.end()) return it->second;
-    if (options_.verbose) std::fprintf(stderr, "hlo-run: compiling for runtime sizes%s\n", describe(bindings).c_str());
+    if (options_.verbose) report(options_, "compiling for runtime sizes" + describe(bindings));
     StatusOr<std::shared_ptr<Specialization>> compiled = compileSpecialization(bindings);
     if (!compiled.ok()) {
       // A size the specialization cannot model names no one instruction the
@@ -185,9 +186,8 @@ class SizeSpecializedExecutable final : public Executable {
       if (!options_.allowInterpreterFallback ||
           compiled.status().message().find("cannot compile") == std::string::npos)
         return compiled.status();
-      std::fprintf(stderr, "hlo-run: %.*s: %s; running the module on the interpreter\n",
-                   static_cast<int>(backend_.name().size()), backend_.name().data(),
-                   compiled.status().message().c_str());
+      report(options_, std::string(backend_.name()) + ": " + compiled.status().message() +
+                           "; running the module on the interpreter");
       compiled = std::make_shared<Specialization>();
     }
     std::shared_ptr<Specialization> s = std::move(compiled).value();

@@ -4,6 +4,7 @@
 // compile quickly; the LLVM types stay inside jit/*.cc and backends/.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -66,7 +67,17 @@ struct CompileOptions {
   // The chosen backend's own options (jit/backend.h's backendOptionsFor);
   // null: its defaults.
   std::shared_ptr<const BackendOptions> backendOptions;
+  // Where the notes of the compile and of the runs go, a line each: the
+  // verbose reports, instructions run on the interpreter, compile cache
+  // problems ("cpu: 3 kernels; ..."). The caller adds its program's name
+  // (hlo-run prints "hlo-run: " + line). Unset: standard error as they are.
+  std::function<void(const std::string& line)> report;
 };
+
+// Hands `line` to options.report, or writes it to standard error.
+void report(const CompileOptions& options, const std::string& line);
+// printf's formatting, into a string (for report's lines).
+std::string formatted(const char* format, ...) __attribute__((format(printf, 1, 2)));
 
 // `options` with a backend's own options set to `own`.
 template <typename T>

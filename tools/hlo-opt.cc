@@ -43,7 +43,8 @@ constexpr const char* kUsage =
     "                         changed the module\n"
     "  --explain=PASS         print to standard error, after each run of PASS, one line per\n"
     "                         decision it made and why (\"%exp fused into %div: moved, every\n"
-    "                         user of it is in the fusion\"); passes that explain: fusion\n"
+    "                         user of it is in the fusion\"); passes that explain: fusion,\n"
+    "                         simplify (each rule that fired, on what)\n"
     "  --stats                print, before and after the passes, to standard error: counts\n"
     "                         of computations and of instructions per opcode, fusions by\n"
     "                         size, the bytes the kernels read and write (the model is in\n"
@@ -202,6 +203,7 @@ int bisect(hlo::Module& module, const std::vector<std::string>& passNames, uint6
   std::string previous = hlo::printModule(module);
   bool differs = false;
   hlo::PipelineOptions options;
+  options.constantEvaluator = hlo::interp::constantEvaluator();  // `fold` computes as the interpreter does
   options.verifyEach = true;
   options.afterPass = [&](const hlo::PassEvent& e) -> hlo::Status {
     std::string current = hlo::printModule(e.module);
@@ -233,7 +235,6 @@ int bisect(hlo::Module& module, const std::vector<std::string>& passNames, uint6
 }  // namespace
 
 int main(int argc, char** argv) {
-  hlo::interp::installConstantFolding();  // `fold` evaluates with the interpreter
   Flags flags;
   if (std::optional<int> exit = parseFlags(argc, argv, flags)) return *exit;
 
@@ -246,11 +247,11 @@ int main(int argc, char** argv) {
   for (const std::string& name : passNames)
     if (!hlo::findPass(name)) return usageError("unknown pass '" + name + "' (see --list-passes)");
   // The passes that say why they decide what they do (hlo/passes/explain.h).
-  const std::vector<std::string> explainable = {"fusion"};
+  const std::vector<std::string> explainable = {"fusion", "simplify"};
   std::vector<std::unique_ptr<hlo::ExplainScope>> explained;
   for (const std::string& name : splitCommas(flags.explain)) {
     if (std::find(explainable.begin(), explainable.end(), name) == explainable.end())
-      return usageError("--explain: pass '" + name + "' explains nothing (passes that explain: fusion)");
+      return usageError("--explain: pass '" + name + "' explains nothing (passes that explain: fusion, simplify)");
     explained.push_back(std::make_unique<hlo::ExplainScope>(name));
   }
   std::vector<size_t> explainedShown(explained.size(), 0);  // lines of each already printed
@@ -292,6 +293,7 @@ int main(int argc, char** argv) {
   bool keepText = flags.printChanged || flags.verifyEach;
   std::string previous = keepText ? hlo::printModule(module) : "";
   hlo::PipelineOptions options;
+  options.constantEvaluator = hlo::interp::constantEvaluator();  // `fold` computes as the interpreter does
   options.verifyEach = flags.verifyEach;
   options.afterPass = [&](const hlo::PassEvent& e) -> hlo::Status {
     std::string pass(e.pass);

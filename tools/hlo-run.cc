@@ -453,6 +453,7 @@ std::unique_ptr<hlo::jit::Executable> compileWithJit(const Flags& flags, const h
   options.profile = !flags.profile.empty();
   options.useCache = !flags.noCache;
   if (!flags.noCache) options.cacheDir = hlo::jit::defaultCacheDir();
+  options.report = [](const std::string& line) { std::fprintf(stderr, "hlo-run: %s\n", line.c_str()); };
   if (!flags.dumpTo.empty()) {
     std::error_code error;
     std::filesystem::create_directories(flags.dumpTo, error);

@@ -302,9 +302,8 @@ class Builder {
       return errorStatus(source_.backend + ": " + info.status().message(), info.status().loc());
     // The refusal may name an instruction inside a computation this one
     // calls (a reducer's): the interpreter runs this one, whole.
-    std::fprintf(stderr, "hlo-run: %s: %s; running %s (%%%s) on the interpreter\n", source_.backend.c_str(),
-                 info.status().message().c_str(),
-                 std::string(opcodeName(instr.opcode())).c_str(), instr.name().c_str());
+    jit::report(options_, source_.backend + ": " + info.status().message() + "; running " +
+                              std::string(opcodeName(instr.opcode())) + " (%" + instr.name() + ") on the interpreter");
     step.kind = Step::Kind::kInterpreter;
     ++fallbacks_;
     return okStatus();
@@ -413,20 +412,24 @@ StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>
   }
   trace.push_back({"load machine code", "compile", "", llvmStart + report.wallMs * 1e3, report.loadMs * 1e3, 0});
   if (options.verbose) {
-    if (!report.cacheProblem.empty()) std::fprintf(stderr, "hlo-run: %s: compile cache: %s\n", source.backend.c_str(), report.cacheProblem.c_str());
-    std::fprintf(stderr, "hlo-run: %s: %d kernels", source.backend.c_str(), kernels);
+    const char* backend = source.backend.c_str();
+    if (!report.cacheProblem.empty())
+      jit::report(options, jit::formatted("%s: compile cache: %s", backend, report.cacheProblem.c_str()));
+    std::string line = jit::formatted("%s: %d kernels", backend, kernels);
     int distinct = static_cast<int>(builder.kernelNames().size());
-    if (distinct < kernels) std::fprintf(stderr, " (%d distinct)", distinct);
-    std::fprintf(stderr, "; emit %.3g ms, ", (llvmStart - emitStart) / 1e3);
+    if (distinct < kernels) line += jit::formatted(" (%d distinct)", distinct);
+    line += jit::formatted("; emit %.3g ms, ", (llvmStart - emitStart) / 1e3);
     if (report.cacheHit)
-      std::fprintf(stderr, "cache hit %.3g ms (fingerprint and lookup %.3g ms, load %.3g ms)\n",
-                   report.wallMs + report.loadMs, report.fingerprintMs, report.loadMs);
+      line += jit::formatted("cache hit %.3g ms (fingerprint and lookup %.3g ms, load %.3g ms)",
+                             report.wallMs + report.loadMs, report.fingerprintMs, report.loadMs);
     else if (report.parts == 1)
-      std::fprintf(stderr, "LLVM %.3g ms (optimize %.3g ms, codegen %.3g ms, load %.3g ms)\n",
-                   report.wallMs + report.loadMs, report.optimizeMs, report.codegenMs, report.loadMs);
+      line += jit::formatted("LLVM %.3g ms (optimize %.3g ms, codegen %.3g ms, load %.3g ms)",
+                             report.wallMs + report.loadMs, report.optimizeMs, report.codegenMs, report.loadMs);
     else
-      std::fprintf(stderr, "LLVM %.3g ms in %d parallel parts (of CPU time: optimize %.3g ms, codegen %.3g ms; load %.3g ms)\n",
-                   report.wallMs + report.loadMs, report.parts, report.optimizeMs, report.codegenMs, report.loadMs);
+      line += jit::formatted("LLVM %.3g ms in %d parallel parts (of CPU time: optimize %.3g ms, codegen %.3g ms; load %.3g ms)",
+                             report.wallMs + report.loadMs, report.parts, report.optimizeMs, report.codegenMs,
+                             report.loadMs);
+    jit::report(options, line);
   }
   // 5.
   exe->memory_ = planMemory(*exe->module_, exe->programs_, *exe->entry_);
@@ -434,12 +437,12 @@ StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>
   if (options.verbose) {
     const MemoryPlan& m = exe->memory_;
     if (m.assignment)
-      std::fprintf(stderr,
-                   "hlo-run: %s: arena %lld bytes per execution (buffer assignment: peak %lld bytes live, "
-                   "%lld without reuse); results in %zu buffer%s of their own\n",
-                   source.backend.c_str(), static_cast<long long>(m.arenaBytes), static_cast<long long>(m.peakBytes),
-                   static_cast<long long>(m.noReuseBytes), m.outputs.size(), m.outputs.size() == 1 ? "" : "s");
-    for (const std::string& note : m.notes) std::fprintf(stderr, "hlo-run: %s: memory: %s\n", source.backend.c_str(), note.c_str());
+      jit::report(options, jit::formatted("%s: arena %lld bytes per execution (buffer assignment: peak %lld bytes live, "
+                                          "%lld without reuse); results in %zu buffer%s of their own",
+                                          source.backend.c_str(), static_cast<long long>(m.arenaBytes),
+                                          static_cast<long long>(m.peakBytes), static_cast<long long>(m.noReuseBytes),
+                                          m.outputs.size(), m.outputs.size() == 1 ? "" : "s"));
+    for (const std::string& note : m.notes) jit::report(options, source.backend + ": memory: " + note);
   }
   exe->pool_ = std::make_unique<ThreadPool>(threadCount(cpuOptions) - 1);
   return std::unique_ptr<jit::Executable>(std::move(exe));

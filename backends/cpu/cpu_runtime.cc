@@ -612,9 +612,10 @@ StatusOr<Literal> CpuExecutable::run(std::span<const Literal> args, collectives:
     lastRun_ = run.stats;
   }
   if (options_.verbose && !reported_.exchange(true))
-    std::fprintf(stderr, "hlo-run: %s: run: %lld bytes of values in the arena, %lld in result buffers, %lld on the heap\n",
-                 backend_.c_str(), static_cast<long long>(run.stats.arenaBytes), static_cast<long long>(run.stats.outputBytes),
-                 static_cast<long long>(run.stats.heapBytes));
+    jit::report(options_, jit::formatted("%s: run: %lld bytes of values in the arena, %lld in result buffers, %lld on the heap",
+                                         backend_.c_str(), static_cast<long long>(run.stats.arenaBytes),
+                                         static_cast<long long>(run.stats.outputBytes),
+                                         static_cast<long long>(run.stats.heapBytes)));
   return std::move(*result);
 }
 

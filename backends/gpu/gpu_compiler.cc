@@ -142,11 +142,11 @@ class ProgramBuilder {
       step.gemm = *gemm;
       ++out_.gemms;
       if (options_.verbose)
-        std::fprintf(stderr, "hlo-run: gpu: %%%s: cuBLAS, [%lld, %lld, %lld] x [%lld, %lld, %lld]%s%s\n",
+        jit::report(options_, jit::formatted("gpu: %%%s: cuBLAS, [%lld, %lld, %lld] x [%lld, %lld, %lld]%s%s",
                      instr.name().c_str(), static_cast<long long>(gemm->batch), static_cast<long long>(gemm->m),
                      static_cast<long long>(gemm->k), static_cast<long long>(gemm->batch),
                      static_cast<long long>(gemm->k), static_cast<long long>(gemm->n),
-                     gemm->lhsTransposed ? ", lhs transposed" : "", gemm->rhsTransposed ? ", rhs transposed" : "");
+                     gemm->lhsTransposed ? ", lhs transposed" : "", gemm->rhsTransposed ? ", rhs transposed" : ""));
       return okStatus();
     }
     if (const std::string* same = reuse_.find(instr)) {
@@ -165,14 +165,14 @@ class ProgramBuilder {
       infoOf_[name] = *kernel;
       ++out_.kernels;
       if (options_.verbose)
-        std::fprintf(stderr, "hlo-run: gpu: %s for %%%s: %s, %lld blocks\n", name.c_str(), instr.name().c_str(),
-                     kernel->shape.c_str(), static_cast<long long>(kernel->blocks));
+        jit::report(options_, jit::formatted("gpu: %s for %%%s: %s, %lld blocks", name.c_str(), instr.name().c_str(),
+                     kernel->shape.c_str(), static_cast<long long>(kernel->blocks)));
       return okStatus();
     }
     if (!options_.allowInterpreterFallback)
       return errorStatus("gpu: " + kernel.status().message(), kernel.status().loc());
-    std::fprintf(stderr, "hlo-run: gpu: %s; running %s (%%%s) on the interpreter\n", kernel.status().message().c_str(),
-                 std::string(opcodeName(instr.opcode())).c_str(), instr.name().c_str());
+    jit::report(options_, jit::formatted("gpu: %s; running %s (%%%s) on the interpreter", kernel.status().message().c_str(),
+                 std::string(opcodeName(instr.opcode())).c_str(), instr.name().c_str()));
     step.kind = Kind::kInterpreter;
     ++out_.fallbacks;
     return okStatus();
@@ -291,23 +291,22 @@ class GpuBackend final : public jit::Backend {
       if (StatusOr<std::string> sass = sassOf(compiled.ptx, compiled.sm); sass.ok())
         HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module.sass", *sass));
       else if (options.verbose)
-        std::fprintf(stderr, "hlo-run: gpu: module.sass not written: %s\n", sass.status().message().c_str());
+        jit::report(options, jit::formatted("gpu: module.sass not written: %s", sass.status().message().c_str()));
     }
     if (!gpuOptions.assembleFor.empty()) HLO_RETURN_IF_ERROR(assembleWithPtxas(compiled.ptx, gpuOptions.assembleFor));
     if (options.verbose) {
-      if (!cacheProblem.empty()) std::fprintf(stderr, "hlo-run: gpu: compile cache: %s\n", cacheProblem.c_str());
-      if (compiled.gemms > 0) std::fprintf(stderr, "hlo-run: gpu: %d dots through cuBLAS\n", compiled.gemms);
-      std::fprintf(stderr, "hlo-run: gpu: %d kernels for %s; emit %.3g ms, %s %.3g ms\n", compiled.kernels,
+      if (!cacheProblem.empty()) jit::report(options, jit::formatted("gpu: compile cache: %s", cacheProblem.c_str()));
+      if (compiled.gemms > 0) jit::report(options, jit::formatted("gpu: %d dots through cuBLAS", compiled.gemms));
+      jit::report(options, jit::formatted("gpu: %d kernels for %s; emit %.3g ms, %s %.3g ms", compiled.kernels,
                    compiled.sm.c_str(), (emitted - start) / 1e3, cached ? "PTX from the compile cache" : "LLVM and PTX",
-                   (done - emitted) / 1e3);
+                   (done - emitted) / 1e3));
       const jit::MemoryPlan& m = compiled.memory;
       if (m.assignment)
-        std::fprintf(stderr,
-                     "hlo-run: gpu: device arena %lld bytes (buffer assignment: peak %lld bytes live, %lld without "
-                     "reuse); results in %zu buffer%s of their own\n",
+        jit::report(options, jit::formatted("gpu: device arena %lld bytes (buffer assignment: peak %lld bytes live, %lld without "
+                     "reuse); results in %zu buffer%s of their own",
                      static_cast<long long>(m.arenaBytes), static_cast<long long>(m.peakBytes),
-                     static_cast<long long>(m.noReuseBytes), m.outputs.size(), m.outputs.size() == 1 ? "" : "s");
-      for (const std::string& note : m.notes) std::fprintf(stderr, "hlo-run: gpu: memory: %s\n", note.c_str());
+                     static_cast<long long>(m.noReuseBytes), m.outputs.size(), m.outputs.size() == 1 ? "" : "s"));
+      for (const std::string& note : m.notes) jit::report(options, jit::formatted("gpu: memory: %s", note.c_str()));
     }
     auto exe = std::make_unique<GpuExecutable>(std::move(compiled), options);
     exe->mutableTrace().push_back({"emit LLVM IR", "compile", "", start, emitted - start, 0});

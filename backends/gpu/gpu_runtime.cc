@@ -382,12 +382,11 @@ StatusOr<Literal> GpuExecutable::run(std::span<const Literal> args, collectives:
   lastStats_.downloadSeconds = run.downloadSeconds;
   lastStats_.deviceSeconds = stepsMs / 1e3;
   if (options_.verbose)
-    std::fprintf(stderr,
-                 "hlo-run: gpu: run: %lld bytes up in %.3g ms, %lld bytes down in %.3g ms, %lld bytes of "
-                 "arrays made by kernels\n",
+    jit::report(options_, jit::formatted("gpu: run: %lld bytes up in %.3g ms, %lld bytes down in %.3g ms, %lld bytes of "
+                 "arrays made by kernels",
                  static_cast<long long>(run.uploadedBytes), run.uploadSeconds * 1e3,
                  static_cast<long long>(run.downloadedBytes), run.downloadSeconds * 1e3,
-                 static_cast<long long>(run.kernelBytes));
+                 static_cast<long long>(run.kernelBytes)));
   return out;
 }
 

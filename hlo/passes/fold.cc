@@ -2,10 +2,9 @@
 //
 // An instruction whose operands are all constants, whose opcode is pure and
 // deterministic, and whose result is a small array becomes a `constant` that
-// holds its value. The value comes from the evaluator installed with
-// setConstantEvaluator (fold.h), which is the interpreter's own dispatch, so
-// a folded module computes bit for bit what the unfolded one does. With no
-// evaluator installed the pass changes nothing.
+// holds its value. The value comes from the pipeline's evaluator (fold.h),
+// the interpreter's own dispatch, so a folded module computes bit for bit
+// what the unfolded one does.
 //
 // Algorithm:
 //   1. Walk each computation's instructions in def-before-use order, so every
@@ -55,10 +54,8 @@
 namespace hlo {
 namespace {
 
-ConstantEvaluator& installedEvaluator() {
-  static ConstantEvaluator evaluator;
-  return evaluator;
-}
+// The innermost ConstantEvaluatorScope's evaluator on this thread, or null.
+thread_local const ConstantEvaluator* currentEvaluator = nullptr;
 
 // Whether an opcode is a pure, deterministic function of its operands that is
 // worth replacing by its value. No default: a new opcode must be decided here.
@@ -228,13 +225,16 @@ bool foldComputation(Computation& comp, const ConstantEvaluator& evaluate, PureC
 
 }  // namespace
 
-ConstantEvaluator setConstantEvaluator(ConstantEvaluator evaluator) {
-  return std::exchange(installedEvaluator(), std::move(evaluator));
+ConstantEvaluatorScope::ConstantEvaluatorScope(ConstantEvaluator evaluator)
+    : evaluator_(std::move(evaluator)), outer_(currentEvaluator) {
+  currentEvaluator = &evaluator_;
 }
 
+ConstantEvaluatorScope::~ConstantEvaluatorScope() { currentEvaluator = outer_; }
+
 bool runFold(Module& module) {
-  const ConstantEvaluator& evaluate = installedEvaluator();
-  if (!evaluate) return false;
+  if (!currentEvaluator || !*currentEvaluator) return false;
+  const ConstantEvaluator& evaluate = *currentEvaluator;
   PureCallees pureCallees;
   bool changed = false;
   for (const auto& comp : module.computations()) changed |= foldComputation(*comp, evaluate, pureCallees);

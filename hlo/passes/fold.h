@@ -1,12 +1,11 @@
-// The evaluator hook of the `fold` pass (hlo/passes/fold.cc).
+// The evaluator of the `fold` pass (hlo/passes/fold.cc).
 //
 // Folding must compute exactly what the reference interpreter computes, yet
-// hlo/passes/ may not depend on interp/ (DESIGN.md). So the pass asks an
-// injected function for each value, and the interpreter supplies it:
-// interp::installConstantFolding() (interp/fold_evaluator.cc) installs
-// interp::evaluateInstruction here. A program that wants folding calls it once
-// at startup, before any pass runs (tools/hlo-opt.cc does). With no evaluator
-// installed, `fold` changes nothing.
+// hlo/passes/ may not depend on interp/ (DESIGN.md). So the pass asks a
+// given function for each value: the pipeline's (PipelineOptions::
+// constantEvaluator, hlo/passes/pass.h), which interp::constantEvaluator()
+// makes from the interpreter's own dispatch. runPipeline refuses to run
+// `fold` without one, so no program can lose its folding by forgetting it.
 #pragma once
 
 #include <cstdint>
@@ -24,10 +23,20 @@ namespace hlo {
 using ConstantEvaluator =
     std::function<StatusOr<Literal>(const Instruction& instr, std::span<const Literal* const> operands)>;
 
-// Installs `evaluator` for every later run of `fold` (an empty function
-// uninstalls) and returns the one it replaces, so a test can restore it.
-// One global, not synchronized: set it before passes run.
-ConstantEvaluator setConstantEvaluator(ConstantEvaluator evaluator);
+// The evaluator `fold` uses on this thread while the scope lives:
+// runPipeline makes one from its options; a program that calls runFold
+// itself makes its own. Scopes nest; without one, runFold changes nothing.
+class ConstantEvaluatorScope {
+ public:
+  explicit ConstantEvaluatorScope(ConstantEvaluator evaluator);
+  ~ConstantEvaluatorScope();
+  ConstantEvaluatorScope(const ConstantEvaluatorScope&) = delete;
+  ConstantEvaluatorScope& operator=(const ConstantEvaluatorScope&) = delete;
+
+ private:
+  ConstantEvaluator evaluator_;
+  const ConstantEvaluator* outer_;
+};
 
 // Whether `instr`'s value is a pure, deterministic function of its operands
 // that `fold` may compute: its opcode and the computations it calls decide;

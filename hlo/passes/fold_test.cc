@@ -32,31 +32,26 @@ std::unique_ptr<Module> parse(const char* text) {
   return std::move(*module);
 }
 
-// Installs the interpreter's evaluator for one test and puts the previous
-// one back, so other tests see the hook as they left it.
-class WithInterpreter {
- public:
-  WithInterpreter() {
-    previous_ = setConstantEvaluator(nullptr);
-    interp::installConstantFolding();
-  }
-  ~WithInterpreter() { setConstantEvaluator(std::move(previous_)); }
-
- private:
-  ConstantEvaluator previous_;
-};
-
 TEST(FoldTest, DoesNothingWithoutAnEvaluator) {
-  ConstantEvaluator previous = setConstantEvaluator(nullptr);
   auto module = parse(kModule);
   std::string before = printModule(*module);
   EXPECT_FALSE(runFold(*module));
   EXPECT_EQ(printModule(*module), before);
-  setConstantEvaluator(std::move(previous));
+}
+
+TEST(FoldTest, APipelineWithFoldNeedsAnEvaluator) {
+  auto module = parse(kModule);
+  Status refused = runPipeline(*module, {"simplify", "fold"});
+  EXPECT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("pass 'fold' needs a constant evaluator"), std::string::npos) << refused.message();
+  PipelineOptions options;
+  options.constantEvaluator = interp::constantEvaluator();
+  EXPECT_TRUE(runPipeline(*module, {"simplify", "fold"}, options).ok());
+  EXPECT_EQ(module->entry()->root()->opcode(), Opcode::kConstant);
 }
 
 TEST(FoldTest, FoldsWithTheInterpreter) {
-  WithInterpreter scope;
+  ConstantEvaluatorScope scope(interp::constantEvaluator());
   auto module = parse(kModule);
   EXPECT_TRUE(runFold(*module));
   const Instruction* root = module->entry()->root();
@@ -71,7 +66,7 @@ TEST(FoldTest, FoldsWithTheInterpreter) {
 
 TEST(FoldTest, CallsTheInstalledEvaluatorOnConstantsOnly) {
   int calls = 0;
-  ConstantEvaluator previous = setConstantEvaluator(
+  ConstantEvaluatorScope scope(
       [&](const Instruction& instr, std::span<const Literal* const> operands) -> StatusOr<Literal> {
         ++calls;
         EXPECT_EQ(static_cast<int>(operands.size()), instr.operandCount());
@@ -91,7 +86,6 @@ ENTRY %main (x: f32[]) -> f32[] {
   EXPECT_FALSE(runFold(*module));  // the evaluator declined %y; %z reads a parameter
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(printModule(*module), before);
-  setConstantEvaluator(std::move(previous));
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "hlo/module.h"
+#include "hlo/passes/fold.h"
 #include "hlo/status.h"
 
 namespace hlo {
@@ -26,6 +27,8 @@ struct PassInfo {
   std::string_view name;
   PassFn run;
   std::string_view help;  // one line, shown by `hlo-opt --list-passes`
+  // It computes values with the pipeline's constant evaluator (fold.h).
+  bool needsConstantEvaluator = false;
 };
 
 // Every pass, in the registry's order.
@@ -56,6 +59,9 @@ struct PipelineOptions {
   // Called after each pass (after verification when verifyEach is set), for
   // printing, dumping or checking the result; an error stops the pipeline.
   std::function<Status(const PassEvent&)> afterPass;
+  // What `fold` computes values with (interp::constantEvaluator()); a
+  // pipeline holding a pass that needs one and given none is an error.
+  ConstantEvaluator constantEvaluator;
 };
 
 // Runs the named passes in order. Unknown names are reported before any pass

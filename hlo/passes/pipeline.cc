@@ -12,8 +12,12 @@ Status runPipeline(Module& module, const std::vector<std::string>& passNames,
   for (const std::string& name : passNames) {
     const PassInfo* pass = findPass(name);
     if (!pass) return errorStatus("unknown pass '" + name + "' (see --list-passes)");
+    if (pass->needsConstantEvaluator && !options.constantEvaluator)
+      return errorStatus("pass '" + name + "' needs a constant evaluator (PipelineOptions::constantEvaluator; "
+                         "interp::constantEvaluator() is the interpreter's)");
     passes.push_back(pass);
   }
+  ConstantEvaluatorScope evaluator(options.constantEvaluator);
   for (size_t i = 0; i < passes.size(); ++i) {
     const PassInfo& pass = *passes[i];
     bool changed = pass.run(module);

@@ -28,6 +28,7 @@
 #include <unordered_set>
 
 #include "hlo/indexing.h"
+#include "hlo/passes/explain.h"
 #include "hlo/passes/pass.h"
 #include "hlo/passes/pass_util.h"
 
@@ -441,6 +442,7 @@ bool simplifyComputation(Computation& comp, SideEffects& effects) {
   // guards against a rule that undoes another.
   int64_t budget = 64 * (static_cast<int64_t>(work.size()) + 16);
   bool changed = false;
+  const bool explained = explaining("simplify");
   while (!work.empty() && budget-- > 0) {
     Instruction* i = work.front();
     work.pop_front();
@@ -449,9 +451,15 @@ bool simplifyComputation(Computation& comp, SideEffects& effects) {
       continue;
     for (const RuleInfo& r : kRules) {
       if (r.opcode != i->opcode()) continue;
+      // Named before the rule runs: an in-place rewrite may rename nothing,
+      // but a replacement leaves `i` to be removed.
+      std::string name = explained ? i->name() : "";
       Instruction* result = r.rule(*i, rw);
       if (!result) continue;
       changed = true;
+      if (explained)
+        explain("simplify", "%" + name + " " + r.name + ": " +
+                                (result == i ? "rewritten in place" : "replaced by %" + result->name()));
       if (result != i) {
         comp.replaceAllUses(i, result);
         replaced.insert(i);

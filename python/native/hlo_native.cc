@@ -55,6 +55,7 @@ PyModule runPasses(const PyModule& from, const std::vector<std::string>& passes,
   std::unique_ptr<Module> module = from.module->clone();
   PipelineOptions options;
   options.verifyEach = verifyEach;
+  options.constantEvaluator = interp::constantEvaluator();  // `fold` computes as the interpreter does
   Status status;
   {
     py::gil_scoped_release unlocked;
@@ -183,7 +184,6 @@ PYBIND11_MODULE(_native, m) {
   namespace py = pybind11;
   using namespace hlo::python;
   m.doc() = "The native part of the hlo package; use the hlo module's functions.";
-  hlo::interp::installConstantFolding();  // the `fold` pass evaluates with the interpreter
 
   py::register_exception_translator([](std::exception_ptr thrown) {
     try {
