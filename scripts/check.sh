@@ -172,6 +172,17 @@ else
   crashed "pytest" "$rc" "$f"
 fi
 
+# i) The tutorial's commands (docs/tutorial), run as the pages show them and
+#    their output compared with the pages. The pages name build/bin, so
+#    other builds (sanitizers: build-san) skip them.
+if [ "$build" != build ]; then
+  echo "check: the tutorial's commands name build/bin: skipped for $build"
+  skipped=$((skipped + 1))
+else
+  run docs python3 scripts/doc_commands.py docs/tutorial; rc=$?
+  add_summary docs doc_commands.py "$rc"
+fi
+
 summary="$passed passed, $failed failed"
 [ "$skipped" -gt 0 ] && summary+=", $skipped skipped"
 echo "$summary"
