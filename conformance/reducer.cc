@@ -26,14 +26,36 @@ struct Place {
 
 enum class EditKind {
   kRootToOperand, kToOperand, kToZeros, kDropParameter, kUnfuse, kInlineCalls,
-  kDropRootElement, kBranchToCall, kConstantToZeros,
+  kDropRootElement, kBranchToCall, kConstantToZeros, kDropHeaderAttribute, kDropMetadata,
 };
 
 struct Edit {
   EditKind kind;
-  Place at;  // empty for kInlineCalls, which inlines every call
+  Place at;  // empty for kInlineCalls and kDropMetadata, which edit every instruction;
+             // kDropHeaderAttribute: at.instruction names the attribute
   int operand = 0;  // kRootToOperand, kToOperand, kDropRootElement; kBranchToCall: the branch
 };
+
+// Every instruction's metadata and frontend attributes (the source lines
+// and op names a front end records), gone; whether any was there.
+bool dropMetadata(Module& module) {
+  bool any = false;
+  for (const auto& c : module.computations())
+    for (const auto& instr : c->instructions())
+      for (AttrKey key : {AttrKey::kMetadata, AttrKey::kFrontendAttributes})
+        if (instr->attrs().has(key)) {
+          instr->attrs().erase(key);
+          any = true;
+        }
+  return any;
+}
+
+// An instruction whose uses another took, removed even where dce would keep
+// it (a custom call that may have side effects): the test decides whether
+// it mattered.
+void removeBypassed(Computation& c, Instruction* instr) {
+  if (instr->users().empty() && instr != c.root() && !instr->hasControlEdges()) c.remove(instr);
+}
 
 Instruction* locate(Module& module, const Place& at) {
   Computation* c = module.find(at.computation);
@@ -58,6 +80,11 @@ void forgetEntryLayout(Module& module) {
 // Makes `edit` on `module`; false when it no longer applies.
 bool apply(Module& module, const Edit& edit) {
   if (edit.kind == EditKind::kInlineCalls) return runInline(module);
+  if (edit.kind == EditKind::kDropMetadata) return dropMetadata(module);
+  if (edit.kind == EditKind::kDropHeaderAttribute) {
+    auto& header = module.headerAttributes();
+    return std::erase_if(header, [&](const auto& kv) { return kv.first == edit.at.instruction; }) > 0;
+  }
   Instruction* instr = locate(module, edit.at);
   if (!instr) return false;
   Computation& c = *module.find(edit.at.computation);
@@ -72,6 +99,7 @@ bool apply(Module& module, const Edit& edit) {
       Instruction* to = instr->operand(edit.operand);
       if (!to->shape().compatible(instr->shape())) return false;
       c.replaceAllUses(instr, to);
+      removeBypassed(c, instr);
       return true;
     }
     case EditKind::kToZeros: {
@@ -82,6 +110,7 @@ bool apply(Module& module, const Edit& edit) {
       Instruction* zeros = c.add(Opcode::kBroadcast, freshName(c, "zeros"), shape, {zero});
       zeros->attrs().setInts(AttrKey::kDimensions, {});
       c.replaceAllUses(instr, zeros);
+      removeBypassed(c, instr);
       return c.sortTopologically().ok();
     }
     case EditKind::kUnfuse: {
@@ -130,6 +159,8 @@ bool apply(Module& module, const Edit& edit) {
       return true;
     }
     case EditKind::kInlineCalls:
+    case EditKind::kDropMetadata:
+    case EditKind::kDropHeaderAttribute:
       break;  // above: not an instruction's
     case EditKind::kDropParameter: {
       if (instr->opcode() != Opcode::kParameter || !instr->users().empty() || &c != module.entry()) return false;
@@ -154,6 +185,9 @@ std::vector<Edit> editsOf(const Module& module) {
   std::vector<Edit> edits;
   const Computation& entry = *module.entry();
   edits.push_back({EditKind::kInlineCalls, {}});  // the whole module
+  edits.push_back({EditKind::kDropMetadata, {}});
+  for (const auto& [key, value] : module.headerAttributes())
+    edits.push_back({EditKind::kDropHeaderAttribute, {"", key}});
   if (const Instruction* root = entry.root()) {
     for (int k = 0; k < root->operandCount(); ++k)
       edits.push_back({EditKind::kRootToOperand, {entry.name(), root->name()}, k});

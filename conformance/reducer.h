@@ -7,13 +7,15 @@
 //   - the ENTRY's root becomes one of its operands (the ENTRY's result may
 //     change shape);
 //   - an instruction is replaced, in all its uses, by one of its operands of
-//     the same shape;
+//     the same shape, and removed (even one dce keeps for its side effects);
 //   - an array instruction with operands is replaced by zeros of its shape
 //     (a broadcast of a scalar constant);
 //   - an ENTRY parameter nothing reads is removed;
 //   - the ENTRY's result tuple loses an element;
 //   - a conditional becomes one of its branches, inlined;
 //   - an array constant's values become zeros;
+//   - every instruction's metadata and frontend attributes go, and the
+//     module header's attributes, one by one;
 //   - every call is inlined (hlo/passes/inline.cc), and a fusion becomes
 //     the instructions of its computation, so that they are open to the
 //     edits too (a dump after XLA's passes is mostly fusions).

@@ -186,6 +186,23 @@ ENTRY e {
   EXPECT_TRUE(contains(text, "constant({0, 0, 0})")) << text;
 }
 
+TEST(Reducer, DropsMetadataAndHeaderAttributes) {
+  // As many instructions either way, in less text: the source lines and the
+  // header's attributes go.
+  auto reduced = reduceKeeping(R"(HloModule m, allow_spmd_sharding_propagation_to_output={true}, num_partitions=1
+ENTRY e {
+  x = f32[4] parameter(0)
+  ROOT c = f32[4] cosine(x), metadata={op_name="jit(f)/cos" source_file="f.py" source_line=3}
+}
+)", "cosine(");
+  ASSERT_TRUE(reduced.ok()) << reduced.status().message();
+  std::string text = printModule(*reduced->module);
+  EXPECT_EQ(reduced->instructionsAfter, 2) << text;
+  EXPECT_FALSE(contains(text, "metadata=")) << text;
+  EXPECT_FALSE(contains(text, "allow_spmd")) << text;
+  EXPECT_FALSE(contains(text, "num_partitions")) << text;
+}
+
 TEST(Reducer, RefusesAModuleTheTestDoesNotHoldFor) {
   auto module = parseOrFail(kChain);
   ReduceOptions options;
