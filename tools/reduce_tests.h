@@ -44,12 +44,17 @@ struct BuiltinTest {
   std::string plantedCrash;
 };
 
+// The interpreter's options for `test`'s runs and comparisons.
+inline interp::Options interpOptionsOf(const BuiltinTest& test) {
+  interp::Options options;
+  options.maxWhileIterations = test.maxWhileIterations;
+  return options;
+}
+
 // Engine `engine` on `module`: its result, or why it has none.
 inline StatusOr<Literal> runOn(const std::string& engine, const Module& module, std::span<const Literal> args,
                                const BuiltinTest& test) {
-  interp::Options interpOptions;
-  interpOptions.maxWhileIterations = test.maxWhileIterations;
-  if (engine == "interp") return interp::evaluate(module, args, interpOptions);
+  if (engine == "interp") return interp::evaluate(module, args, interpOptionsOf(test));
   jit::CompileOptions options;
   options.maxWhileIterations = test.maxWhileIterations;
   options.useCache = false;  // every candidate is compiled once
@@ -82,9 +87,8 @@ inline conformance::Outcome examine(const std::string& text, const BuiltinTest& 
       conformance::reportProgress(test.other);
       StatusOr<Literal> other = runOn(test.other, **module, args, test);
       if (!other.ok()) return {"dull", test.other + " failed: " + other.status().message()};
-      interp::Options interpOptions;
-      interpOptions.maxWhileIterations = test.maxWhileIterations;
-      conformance::EngineComparison c = conformance::compareEngines(**module, args, interpOptions, *other, *result);
+      conformance::EngineComparison c =
+          conformance::compareEngines(**module, args, interpOptionsOf(test), *other, *result);
       return c.agree ? conformance::Outcome{"dull", "they agree"}
                      : conformance::Outcome{"interesting", c.plain.firstMismatch};
     }

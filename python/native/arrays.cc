@@ -9,8 +9,6 @@
 namespace hlo::python {
 namespace {
 
-HloErrorException error(std::string message) { return HloErrorException{std::move(message), "", 0, 0}; }
-
 py::module_ numpy() { return py::module_::import("numpy"); }
 
 std::string text(py::handle object) { return py::str(object).cast<std::string>(); }
@@ -56,7 +54,7 @@ py::array asArray(py::handle value, const py::dtype& dtype, const std::string& w
     py::object array = typed ? numpy().attr("asarray")(value) : numpy().attr("asarray")(value, dtype);
     return array.cast<py::array>();
   } catch (py::error_already_set& e) {
-    throw error(what + ": cannot be made an array of " + text(dtype) + ": " + e.what());
+    throw hloError(what + ": cannot be made an array of " + text(dtype) + ": " + e.what());
   }
 }
 
@@ -74,13 +72,13 @@ py::dtype dtypeOf(ElementType type) {
 Literal literalFromPython(py::handle value, const Shape& want, const std::string& what,
                           std::vector<py::object>& keepAlive) {
   if (want.isToken()) {
-    if (!value.is_none()) throw error(what + " is a token: give None");
+    if (!value.is_none()) throw hloError(what + " is a token: give None");
     return Literal(want);
   }
   if (want.isTuple()) {
     const int n = want.tupleSize();
     if (!py::isinstance<py::tuple>(value) || py::len(value) != static_cast<size_t>(n))
-      throw error(what + " is a tuple of " + std::to_string(n) + " elements: give a Python tuple of as many");
+      throw hloError(what + " is a tuple of " + std::to_string(n) + " elements: give a Python tuple of as many");
     py::tuple elements = py::reinterpret_borrow<py::tuple>(value);
     Literal literal(want);
     for (int i = 0; i < n; ++i)
@@ -88,20 +86,20 @@ Literal literalFromPython(py::handle value, const Shape& want, const std::string
           literalFromPython(elements[i], want.tupleElement(i), what + " element " + std::to_string(i), keepAlive);
     return literal;
   }
-  if (!want.isArray()) throw error(what + " is of type " + std::string(elementTypeName(want.type())) +
+  if (!want.isArray()) throw hloError(what + " is of type " + std::string(elementTypeName(want.type())) +
                                    ", which Python cannot give");
   const ElementType type = want.type();
   py::dtype dtype = dtypeOf(type);
   py::array array = asArray(value, dtype, what);
   if (!array.dtype().equal(dtype))
-    throw error(what + " takes " + text(dtype) + " values but the array holds " + text(array.dtype()) +
+    throw hloError(what + " takes " + text(dtype) + " values but the array holds " + text(array.dtype()) +
                 " (convert it with .astype(" + text(dtype.attr("name")) + "))");
   std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
   bool fits = static_cast<int>(dims.size()) == want.rank();
   for (int d = 0; fits && d < want.rank(); ++d)
     fits = want.isDynamicDim(d) ? dims[d] <= want.dim(d) : dims[d] == want.dim(d);
   if (!fits)
-    throw error(what + " has shape " + dimsText(want.dims()) + (want.isDynamic() ? " (or less where <=)" : "") +
+    throw hloError(what + " has shape " + dimsText(want.dims()) + (want.isDynamic() ? " (or less where <=)" : "") +
                 " but the array has shape " + dimsText(dims));
   const bool whole = dims == want.dims();
   const bool borrowable = whole && !subByte(type) && array.nbytes() > 0 &&
@@ -130,7 +128,7 @@ py::object pythonFromLiteral(Literal&& value) {
   }
   if (shape.isToken()) return py::none();
   if (!shape.isArray())
-    throw error("a result of type " + std::string(elementTypeName(shape.type())) + " has no Python value");
+    throw hloError("a result of type " + std::string(elementTypeName(shape.type())) + " has no Python value");
   if (value.hasDynamicSizes()) value = value.compact();
   if (value.borrowed()) {
     Literal owned = value;  // a copy of a borrowing literal owns its bytes

@@ -30,6 +30,9 @@ struct HloErrorException {
   int column = 0;
 };
 
+// An error with no place in a module's text.
+inline HloErrorException hloError(std::string message) { return HloErrorException{std::move(message), "", 0, 0}; }
+
 // The numpy dtype of element type `type` (an array type).
 py::dtype dtypeOf(ElementType type);
 

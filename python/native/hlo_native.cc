@@ -71,7 +71,7 @@ PyModule runTargetPipeline(const PyModule& from, const std::string& target) {
   if (!passes) {
     std::string known;
     for (const PipelineInfo& p : registeredPipelines()) known += (known.empty() ? "" : ", ") + std::string(p.target);
-    throw HloErrorException{"no pass pipeline for target '" + target + "' (there are: " + known + ")", "", 0, 0};
+    throw hloError("no pass pipeline for target '" + target + "' (there are: " + known + ")");
   }
   return runPasses(from, *passes, false);
 }
@@ -117,9 +117,8 @@ class PyExecutable {
   py::object call(const py::args& args) {
     const Computation& entry = *module_.module->entry();
     if (static_cast<int>(args.size()) != entry.parameterCount())
-      throw HloErrorException{"ENTRY '" + entry.name() + "' takes " + std::to_string(entry.parameterCount()) +
-                                  " arguments " + entry.signature() + "; got " + std::to_string(args.size()),
-                              "", 0, 0};
+      throw hloError("ENTRY '" + entry.name() + "' takes " + std::to_string(entry.parameterCount()) + " arguments " +
+                     entry.signature() + "; got " + std::to_string(args.size()));
     std::vector<py::object> keepAlive;
     std::vector<Literal> literals;
     for (int i = 0; i < entry.parameterCount(); ++i) {
@@ -159,7 +158,7 @@ std::unique_ptr<PyExecutable> compile(const PyModule& m, const std::string& engi
   if (!jit::findBackend(engine)) {
     std::string known = "interp";
     for (const std::string& name : jit::backendNames()) known += ", " + name;
-    throw HloErrorException{"no engine '" + engine + "' (there are: " + known + ")", "", 0, 0};
+    throw hloError("no engine '" + engine + "' (there are: " + known + ")");
   }
   jit::CompileOptions options;
   options.allowInterpreterFallback = allowInterpreterFallback;
