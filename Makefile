@@ -89,6 +89,14 @@ JIT_FUZZ := $(if $(JIT_FUZZ_SRC),$(BUILD)/bin/hlo-jit-fuzz)
 BACKEND_LIBS := $(call lib,backend_cpu,$(CPU_SRCS)) $(call lib,backend_gpu,$(GPU_SRCS))
 JIT_LIBS := $(BACKEND_LIBS) $(call lib,jit,$(JIT_SRCS))
 
+# The ahead-of-time runtime that hlo-aot's objects link (backends/cpu/hlo_rt.h):
+# the CPU backend's run code and the IR it reads, without LLVM, the parser or
+# the interpreter. make check asserts that none of its objects needs LLVM.
+RT_CPU_SRCS := $(filter-out $(addprefix backends/cpu/,cpu_compiler.cc kernel_emitter.cc orc.cc runtime_ops.cc \
+                 vector_math.cc cpu_backend.cc aot_compiler.cc),$(CPU_SRCS))
+RT_JIT_SRCS := $(addprefix jit/,memory_plan.cc report.cc trace.cc host_steps.cc refusal.cc)
+HLO_RT := $(BUILD)/lib/libhlo_rt.a
+
 TEST_SRCS := $(wildcard $(addsuffix /*_test.cc,hlo hlo/passes parser interp conformance jit backends/cpu backends/gpu))
 UNIT_TESTS := $(BUILD)/bin/unit-tests
 
@@ -109,7 +117,7 @@ VENV_STAMP := $(BUILD)/venv/.installed
 # GPU runtime (backends/gpu/standin/libcuda.cc); never linked into anything.
 STANDIN_CUDA := $(BUILD)/standin-cuda/libcuda.so.1
 
-all: $(LIBS) $(JIT_LIBS) $(NO_MPI_TRANSPORT) $(TOOLS) $(CORPUS_CHECK) $(INTERP_CORPUS) $(PASS_CORPUS) $(XLA_CORPUS) $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) $(STANDIN_CUDA) | $(DEPS_STAMP)
+all: $(LIBS) $(JIT_LIBS) $(HLO_RT) $(NO_MPI_TRANSPORT) $(TOOLS) $(CORPUS_CHECK) $(INTERP_CORPUS) $(PASS_CORPUS) $(XLA_CORPUS) $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) $(STANDIN_CUDA) | $(DEPS_STAMP)
 
 $(STANDIN_CUDA): backends/gpu/standin/libcuda.cc
 	@mkdir -p $(@D)
@@ -131,6 +139,7 @@ $(BUILD)/lib/libconformance.a: $(call obj,$(CONFORMANCE_SRCS)) $(call list,confo
 $(BUILD)/lib/libjit.a: $(call obj,$(JIT_SRCS)) $(call list,jit,$(JIT_SRCS))
 $(BUILD)/lib/libbackend_cpu.a: $(call obj,$(CPU_SRCS)) $(call list,backend_cpu,$(CPU_SRCS))
 $(BUILD)/lib/libbackend_gpu.a: $(call obj,$(GPU_SRCS)) $(call list,backend_gpu,$(GPU_SRCS))
+$(HLO_RT): $(call obj,$(RT_CPU_SRCS) $(RT_JIT_SRCS) $(HLO_SRCS)) $(call list,hlo_rt,$(RT_CPU_SRCS) $(RT_JIT_SRCS) $(HLO_SRCS))
 $(MPI_TRANSPORT): $(call obj,transport/mpi_transport.cc)
 $(NO_MPI_TRANSPORT): $(call obj,transport/no_mpi.cc)
 $(call obj,transport/mpi_transport.cc): CPPFLAGS += $(MPI_CXXFLAGS)
@@ -146,7 +155,7 @@ link = $(CXX) $(HLO_LDFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(JIT_LINK) $(LIB
 # backends/cpu/blas.h, backends/gpu/cuda_driver.h). The backends' archives
 # are linked whole: nothing calls a backend by name, each registers itself
 # (jit/backend.h) from a static object the linker would otherwise drop.
-JIT_PROGRAMS := $(BUILD)/bin/hlo-run $(BUILD)/bin/hlo-reduce $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) $(BUILD)/bin/jit_bench $(BUILD)/bin/model_bench \
+JIT_PROGRAMS := $(BUILD)/bin/hlo-run $(BUILD)/bin/hlo-reduce $(BUILD)/bin/hlo-aot $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) $(BUILD)/bin/jit_bench $(BUILD)/bin/model_bench \
                 $(BUILD)/bin/lapack_bench $(BUILD)/bin/collectives_bench
 $(JIT_PROGRAMS): $(JIT_LIBS)
 $(JIT_PROGRAMS): JIT_LINK = -Wl,--whole-archive $(BACKEND_LIBS) -Wl,--no-whole-archive $(filter-out $(BACKEND_LIBS),$(JIT_LIBS))

@@ -28,6 +28,8 @@
 #include "hlo/instruction.h"
 #include "hlo/status.h"
 #include "jit/emitter_target.h"
+#include "jit/host_helper_names.h"
+#include "jit/refusal.h"
 
 namespace hlo::jit {
 
@@ -237,26 +239,7 @@ class ElementalEmitter {
   std::unordered_map<const Instruction*, const Instruction*> forwarded_;
 };
 
-// The f8 and f4 formats compute in f32; the host runtime provides these two
-// functions, hlo/float_formats.h's decodeSmallFloat and encodeSmallFloat:
-//   double hlo_decode_small_float(i32 element_type, i32 bits)
-//   i32    hlo_encode_small_float(i32 element_type, double value)
-inline constexpr const char* kDecodeSmallFloat = "hlo_decode_small_float";
-inline constexpr const char* kEncodeSmallFloat = "hlo_encode_small_float";
-// Complex functions beyond add, subtract, multiply and negate are
-// hlo/complex_math.h's applyComplexUnary / applyComplexBinary, which the
-// host runtime provides as
-//   void hlo_complex_unary(i32 opcode, i32 element_type, double re, double im, double* out2)
-//   void hlo_complex_binary(i32 opcode, i32 element_type, double re_a, double im_a,
-//                           double re_b, double im_b, double* out2)
-// reduce-precision: hlo/reduce_precision.h's reducePrecisionOf,
-//   i64 hlo_reduce_precision(i32 element_type, i64 bits, i32 exponent_bits, i32 mantissa_bits)
-inline constexpr const char* kReducePrecision = "hlo_reduce_precision";
-// stochastic-convert: hlo/stochastic_round.h's stochasticRound,
-//   i64 hlo_stochastic_round(double x, i64 random, i32 random_bits, i32 target_bits)
-inline constexpr const char* kStochasticRound = "hlo_stochastic_round";
-inline constexpr const char* kComplexUnary = "hlo_complex_unary";
-inline constexpr const char* kComplexBinary = "hlo_complex_binary";
+// The host runtime's helpers kernels call by name: jit/host_helper_names.h.
 // exp of f32 is the module's internal function
 //   float hlo_exp_f32(float)
 // (emitExpF32), kept out of line (noinline) while LLVM optimizes, so the loop
@@ -315,9 +298,6 @@ bool emitsGather(const Instruction& instr);
 // backend's limit (backends/cpu/runtime_ops.cc); inside a scalar function
 // (a reducer) every dot of those types is emitted.
 bool emitsDot(const Instruction& instr, int64_t maxProducts);
-
-// "cannot compile <opcode> (%name)" plus an optional reason.
-Status cannotCompile(const Instruction& instr, const std::string& why = "");
 
 template <typename Body>
 Status ElementalEmitter::emitLoop(llvm::Value* begin, llvm::Value* end, const std::string& name, Body&& body,

@@ -36,6 +36,7 @@
 #include "jit/elemental_emitter.h"
 #include "jit/host_steps.h"
 #include "jit/kernel_reuse.h"
+#include "jit/step_walk.h"
 
 namespace hlo::cpu {
 namespace {
@@ -271,6 +272,7 @@ class Builder {
     if (library.ok() && library->fn) {
       step.kind = Step::Kind::kRuntime;
       step.runtime = library->fn;
+      step.helperPrefix = name;
       step.helperNames = std::move(library->helperNames);
       return okStatus();
     }
@@ -305,6 +307,7 @@ class Builder {
     jit::report(options_, source_.backend + ": " + info.status().message() + "; running " +
                               std::string(opcodeName(instr.opcode())) + " (%" + instr.name() + ") on the interpreter");
     step.kind = Step::Kind::kInterpreter;
+    step.interpret = jit::interpretStep;
     ++fallbacks_;
     return okStatus();
   }
@@ -342,12 +345,6 @@ Status writeKernelMap(const std::vector<std::unique_ptr<Program>>& programs, con
 
 }  // namespace
 
-CpuExecutable::CpuExecutable(std::unique_ptr<Module> module, const jit::CompileOptions& options,
-                             std::string backend)
-    : module_(std::move(module)), options_(options), backend_(std::move(backend)) {}
-
-CpuExecutable::~CpuExecutable() = default;
-
 const KernelSource& cpuKernelSource() {
   static const KernelSource source{"cpu", emitKernel, oneKernel, planRuntimeOp};
   return source;
@@ -361,7 +358,8 @@ StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>
   auto exe = std::make_unique<CpuExecutable>(std::move(module), options, source.backend);
   std::vector<jit::TraceEvent>& trace = exe->mutableTrace();
   double emitStart = jit::traceNowUs();
-  HLO_ASSIGN_OR_RETURN(exe->jit_, OrcJit::create());
+  HLO_ASSIGN_OR_RETURN(std::unique_ptr<OrcJit> orc, OrcJit::create());
+  exe->jit_ = std::move(orc);
   std::vector<OrcJit::Part> parts(llvmParts(*exe->module_, cpuOptions));
   for (size_t i = 0; i < parts.size(); ++i) {
     parts[i].context = std::make_unique<llvm::LLVMContext>();
@@ -382,6 +380,7 @@ StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>
   add.cacheDir = options.cacheDir;
   add.irPath = cpuOptions.llvmIrPath;
   add.dumpDir = options.dumpDir;
+  add.bitcode = cpuOptions.llvmBitcode;
   HLO_ASSIGN_OR_RETURN(OrcJit::AddReport report, exe->jit_->add(std::move(parts), add));
   int kernels = 0;
   for (auto& program : exe->programs_)

@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "jit/executable.h"
 
@@ -17,6 +18,9 @@ struct CpuOptions {
   int llvmParts = 0;
   // When set, the optimized LLVM IR of the kernels is written to this file.
   std::string llvmIrPath;
+  // When set, the kernels' LLVM modules as bitcode, before optimization
+  // (hlo-aot compiles them again into an object file of its own).
+  std::vector<std::string>* llvmBitcode = nullptr;
 };
 
 // CpuOptions with `threads` worker threads, the rest as default.

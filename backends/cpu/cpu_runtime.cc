@@ -28,8 +28,7 @@
 #include "jit/step_walk.h"
 #include "hlo/computation.h"
 #include "hlo/conditional_branch.h"
-#include "interp/data_movement.h"
-#include "interp/evaluator.h"
+#include "hlo/array_copy.h"
 
 namespace hlo::cpu {
 
@@ -259,7 +258,7 @@ bool updateInPlace(const Instruction& instr, std::span<const Literal* const> ope
       operands[0]->untypedData() != result.untypedData())
     return false;
   const Literal& update = *operands[1];
-  interp::copyInto(update, interp::clampedStarts(operands, 2, result.shape().dims(), update.shape().dims()), result);
+  copyInto(update, clampedStarts(operands, 2, result.shape().dims(), update.shape().dims()), result);
   return true;
 }
 
@@ -535,7 +534,7 @@ inline Status CpuExecutable::ProgramRun::runStep(size_t s) {
     case Step::Kind::kIllTyped:
       return step.refusal;
     case Step::Kind::kInterpreter: {
-      HLO_ASSIGN_OR_RETURN(Literal result, jit::interpretStep(instr, ops, exe.options_));
+      HLO_ASSIGN_OR_RETURN(Literal result, step.interpret(instr, ops, exe.options_));
       run.stats.heapBytes += arrayBytes(result.shape());
       count(s, result.shape());
       values[s] = owning(std::move(result));
@@ -548,6 +547,12 @@ inline Status CpuExecutable::ProgramRun::runStep(size_t s) {
   }
   return errorStatus(backend + ": internal error: host step %" + instr.name() + " run as the backend's own");
 }
+
+CpuExecutable::CpuExecutable(std::unique_ptr<Module> module, const jit::CompileOptions& options,
+                             std::string backend)
+    : module_(std::move(module)), options_(options), backend_(std::move(backend)) {}
+
+CpuExecutable::~CpuExecutable() = default;
 
 StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<const Literal* const> args,
                                              const Frame* frame, RunState& run, bool ownArgs,

@@ -12,14 +12,17 @@
 #include <thread>
 
 #include <llvm/Analysis/TargetLibraryInfo.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/Config/llvm-config.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/Function.h>
+#include <llvm/IR/Verifier.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/MemoryBuffer.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/raw_ostream.h>
@@ -29,6 +32,7 @@
 #include <llvm/Transforms/Utils/Cloning.h>
 
 #include "jit/compile_cache.h"
+#include "backends/cpu/host_helpers.h"
 #include "backends/cpu/kernel_emitter.h"
 #include "backends/cpu/vector_math.h"
 #include "hlo/complex_math.h"
@@ -48,46 +52,12 @@ double msSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-double decodeSmallFloatForJit(int32_t type, uint32_t bits) {
-  return decodeSmallFloat(static_cast<ElementType>(type), bits);
-}
-
-uint32_t encodeSmallFloatForJit(int32_t type, double value) {
-  return encodeSmallFloat(static_cast<ElementType>(type), value);
-}
-
-void complexUnaryForJit(int32_t op, int32_t type, double re, double im, double* out) {
-  const double x[2] = {re, im};
-  if (!applyComplexUnary(static_cast<Opcode>(op), static_cast<ElementType>(type), x, out))
-    out[0] = out[1] = std::nan("");  // unreachable: the emitter checks the opcode first
-}
-
-void complexBinaryForJit(int32_t op, int32_t type, double reA, double imA, double reB, double imB, double* out) {
-  const double a[2] = {reA, imA}, b[2] = {reB, imB};
-  if (!applyComplexBinary(static_cast<Opcode>(op), static_cast<ElementType>(type), a, b, out))
-    out[0] = out[1] = std::nan("");  // unreachable: the emitter checks the opcode first
-}
-
-uint64_t reducePrecisionForJit(int32_t type, uint64_t bits, int32_t exponentBits, int32_t mantissaBits) {
-  return reducePrecisionOf(static_cast<ElementType>(type), bits, exponentBits, mantissaBits);
-}
-
-int64_t stochasticRoundForJit(double x, uint64_t random, int32_t randomBits, int32_t targetBits) {
-  return stochasticRound(x, random, randomBits, targetBits);
-}
-
-// The runtime functions compiled code calls, by address.
+// The host runtime's helpers the kernels call, by name.
 llvm::Error defineRuntimeFunctions(llvm::orc::LLJIT& jit) {
   llvm::orc::SymbolMap symbols;
   auto flags = llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable;
-  symbols[jit.mangleAndIntern(jit::kDecodeSmallFloat)] = {
-      llvm::orc::ExecutorAddr::fromPtr(&decodeSmallFloatForJit), flags};
-  symbols[jit.mangleAndIntern(jit::kEncodeSmallFloat)] = {
-      llvm::orc::ExecutorAddr::fromPtr(&encodeSmallFloatForJit), flags};
-  symbols[jit.mangleAndIntern(jit::kReducePrecision)] = {llvm::orc::ExecutorAddr::fromPtr(&reducePrecisionForJit), flags};
-  symbols[jit.mangleAndIntern(jit::kStochasticRound)] = {llvm::orc::ExecutorAddr::fromPtr(&stochasticRoundForJit), flags};
-  symbols[jit.mangleAndIntern(jit::kComplexUnary)] = {llvm::orc::ExecutorAddr::fromPtr(&complexUnaryForJit), flags};
-  symbols[jit.mangleAndIntern(jit::kComplexBinary)] = {llvm::orc::ExecutorAddr::fromPtr(&complexBinaryForJit), flags};
+  for (const HostHelper& helper : hostHelpers())
+    symbols[jit.mangleAndIntern(helper.name)] = {llvm::orc::ExecutorAddr::fromPtr(helper.address), flags};
   return jit.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols)));
 }
 
@@ -104,6 +74,59 @@ Status writeFile(const std::string& path, const std::string& text) {
   out.close();
   if (!out) return errorStatus("cpu: cannot write " + path);
   return okStatus();
+}
+
+// Every function targets `machine`'s CPU; with AVX-512 the vectorizer may
+// use full 512-bit vectors (LLVM otherwise prefers 256 bits on these CPUs).
+void targetFunctions(llvm::Module& module, const llvm::TargetMachine& machine) {
+  bool avx512 = machine.getTargetFeatureString().contains("+avx512f");
+  for (llvm::Function& f : module) {
+    if (f.isDeclaration()) continue;
+    f.addFnAttr("target-cpu", machine.getTargetCPU());
+    f.addFnAttr("target-features", machine.getTargetFeatureString());
+    if (avx512) f.addFnAttr("prefer-vector-width", "512");
+  }
+}
+
+// LLVM's O3 pipeline for `machine`, with the vector math library's variants
+// when it is loaded, then the CPU backend's own rewrites.
+void optimizeModule(llvm::Module& module, llvm::TargetMachine& machine, bool vectorMath,
+                    const std::vector<LibraryVariant>& variants) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder passes(&machine);
+  llvm::Triple triple(machine.getTargetTriple());
+  llvm::TargetLibraryInfoImpl library(triple);
+  if (vectorMath) {
+    library.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
+    addLibraryVariants(library, variants);
+  }
+  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
+  passes.registerModuleAnalyses(mam);
+  passes.registerCGSCCAnalyses(cgam);
+  passes.registerFunctionAnalyses(fam);
+  passes.registerLoopAnalyses(lam);
+  passes.crossRegisterProxies(lam, fam, cgam, mam);
+  addMathVectorVariants(module, machine);
+  passes.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
+  inlineMathFunctions(module);
+  markStreamingStores(module);
+  prefetchNextRows(module);
+}
+
+// libmvec's variants beyond LLVM's table that this process's libmvec
+// defines, in the instruction sets `hasFeature` says the target has; none
+// when libmvec cannot be loaded (`loaded` false).
+std::vector<LibraryVariant> loadedLibmvecVariants(const std::function<bool(const std::string&)>& hasFeature,
+                                                  bool& loaded) {
+  std::string error;
+  llvm::sys::DynamicLibrary library = llvm::sys::DynamicLibrary::getPermanentLibrary("libmvec.so.1", &error);
+  loaded = library.isValid();
+  if (!loaded) return {};
+  return libmvecVariants(
+      [&](const std::string& symbol) { return library.getAddressOfSymbol(symbol.c_str()) != nullptr; }, hasFeature);
 }
 
 }  // namespace
@@ -137,12 +160,9 @@ StatusOr<std::unique_ptr<OrcJit>> OrcJit::create() {
                                                                   (*jit)->getDataLayout().getGlobalPrefix());
   if (vectorMath) {
     (*jit)->getMainJITDylib().addGenerator(std::move(*vectorMath));
-    result->vectorMath_ = true;
-    llvm::sys::DynamicLibrary library = llvm::sys::DynamicLibrary::getPermanentLibrary("libmvec.so.1");
     llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
-    result->libraryVariants_ = libmvecVariants(
-        [&](const std::string& symbol) { return library.getAddressOfSymbol(symbol.c_str()) != nullptr; },
-        [&](const std::string& feature) { return host.lookup(feature); });
+    result->libraryVariants_ =
+        loadedLibmvecVariants([&](const std::string& feature) { return host.lookup(feature); }, result->vectorMath_);
   } else {
     llvm::consumeError(vectorMath.takeError());
   }
@@ -170,15 +190,7 @@ StatusOr<OrcJit::CompiledPart> OrcJit::compilePart(Part& part, llvm::TargetMachi
                                                    const AddOptions& options, const std::string& suffix) const {
   CompiledPart out;
   llvm::Module& module = *part.module;
-  // Every function targets the host; with AVX-512 the vectorizer may use
-  // full 512-bit vectors (LLVM otherwise prefers 256 bits on these CPUs).
-  bool avx512 = machine.getTargetFeatureString().contains("+avx512f");
-  for (llvm::Function& f : module) {
-    if (f.isDeclaration()) continue;
-    f.addFnAttr("target-cpu", machine.getTargetCPU());
-    f.addFnAttr("target-features", machine.getTargetFeatureString());
-    if (avx512) f.addFnAttr("prefer-vector-width", "512");
-  }
+  targetFunctions(module, machine);
   // The cache key: the emitted IR and everything else the code depends on.
   auto start = std::chrono::steady_clock::now();
   std::string ir = printed(module);
@@ -207,11 +219,11 @@ StatusOr<OrcJit::CompiledPart> OrcJit::compilePart(Part& part, llvm::TargetMachi
     HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module" + suffix + ".opt.ll", printed(module)));
     // Code generation changes the module it runs on: the assembly comes from a copy.
     HLO_ASSIGN_OR_RETURN(std::string assembly,
-                         emit(*llvm::CloneModule(module), machine, llvm::CodeGenFileType::AssemblyFile));
+                         emitFile(*llvm::CloneModule(module), machine, llvm::CodeGenFileType::AssemblyFile));
     HLO_RETURN_IF_ERROR(writeFile(options.dumpDir + "/module" + suffix + ".s", assembly));
   }
   start = std::chrono::steady_clock::now();
-  HLO_ASSIGN_OR_RETURN(out.object, emit(module, machine, llvm::CodeGenFileType::ObjectFile));
+  HLO_ASSIGN_OR_RETURN(out.object, emitFile(module, machine, llvm::CodeGenFileType::ObjectFile));
   out.codegenMs = msSince(start);
   if (options.useCache)
     if (std::optional<std::string> failed = cache.store(out.key, out.object)) out.cacheProblem = *failed;
@@ -222,6 +234,14 @@ StatusOr<OrcJit::AddReport> OrcJit::add(std::vector<Part> parts, const AddOption
   AddReport report;
   report.parts = static_cast<int>(parts.size());
   std::vector<std::optional<StatusOr<CompiledPart>>> compiled(parts.size());
+  if (options.bitcode)
+    for (const Part& part : parts) {
+      std::string bytes;
+      llvm::raw_string_ostream os(bytes);
+      llvm::WriteBitcodeToFile(*part.module, os);
+      os.flush();
+      options.bitcode->push_back(std::move(bytes));
+    }
   auto start = std::chrono::steady_clock::now();
   if (parts.size() == 1) {
     compiled[0] = compilePart(parts[0], *machine_, options, "");
@@ -269,31 +289,10 @@ StatusOr<OrcJit::AddReport> OrcJit::add(std::vector<Part> parts, const AddOption
 }
 
 void OrcJit::optimize(llvm::Module& module, llvm::TargetMachine& machine) const {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder passes(&machine);
-  llvm::Triple triple(machine.getTargetTriple());
-  llvm::TargetLibraryInfoImpl library(triple);
-  if (vectorMath_) {
-    library.addVectorizableFunctionsFromVecLib(llvm::TargetLibraryInfoImpl::LIBMVEC_X86, triple);
-    addLibraryVariants(library, libraryVariants_);
-  }
-  fam.registerPass([&] { return llvm::TargetLibraryAnalysis(library); });
-  passes.registerModuleAnalyses(mam);
-  passes.registerCGSCCAnalyses(cgam);
-  passes.registerFunctionAnalyses(fam);
-  passes.registerLoopAnalyses(lam);
-  passes.crossRegisterProxies(lam, fam, cgam, mam);
-  addMathVectorVariants(module, machine);
-  passes.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3).run(module, mam);
-  inlineMathFunctions(module);
-  markStreamingStores(module);
-  prefetchNextRows(module);
+  optimizeModule(module, machine, vectorMath_, libraryVariants_);
 }
 
-StatusOr<std::string> OrcJit::emit(llvm::Module& module, llvm::TargetMachine& machine, llvm::CodeGenFileType type) {
+StatusOr<std::string> OrcJit::emitFile(llvm::Module& module, llvm::TargetMachine& machine, llvm::CodeGenFileType type) {
   llvm::SmallVector<char, 0> bytes;
   llvm::raw_svector_ostream os(bytes);
   llvm::legacy::PassManager codegen;
@@ -307,6 +306,48 @@ StatusOr<void*> OrcJit::lookup(const std::string& name) {
   auto address = jit_->lookup(name);
   if (!address) return llvmError("cannot find " + name, address.takeError());
   return address->toPtr<void*>();
+}
+
+}  // namespace hlo::cpu
+
+namespace hlo::cpu {
+
+StatusOr<std::string> compileObject(llvm::Module& module, const std::string& cpu) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  const std::string triple = llvm::sys::getProcessTriple();
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target) return errorStatus("cpu: no target for " + triple + ": " + error);
+  const bool native = cpu == "native";
+  std::string features;
+  if (native) {
+    llvm::SubtargetFeatures host;
+    for (const auto& [name, enabled] : llvm::sys::getHostCPUFeatures()) host.AddFeature(name, enabled);
+    features = host.getString();
+  }
+  const std::string cpuName = native ? llvm::sys::getHostCPUName().str() : cpu;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, cpuName, features, llvm::TargetOptions(), llvm::Reloc::PIC_, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
+  if (!machine) return errorStatus("cpu: cannot create a target machine for " + cpuName);
+  if (!machine->getMCSubtargetInfo()->isCPUStringValid(cpuName))
+    return errorStatus("cpu: unknown target CPU '" + cpuName + "' (LLVM's x86 names: x86-64-v3, skylake-avx512, znver4, ...)");
+  module.setDataLayout(machine->createDataLayout());
+  module.setTargetTriple(triple);
+  targetFunctions(module, *machine);
+  bool vectorMath = false;
+  const llvm::MCSubtargetInfo& subtarget = *machine->getMCSubtargetInfo();
+  std::vector<LibraryVariant> variants = loadedLibmvecVariants(
+      [&](const std::string& feature) { return subtarget.checkFeatures("+" + feature); }, vectorMath);
+  optimizeModule(module, *machine, vectorMath, variants);
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  if (llvm::verifyModule(module, &os)) return errorStatus("cpu: internal error: bad IR after optimization: " + problems);
+  return OrcJit::emitFile(module, *machine, llvm::CodeGenFileType::ObjectFile);
 }
 
 }  // namespace hlo::cpu

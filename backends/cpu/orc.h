@@ -29,6 +29,9 @@ class OrcJit {
     std::string cacheDir;     // jit/compile_cache.h; empty: memory only
     std::string irPath;       // the optimized IR, when not empty
     std::string dumpDir;      // module.ll, module.opt.ll and module.s, when not empty
+    // When set, each part's LLVM module as bitcode, before optimization
+    // (what hlo-aot compiles again into an object file of its own).
+    std::vector<std::string>* bitcode = nullptr;
   };
   struct AddReport {
     bool cacheHit = false;     // every part came from the cache
@@ -51,6 +54,9 @@ class OrcJit {
   StatusOr<AddReport> add(std::vector<Part> parts, const AddOptions& options);
   // The address of a compiled function (compiling the module on first use).
   StatusOr<void*> lookup(const std::string& name);
+  // Code generation into an object file or assembly text.
+  static StatusOr<std::string> emitFile(llvm::Module& module, llvm::TargetMachine& machine,
+                                        llvm::CodeGenFileType type);
 
  private:
   struct CompiledPart;
@@ -60,8 +66,6 @@ class OrcJit {
                                      const std::string& suffix) const;
   // LLVM's O3 pipeline for the host (with the vector math library).
   void optimize(llvm::Module& module, llvm::TargetMachine& machine) const;
-  // Code generation into an object file or assembly text.
-  static StatusOr<std::string> emit(llvm::Module& module, llvm::TargetMachine& machine, llvm::CodeGenFileType type);
 
   std::optional<llvm::orc::JITTargetMachineBuilder> machineBuilder_;  // a target machine per extra part
   std::unique_ptr<llvm::TargetMachine> machine_;
@@ -72,5 +76,11 @@ class OrcJit {
   bool vectorMath_ = false;
   std::vector<LibraryVariant> libraryVariants_;
 };
+
+// Ahead of time (hlo-aot): `module` optimized as the JIT optimizes its
+// parts, for CPU `cpu` ("native": this machine's CPU and features; else an
+// LLVM CPU name such as x86-64-v3, with that CPU's features), as a
+// relocatable, position-independent object file.
+StatusOr<std::string> compileObject(llvm::Module& module, const std::string& cpu);
 
 }  // namespace hlo::cpu

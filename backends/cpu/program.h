@@ -21,6 +21,11 @@ namespace hlo::cpu {
 class OrcJit;
 struct Program;
 
+// --allow-interpreter-fallback's evaluation of one instruction
+// (jit::interpretStep), which the compiler gives the steps that need it.
+using InterpretFn = StatusOr<Literal> (*)(const Instruction& instr, std::span<const Literal* const> operands,
+                                         const jit::CompileOptions& options);
+
 struct Step {
   enum class Kind {
     kParameter, kConstant, kTuple, kGetTupleElement, kForward, kToken,  // runtime bookkeeping
@@ -40,6 +45,7 @@ struct Step {
   KernelInfo info;
   RuntimeFn runtime = nullptr;          // kRuntime: the library op
   SharedSemantics shared = nullptr;     // kShared: hlo/single_device.h, hlo/scan.h
+  std::string helperPrefix;             // kRuntime: what its helpers' names start with
   std::vector<std::string> helperNames; // kRuntime: its compiled helpers, by name
   std::vector<void*> helpers;           //   and by address once compiled
   std::vector<const Program*> callees;  // while: {condition, body}; conditional: branches;
@@ -51,6 +57,7 @@ struct Step {
   // that element where it is (cpu_compiler.cc, updatesParameterElement).
   bool updatesParameterElement = false;
   Status refusal = okStatus();          // kIllTyped: why it cannot run
+  InterpretFn interpret = nullptr;      // kInterpreter
 };
 
 struct Program {
@@ -100,10 +107,15 @@ class CpuExecutable : public jit::Executable {
   int arenasAllocated() const { return arenas_ ? arenas_->allocated() : 0; }
   // Where the values of the most recent run went.
   RunMemoryStats lastRunMemory() const;
+  // The module after the pipeline, its programs and the entry's.
+  const Module& module() const { return *module_; }
+  const std::vector<std::unique_ptr<Program>>& programs() const { return programs_; }
+  const Program& entryProgram() const { return *entry_; }
 
  private:
   friend StatusOr<std::unique_ptr<jit::Executable>> compileModule(std::unique_ptr<Module>,
                                                                    const jit::CompileOptions&, const KernelSource&);
+  friend class AotLoader;
   struct Frame;
   struct RunState;
   struct ProgramRun;  // one run of one program (jit/step_walk.h)
@@ -119,7 +131,7 @@ class CpuExecutable : public jit::Executable {
   std::unique_ptr<Module> module_;  // after the pipeline; steps point into it
   jit::CompileOptions options_;
   std::string backend_;
-  std::unique_ptr<OrcJit> jit_;
+  std::shared_ptr<OrcJit> jit_;  // owns the kernels' code; null for an ahead-of-time library's
   std::vector<std::unique_ptr<Program>> programs_;
   const Program* entry_ = nullptr;
   std::unique_ptr<ThreadPool> pool_;

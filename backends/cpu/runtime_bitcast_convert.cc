@@ -5,7 +5,7 @@
 // same-width ones are elementwise and emitted in kernels.
 #include "backends/cpu/runtime_ops.h"
 #include "hlo/bitcast_convert.h"
-#include "jit/elemental_emitter.h"
+#include "jit/refusal.h"
 
 namespace hlo::cpu {
 namespace {
@@ -28,7 +28,7 @@ bool sameWidthBitcastConvert(const Instruction& instr) {
   return plain(instr.operand(0)->shape().type()) && plain(instr.shape().type());
 }
 
-StatusOr<RuntimePlan> planBitcastConvert(llvm::Module&, const Instruction& instr, const std::string&) {
+StatusOr<RuntimePlan> planBitcastConvert(HelperModule&, const Instruction& instr, const std::string&) {
   if (instr.operandCount() != 1 || !instr.operand(0)->shape().isArray() || !instr.shape().isArray() ||
       instr.operand(0)->shape().isDynamic() || instr.shape().isDynamic())
     return jit::cannotCompile(instr, "expected a static array operand and result");

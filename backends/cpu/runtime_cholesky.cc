@@ -41,7 +41,7 @@
 #include "backends/cpu/runtime_linalg.h"
 #include "backends/cpu/runtime_ops.h"
 #include "backends/cpu/thread_pool.h"
-#include "jit/elemental_emitter.h"
+#include "jit/refusal.h"
 
 namespace hlo::cpu {
 namespace {
@@ -181,7 +181,7 @@ Status runCholesky(const RuntimeCall& call) {
 
 }  // namespace
 
-StatusOr<RuntimePlan> planCholesky(llvm::Module&, const Instruction& instr, const std::string&) {
+StatusOr<RuntimePlan> planCholesky(HelperModule&, const Instruction& instr, const std::string&) {
   if (instr.operandCount() != 1) return jit::cannotCompile(instr, "expected one operand");
   const Shape& a = instr.operand(0)->shape();
   if (!a.isArray() || a.rank() < 2 || a.dim(a.rank() - 1) != a.dim(a.rank() - 2) ||

@@ -72,7 +72,7 @@
 #include "hlo/contraction.h"
 #include "hlo/float_formats.h"
 #include "hlo/indexing.h"
-#include "jit/elemental_emitter.h"
+#include "jit/refusal.h"
 
 namespace hlo::cpu {
 namespace {
@@ -778,7 +778,7 @@ Status productByConvTiles(const RuntimeCall& call, bool lhsTransposed, bool rhsT
   return convDirect(call, s, *tiles);
 }
 
-StatusOr<RuntimePlan> planConvolution(llvm::Module&, const Instruction& instr, const std::string&) {
+StatusOr<RuntimePlan> planConvolution(HelperModule&, const Instruction& instr, const std::string&) {
   HLO_RETURN_IF_ERROR(classify(instr).status());
   return RuntimePlan{runConv, {}};
 }

@@ -38,7 +38,7 @@
 #include "backends/cpu/thread_pool.h"
 #include "hlo/contraction.h"
 #include "hlo/indexing.h"
-#include "jit/elemental_emitter.h"
+#include "jit/refusal.h"
 
 namespace hlo::cpu {
 namespace {
@@ -479,7 +479,7 @@ Status runDot(const RuntimeCall& call) {
 
 void forceDotTiles(std::optional<bool> use) { tilesOverride = use; }
 
-StatusOr<RuntimePlan> planDot(llvm::Module&, const Instruction& instr, const std::string&) {
+StatusOr<RuntimePlan> planDot(HelperModule&, const Instruction& instr, const std::string&) {
   HLO_RETURN_IF_ERROR(classify(instr).status());
   return RuntimePlan{runDot, {}};
 }

@@ -27,7 +27,7 @@
 #include "backends/cpu/fft.h"
 #include "backends/cpu/runtime_ops.h"
 #include "backends/cpu/thread_pool.h"
-#include "jit/elemental_emitter.h"
+#include "jit/refusal.h"
 
 namespace hlo::cpu {
 namespace {
@@ -166,7 +166,7 @@ bool complexType(ElementType t) { return t == ElementType::kC64 || t == ElementT
 
 }  // namespace
 
-StatusOr<RuntimePlan> planFft(llvm::Module&, const Instruction& instr, const std::string&) {
+StatusOr<RuntimePlan> planFft(HelperModule&, const Instruction& instr, const std::string&) {
   if (instr.operandCount() != 1) return jit::cannotCompile(instr, "expected one operand");
   const Shape& x = instr.operand(0)->shape();
   const Shape& out = instr.shape();

@@ -24,7 +24,7 @@
 #include "hlo/computation.h"
 #include "hlo/element_io.h"
 #include "hlo/gather_indices.h"
-#include "jit/elemental_emitter.h"
+#include "jit/refusal.h"
 
 namespace hlo::cpu {
 namespace {
@@ -133,7 +133,7 @@ Status checkIndexVectorDim(const Instruction& instr, const Shape& indices, int64
 
 }  // namespace
 
-StatusOr<RuntimePlan> planGather(llvm::Module&, const Instruction& instr, const std::string&) {
+StatusOr<RuntimePlan> planGather(HelperModule&, const Instruction& instr, const std::string&) {
   if (instr.operandCount() != 2) return jit::cannotCompile(instr, "expected an operand and indices");
   const Shape& x = instr.operand(0)->shape();
   if (!x.isArray() || !instr.shape().isArray() || !instr.operand(1)->shape().isArray())
@@ -148,7 +148,7 @@ StatusOr<RuntimePlan> planGather(llvm::Module&, const Instruction& instr, const 
   return RuntimePlan{runGather, {}};
 }
 
-StatusOr<RuntimePlan> planScatter(llvm::Module& module, const Instruction& instr, const std::string& prefix) {
+StatusOr<RuntimePlan> planScatter(HelperModule& helpers, const Instruction& instr, const std::string& prefix) {
   const Computation* combine = instr.attrs().getComputation(AttrKey::kToApply);
   if (!combine) return jit::cannotCompile(instr, "no to_apply computation");
   if (instr.operandCount() < 3 || instr.operandCount() % 2 == 0)
@@ -184,7 +184,7 @@ StatusOr<RuntimePlan> planScatter(llvm::Module& module, const Instruction& instr
   for (size_t k = 0; k < n; ++k)
     argTypes[k] = argTypes[n + k] = resultTypes[k] = instr.operand(static_cast<int>(k))->shape().type();
   std::string name = prefix + ".helper.0";
-  HLO_RETURN_IF_ERROR(emitScalarFunction(module, *combine, name, argTypes, resultTypes));
+  HLO_RETURN_IF_ERROR(helpers.scalarFunction(*combine, name, argTypes, resultTypes));
   return RuntimePlan{runScatter, {name}};
 }
 

@@ -27,7 +27,7 @@
 #include "backends/cpu/runtime_ops.h"
 #include "backends/cpu/thread_pool.h"
 #include "hlo/lapack_call.h"
-#include "jit/elemental_emitter.h"
+#include "jit/refusal.h"
 
 namespace hlo::cpu {
 namespace {
@@ -600,7 +600,7 @@ Status runLapackCall(const RuntimeCall& rc) {
 
 }  // namespace
 
-StatusOr<RuntimePlan> planLapackCall(llvm::Module&, const Instruction& instr, const std::string&) {
+StatusOr<RuntimePlan> planLapackCall(HelperModule&, const Instruction& instr, const std::string&) {
   if (!isLapackCall(instr)) return RuntimePlan{};  // another custom call: not a library op
   StatusOr<LapackCall> call = lapackCallOf(instr);
   if (!call.ok()) return jit::cannotCompile(instr, call.status().message());

@@ -1,4 +1,5 @@
-// The table of library ops, and the compiled scalar functions they call.
+// Which library ops the elemental emitter computes instead, and the compiled
+// scalar functions library ops call.
 #include "backends/cpu/runtime_ops.h"
 
 #include <llvm/IR/IRBuilder.h>
@@ -15,65 +16,71 @@ namespace hlo::cpu {
 
 namespace {
 
-using PlanFn = StatusOr<RuntimePlan> (*)(llvm::Module&, const Instruction&, const std::string&);
-
 bool always(const Instruction&) { return true; }
 bool smallDot(const Instruction& instr) { return jit::emitsDot(instr, kElementDotProducts); }
 bool notLapackCall(const Instruction& instr) { return !isLapackCall(instr); }
 
-// The library ops, one line each: opcode -> its planner (runtime_<op>.cc),
-// and which instances the elemental emitter computes instead (none when
-// null): inside a fusion, and, unless `libraryAlone`, on their own too. A
-// transpose is a library call only unfused; a reduce only when the emitter
-// cannot fold it (several inputs, another reducer), a reduce-window only
-// when it has several inputs or mixes types, a select-and-scatter only with
-// base dilation; a dot only when it is
-// not small (smallDot); a bitcast-convert only between widths or to
-// and from pred or complex; a custom call only for LAPACK's routines (the
-// other custom calls the engines run are host steps or rewritten away).
-struct LibraryOp {
+// The library ops (libraryPlanner) with instances the elemental emitter
+// computes instead: inside a fusion, and, unless `libraryAlone`, on their own
+// too. A transpose is a library call only unfused; a reduce only when the
+// emitter cannot fold it (several inputs, another reducer), a reduce-window
+// only when it has several inputs or mixes types, a select-and-scatter only
+// with base dilation; a dot only when it is not small (smallDot); a
+// bitcast-convert only between widths or to and from pred or complex; a
+// custom call only for LAPACK's routines (the other custom calls the engines
+// run are host steps or rewritten away).
+struct ElementalForm {
   Opcode opcode;
-  PlanFn plan;
-  bool (*elemental)(const Instruction&) = nullptr;
+  bool (*elemental)(const Instruction&);
   bool libraryAlone = false;
 };
-constexpr LibraryOp kLibraryOps[] = {
-    {Opcode::kDot, planDot, smallDot},
-    {Opcode::kRaggedDot, planRaggedDot},
-    {Opcode::kScaledDot, planScaledDot},
-    {Opcode::kConvolution, planConvolution},
-    {Opcode::kSort, planSort},
-    {Opcode::kTopK, planTopK},
-    {Opcode::kFft, planFft},
-    {Opcode::kGather, planGather},
-    {Opcode::kScatter, planScatter},
-    {Opcode::kSelectAndScatter, planSelectAndScatter, jit::emitsSelectAndScatter},
-    {Opcode::kTriangularSolve, planTriangularSolve},
-    {Opcode::kCholesky, planCholesky},
-    {Opcode::kCustomCall, planLapackCall, notLapackCall},
-    {Opcode::kTranspose, planTranspose, always, /*libraryAlone=*/true},
-    {Opcode::kReduce, planReduce, jit::emitsReduce},
-    {Opcode::kReduceWindow, planReduce, jit::emitsReduceWindow},
-    {Opcode::kBitcastConvert, planBitcastConvert, sameWidthBitcastConvert},
+constexpr ElementalForm kElementalForms[] = {
+    {Opcode::kDot, smallDot},
+    {Opcode::kSelectAndScatter, jit::emitsSelectAndScatter},
+    {Opcode::kCustomCall, notLapackCall},
+    {Opcode::kTranspose, always, /*libraryAlone=*/true},
+    {Opcode::kReduce, jit::emitsReduce},
+    {Opcode::kReduceWindow, jit::emitsReduceWindow},
+    {Opcode::kBitcastConvert, sameWidthBitcastConvert},
 };
 
-const LibraryOp* find(Opcode opcode) {
-  for (const LibraryOp& op : kLibraryOps)
-    if (op.opcode == opcode) return &op;
+const ElementalForm* elementalForm(Opcode opcode) {
+  for (const ElementalForm& form : kElementalForms)
+    if (form.opcode == opcode) return &form;
   return nullptr;
 }
+
+// Helpers emitted into an LLVM module.
+class LlvmHelpers : public HelperModule {
+ public:
+  explicit LlvmHelpers(llvm::Module& module) : module_(module) {}
+  Status scalarFunction(const Computation& computation, const std::string& name,
+                        const std::vector<ElementType>& argTypes,
+                        const std::vector<ElementType>& resultTypes) override {
+    return emitScalarFunction(module_, computation, name, argTypes, resultTypes);
+  }
+  Status convertFunction(const Instruction& instr, const std::string& name, const std::vector<ElementType>& from,
+                         const std::vector<ElementType>& to) override {
+    return emitConvertFunction(module_, instr, name, from, to);
+  }
+
+ private:
+  llvm::Module& module_;
+};
 
 }  // namespace
 
 bool isLibraryOp(const Instruction& instr) {
-  const LibraryOp* op = find(instr.opcode());
-  return op && !(op->elemental && op->elemental(instr));
+  const ElementalForm* form = elementalForm(instr.opcode());
+  return libraryPlanner(instr.opcode()) && !(form && form->elemental(instr));
 }
 
 StatusOr<RuntimePlan> planRuntimeOp(llvm::Module& module, const Instruction& instr, const std::string& prefix) {
-  const LibraryOp* op = find(instr.opcode());
-  if (!op || (op->elemental && !op->libraryAlone && op->elemental(instr))) return RuntimePlan{};  // a kernel
-  return op->plan(module, instr, prefix);
+  PlanFn plan = libraryPlanner(instr.opcode());
+  const ElementalForm* form = elementalForm(instr.opcode());
+  if (!plan || (form && !form->libraryAlone && form->elemental(instr))) return RuntimePlan{};  // a kernel
+  LlvmHelpers helpers(module);
+  return plan(helpers, instr, prefix);
 }
 
 namespace {

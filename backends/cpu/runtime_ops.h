@@ -50,6 +50,22 @@ inline std::vector<Literal*> resultArrays(Literal& result) {
   return out;
 }
 
+// Where a planner puts the helper functions its library op calls (a sort's
+// comparator, a scatter's combiner): the compiler emits them into the LLVM
+// module (planRuntimeOp); an ahead-of-time library, whose helpers are
+// compiled already, only checks their names (aot_image.h).
+class HelperModule {
+ public:
+  virtual ~HelperModule() = default;
+  // emitScalarFunction's contract, into this module.
+  virtual Status scalarFunction(const Computation& computation, const std::string& name,
+                                const std::vector<ElementType>& argTypes = {},
+                                const std::vector<ElementType>& resultTypes = {}) = 0;
+  // emitConvertFunction's contract, into this module.
+  virtual Status convertFunction(const Instruction& instr, const std::string& name, const std::vector<ElementType>& from,
+                                 const std::vector<ElementType>& to) = 0;
+};
+
 struct RuntimePlan {
   RuntimeFn fn = nullptr;                // null: the opcode is not a library op
   std::vector<std::string> helperNames;  // functions emitted into the LLVM module
@@ -61,6 +77,12 @@ struct RuntimePlan {
 // when it has one but this instance is unsupported. Helper functions are
 // named `prefix` + ".helper.<n>".
 StatusOr<RuntimePlan> planRuntimeOp(llvm::Module& module, const Instruction& instr, const std::string& prefix);
+
+// The planner of an opcode's library op (one per runtime_<op>.cc), or null
+// when it has none. Which instances the elemental emitter computes instead is
+// planRuntimeOp's choice, made when compiling.
+using PlanFn = StatusOr<RuntimePlan> (*)(HelperModule& helpers, const Instruction& instr, const std::string& prefix);
+PlanFn libraryPlanner(Opcode opcode);
 
 // Whether `instr` runs only as a library op (a fusion holding one cannot be
 // a single kernel); a transpose, a library op on its own, is also emitted
@@ -85,10 +107,10 @@ Status emitConvertFunction(llvm::Module& module, const Instruction& instr, const
                            const std::vector<ElementType>& from, const std::vector<ElementType>& to);
 
 // The planners of the library ops, one per runtime_<op>.cc.
-StatusOr<RuntimePlan> planDot(llvm::Module& module, const Instruction& instr, const std::string& prefix);
-StatusOr<RuntimePlan> planRaggedDot(llvm::Module& module, const Instruction& instr, const std::string& prefix);
-StatusOr<RuntimePlan> planScaledDot(llvm::Module& module, const Instruction& instr, const std::string& prefix);
-StatusOr<RuntimePlan> planConvolution(llvm::Module& module, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planDot(HelperModule& helpers, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planRaggedDot(HelperModule& helpers, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planScaledDot(HelperModule& helpers, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planConvolution(HelperModule& helpers, const Instruction& instr, const std::string& prefix);
 // A dot's result [M, N] = lhs [M, K] . rhs [K, N] (either operand stored
 // transposed, of f32 or a narrower float type; the result f32 or narrower)
 // computed as a convolution of M one-position images by a 1x1 kernel,
@@ -99,20 +121,20 @@ Status productByConvTiles(const RuntimeCall& call, bool lhsTransposed, bool rhsT
 // enough rows (true), never (false), or when the tiles outrun OpenBLAS's
 // kernels here (nullopt, the default).
 void forceDotTiles(std::optional<bool> use);
-StatusOr<RuntimePlan> planSort(llvm::Module& module, const Instruction& instr, const std::string& prefix);
-StatusOr<RuntimePlan> planTopK(llvm::Module& module, const Instruction& instr, const std::string& prefix);
-StatusOr<RuntimePlan> planFft(llvm::Module& module, const Instruction& instr, const std::string& prefix);
-StatusOr<RuntimePlan> planGather(llvm::Module& module, const Instruction& instr, const std::string& prefix);
-StatusOr<RuntimePlan> planScatter(llvm::Module& module, const Instruction& instr, const std::string& prefix);
-StatusOr<RuntimePlan> planReduce(llvm::Module& module, const Instruction& instr, const std::string& prefix);
-StatusOr<RuntimePlan> planBitcastConvert(llvm::Module& module, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planSort(HelperModule& helpers, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planTopK(HelperModule& helpers, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planFft(HelperModule& helpers, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planGather(HelperModule& helpers, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planScatter(HelperModule& helpers, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planReduce(HelperModule& helpers, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planBitcastConvert(HelperModule& helpers, const Instruction& instr, const std::string& prefix);
 bool sameWidthBitcastConvert(const Instruction& instr);  // emitted elementwise
-StatusOr<RuntimePlan> planTriangularSolve(llvm::Module& module, const Instruction& instr, const std::string& prefix);
-StatusOr<RuntimePlan> planCholesky(llvm::Module& module, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planTriangularSolve(HelperModule& helpers, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planCholesky(HelperModule& helpers, const Instruction& instr, const std::string& prefix);
 // jax's LAPACK custom calls (hlo/lapack_call.h); no plan for other custom calls.
-StatusOr<RuntimePlan> planLapackCall(llvm::Module& module, const Instruction& instr, const std::string& prefix);
-StatusOr<RuntimePlan> planSelectAndScatter(llvm::Module& module, const Instruction& instr, const std::string& prefix);
-StatusOr<RuntimePlan> planTranspose(llvm::Module& module, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planLapackCall(HelperModule& helpers, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planSelectAndScatter(HelperModule& helpers, const Instruction& instr, const std::string& prefix);
+StatusOr<RuntimePlan> planTranspose(HelperModule& helpers, const Instruction& instr, const std::string& prefix);
 // out[j * outStride + i] = in[i * inStride + j] for j < rows, i < cols:
 // elements of `bytes` bytes (2, 4 or 8 in vector blocks, any other size one
 // by one), as the transpose op moves them.

@@ -21,7 +21,7 @@
 #include "backends/cpu/runtime_ops.h"
 #include "backends/cpu/thread_pool.h"
 #include "hlo/contraction.h"
-#include "jit/elemental_emitter.h"
+#include "jit/refusal.h"
 
 namespace hlo::cpu {
 namespace {
@@ -120,7 +120,7 @@ Status runRaggedDot(const RuntimeCall& call) {
 
 }  // namespace
 
-StatusOr<RuntimePlan> planRaggedDot(llvm::Module&, const Instruction& instr, const std::string&) {
+StatusOr<RuntimePlan> planRaggedDot(HelperModule&, const Instruction& instr, const std::string&) {
   HLO_RETURN_IF_ERROR(classify(instr).status());
   return RuntimePlan{runRaggedDot, {}};
 }

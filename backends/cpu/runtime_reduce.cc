@@ -24,7 +24,7 @@
 #include "hlo/float_formats.h"
 #include "hlo/fold_order.h"
 #include "hlo/indexing.h"
-#include "jit/elemental_emitter.h"
+#include "jit/refusal.h"
 
 namespace hlo::cpu {
 namespace {
@@ -152,7 +152,7 @@ Status runExactSum(const RuntimeCall& call) {
 // Shared by reduce and reduce-window: N inputs of one shape, N scalar
 // inits, N results, a reducer over 2N scalars returning N; the types of a
 // position i may differ (mixed precision: converted as runFold says).
-StatusOr<RuntimePlan> planReduce(llvm::Module& module, const Instruction& instr, const std::string& prefix) {
+StatusOr<RuntimePlan> planReduce(HelperModule& helpers, const Instruction& instr, const std::string& prefix) {
   int count = instr.operandCount();
   const Computation* reducer = instr.attrs().getComputation(AttrKey::kToApply);
   std::vector<Shape> results = instr.shape().isTuple() ? instr.shape().tupleElements() : std::vector<Shape>{instr.shape()};
@@ -189,7 +189,7 @@ StatusOr<RuntimePlan> planReduce(llvm::Module& module, const Instruction& instr,
   if (sumsExactly(instr)) return RuntimePlan{runExactSum, {}};
   std::string name = prefix + ".helper.0";
   if (!mixed) {
-    HLO_RETURN_IF_ERROR(emitScalarFunction(module, *reducer, name));
+    HLO_RETURN_IF_ERROR(helpers.scalarFunction(*reducer, name));
     return RuntimePlan{runFold, {name}};
   }
   // Mixed precision, as the interpreter folds: accumulators of the types
@@ -198,9 +198,9 @@ StatusOr<RuntimePlan> planReduce(llvm::Module& module, const Instruction& instr,
   // accumulator's, and the accumulators converted to the results at the end.
   std::vector<ElementType> argTypes = accTypes;
   argTypes.insert(argTypes.end(), inputTypes.begin(), inputTypes.end());
-  HLO_RETURN_IF_ERROR(emitScalarFunction(module, *reducer, name, argTypes, accTypes));
-  HLO_RETURN_IF_ERROR(emitConvertFunction(module, instr, prefix + ".helper.1", initTypes, accTypes));
-  HLO_RETURN_IF_ERROR(emitConvertFunction(module, instr, prefix + ".helper.2", accTypes, resultTypes));
+  HLO_RETURN_IF_ERROR(helpers.scalarFunction(*reducer, name, argTypes, accTypes));
+  HLO_RETURN_IF_ERROR(helpers.convertFunction(instr, prefix + ".helper.1", initTypes, accTypes));
+  HLO_RETURN_IF_ERROR(helpers.convertFunction(instr, prefix + ".helper.2", accTypes, resultTypes));
   return RuntimePlan{runFold, {name, prefix + ".helper.1", prefix + ".helper.2"}};
 }
 

@@ -8,7 +8,7 @@
 #include "backends/cpu/runtime_ops.h"
 #include "backends/cpu/thread_pool.h"
 #include "hlo/contraction.h"
-#include "jit/elemental_emitter.h"
+#include "jit/refusal.h"
 
 namespace hlo::cpu {
 namespace {
@@ -66,7 +66,7 @@ Status runScaledDot(const RuntimeCall& call) {
 
 }  // namespace
 
-StatusOr<RuntimePlan> planScaledDot(llvm::Module&, const Instruction& instr, const std::string&) {
+StatusOr<RuntimePlan> planScaledDot(HelperModule&, const Instruction& instr, const std::string&) {
   HLO_RETURN_IF_ERROR(classify(instr).status());
   return RuntimePlan{runScaledDot, {}};
 }

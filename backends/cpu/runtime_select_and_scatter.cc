@@ -26,7 +26,7 @@
 #include "hlo/computation.h"
 #include "hlo/fold_order.h"
 #include "hlo/indexing.h"
-#include "jit/elemental_emitter.h"
+#include "jit/refusal.h"
 
 namespace hlo::cpu {
 namespace {
@@ -114,7 +114,7 @@ bool scalarBinary(const Computation& c, ElementType params, ElementType result) 
 
 }  // namespace
 
-StatusOr<RuntimePlan> planSelectAndScatter(llvm::Module& module, const Instruction& instr, const std::string& prefix) {
+StatusOr<RuntimePlan> planSelectAndScatter(HelperModule& helpers, const Instruction& instr, const std::string& prefix) {
   const Computation* select = instr.attrs().getComputation(AttrKey::kSelect);
   const Computation* scatter = instr.attrs().getComputation(AttrKey::kScatter);
   if (!select || !scatter) return jit::cannotCompile(instr, "missing select or scatter");
@@ -134,8 +134,8 @@ StatusOr<RuntimePlan> planSelectAndScatter(llvm::Module& module, const Instructi
   if (!scalarBinary(*scatter, out.type(), out.type()))
     return jit::cannotCompile(instr, "scatter must take and return scalars of the result type");
   std::string selectName = prefix + ".helper.0", scatterName = prefix + ".helper.1";
-  HLO_RETURN_IF_ERROR(emitScalarFunction(module, *select, selectName));
-  HLO_RETURN_IF_ERROR(emitScalarFunction(module, *scatter, scatterName));
+  HLO_RETURN_IF_ERROR(helpers.scalarFunction(*select, selectName));
+  HLO_RETURN_IF_ERROR(helpers.scalarFunction(*scatter, scatterName));
   return RuntimePlan{runSelectAndScatter, {selectName, scatterName}};
 }
 

@@ -35,7 +35,7 @@
 #include "hlo/element_io.h"
 #include "hlo/float_formats.h"
 #include "interp/scalar_ops.h"
-#include "jit/elemental_emitter.h"
+#include "jit/refusal.h"
 
 namespace hlo::cpu {
 namespace {
@@ -344,7 +344,7 @@ Status runTopK(const RuntimeCall& call) {
 
 }  // namespace
 
-StatusOr<RuntimePlan> planSort(llvm::Module& module, const Instruction& instr, const std::string& prefix) {
+StatusOr<RuntimePlan> planSort(HelperModule& helpers, const Instruction& instr, const std::string& prefix) {
   const Computation* comparator = instr.attrs().getComputation(AttrKey::kToApply);
   if (!comparator) return jit::cannotCompile(instr, "no comparator");
   if (instr.operandCount() == 0) return jit::cannotCompile(instr, "nothing to sort");
@@ -368,11 +368,11 @@ StatusOr<RuntimePlan> planSort(llvm::Module& module, const Instruction& instr, c
   if (!root.isArray() || root.rank() != 0 || root.type() != ElementType::kPred)
     return jit::cannotCompile(instr, "the comparator must return pred[]");
   std::string name = prefix + ".helper.0";
-  HLO_RETURN_IF_ERROR(emitScalarFunction(module, *comparator, name));
+  HLO_RETURN_IF_ERROR(helpers.scalarFunction(*comparator, name));
   return RuntimePlan{runSort, {name}};
 }
 
-StatusOr<RuntimePlan> planTopK(llvm::Module&, const Instruction& instr, const std::string&) {
+StatusOr<RuntimePlan> planTopK(HelperModule&, const Instruction& instr, const std::string&) {
   if (instr.operandCount() != 1 || !instr.operand(0)->shape().isArray() || instr.operand(0)->shape().rank() < 1)
     return jit::cannotCompile(instr, "expected one array operand");
   const Shape& x = instr.operand(0)->shape();

@@ -39,7 +39,7 @@
 #include "backends/cpu/runtime_ops.h"
 #include "backends/cpu/thread_pool.h"
 #include "hlo/indexing.h"
-#include "jit/elemental_emitter.h"
+#include "jit/refusal.h"
 
 namespace hlo::cpu {
 namespace {
@@ -370,7 +370,7 @@ void transposeTile(const void* in, void* out, int64_t inStride, int64_t outStrid
                                                    outStride, rows, cols);
 }
 
-StatusOr<RuntimePlan> planTranspose(llvm::Module&, const Instruction& instr, const std::string&) {
+StatusOr<RuntimePlan> planTranspose(HelperModule&, const Instruction& instr, const std::string&) {
   if (instr.operandCount() != 1) return jit::cannotCompile(instr, "expected one operand");
   const Shape& x = instr.operand(0)->shape();
   const Shape& out = instr.shape();

@@ -27,7 +27,7 @@
 #include "backends/cpu/runtime_linalg.h"
 #include "backends/cpu/runtime_ops.h"
 #include "backends/cpu/thread_pool.h"
-#include "jit/elemental_emitter.h"
+#include "jit/refusal.h"
 
 namespace hlo::cpu {
 namespace {
@@ -177,7 +177,7 @@ Status runTriangularSolve(const RuntimeCall& call) {
 
 }  // namespace
 
-StatusOr<RuntimePlan> planTriangularSolve(llvm::Module&, const Instruction& instr, const std::string&) {
+StatusOr<RuntimePlan> planTriangularSolve(HelperModule&, const Instruction& instr, const std::string&) {
   HLO_RETURN_IF_ERROR(solveOf(instr).status());
   return RuntimePlan{runTriangularSolve, {}};
 }

@@ -1,0 +1,48 @@
+/* The C interface of the ahead-of-time runtime (build/lib/libhlo_rt.a),
+   which runs the object files hlo-aot writes. Every header hlo-aot writes
+   begins with this text, so a program needs only that header, the object
+   and the library (hlo-aot --print-link-flags). */
+#ifndef HLO_RT_H
+#define HLO_RT_H
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What an object file from hlo-aot defines, as hlo_aot_<name>. */
+typedef struct HloAotImage {
+  uint64_t version;
+  const char* plan;
+  uint64_t planBytes;
+  void* const* functions;
+  uint64_t functionCount;
+} HloAotImage;
+
+typedef struct HloRtModel HloRtModel;
+
+/* Loads the model an image holds, its work split over `threads` threads
+   (0: one per core). NULL on failure, with *error (when error is not NULL)
+   set to a message to free with hlo_rt_free_error. */
+HloRtModel* hlo_rt_load(const HloAotImage* image, int threads, char** error);
+
+/* Runs a model: args[i] points at the elements of entry parameter i,
+   results[k] at where result k is written (row-major, of the element types
+   the model's header gives). 0 on success; else nonzero, with *error set
+   as hlo_rt_load sets it. Runs may overlap on several threads. */
+int hlo_rt_run(HloRtModel* model, const void* const* args, void* const* results, char** error);
+
+/* hlo_rt_run on the image's model, loaded on the first call (one per core). */
+int hlo_rt_run_image(const HloAotImage* image, const void* const* args, void* const* results, char** error);
+
+/* The bytes of scratch memory (the arena) one run uses. */
+uint64_t hlo_rt_arena_bytes(const HloRtModel* model);
+
+void hlo_rt_free(HloRtModel* model);
+void hlo_rt_free_error(char* error);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* HLO_RT_H */
