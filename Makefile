@@ -139,6 +139,8 @@ $(BUILD)/lib/libconformance.a: $(call obj,$(CONFORMANCE_SRCS)) $(call list,confo
 $(BUILD)/lib/libjit.a: $(call obj,$(JIT_SRCS)) $(call list,jit,$(JIT_SRCS))
 $(BUILD)/lib/libbackend_cpu.a: $(call obj,$(CPU_SRCS)) $(call list,backend_cpu,$(CPU_SRCS))
 $(BUILD)/lib/libbackend_gpu.a: $(call obj,$(GPU_SRCS)) $(call list,backend_gpu,$(GPU_SRCS))
+# What hlo-aot --print-link-flags adds for programs linking a sanitized runtime.
+$(call obj,tools/hlo-aot.cc): CPPFLAGS += -DHLO_RT_LINK_EXTRA='"$(if $(SANITIZE), -fsanitize=$(SANITIZE))"'
 $(HLO_RT): $(call obj,$(RT_CPU_SRCS) $(RT_JIT_SRCS) $(HLO_SRCS)) $(call list,hlo_rt,$(RT_CPU_SRCS) $(RT_JIT_SRCS) $(HLO_SRCS))
 $(MPI_TRANSPORT): $(call obj,transport/mpi_transport.cc)
 $(NO_MPI_TRANSPORT): $(call obj,transport/no_mpi.cc)

@@ -33,11 +33,30 @@ def tool(name, path):
 
 tool("FileCheck", os.path.join(llvm_bin, "FileCheck"))
 tool("not", os.path.join(llvm_bin, "not"))
-for program in ("hlo-opt", "hlo-run", "hlo-compare", "hlo-reduce"):
+for program in ("hlo-opt", "hlo-run", "hlo-compare", "hlo-reduce", "hlo-aot"):
     path = os.path.join(bin_dir, program)
     tool(program, path)
     if os.access(path, os.X_OK):
         config.available_features.add(program)
+
+# Python for the tests' small steps (zipfile): the build's environment, else the one running lit.
+import sys
+
+python = os.path.join(venv_bin, "python3")
+config.substitutions.append(("%python", python if os.access(python, os.X_OK) else sys.executable))
+
+# hlo-aot's programs: a C and a C++ compiler, and what hlo-aot says to link.
+import subprocess
+
+aot = os.path.join(bin_dir, "hlo-aot")
+if os.access(aot, os.X_OK):
+    link = subprocess.run([aot, "--print-link-flags"], capture_output=True, text=True).stdout.strip()
+    config.substitutions.append(("%hlo_rt_link", link))
+    config.substitutions.append(("%hlo_rt_lib", link.split()[0] if link else "libhlo_rt.a"))
+import shutil
+
+if shutil.which("c++") and shutil.which("cc"):
+    config.available_features.add("cxx")
 
 # The CUDA toolkit's PTX assembler, for the GPU backend's checks (no GPU needed).
 import shutil

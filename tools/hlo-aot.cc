@@ -13,6 +13,10 @@
 #include "parser/parser.h"
 #include "tools/tool_io.h"
 
+#ifndef HLO_RT_LINK_EXTRA
+#define HLO_RT_LINK_EXTRA ""  // the Makefile's flags for a sanitized runtime
+#endif
+
 namespace {
 
 constexpr const char* kUsage =
@@ -69,7 +73,7 @@ int main(int argc, char** argv) {
       std::string lib = programDir() + "/../lib/libhlo_rt.a";
       char resolved[4096];
       if (realpath(lib.c_str(), resolved)) lib = resolved;
-      std::printf("%s -lstdc++ -lpthread -ldl -lmvec -lm\n", lib.c_str());
+      std::printf("%s -lstdc++ -lpthread -ldl -lmvec -lm%s\n", lib.c_str(), HLO_RT_LINK_EXTRA);
       return 0;
     } else if (auto v = value("--name")) {
       options.name = *v;

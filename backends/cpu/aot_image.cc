@@ -8,6 +8,7 @@
 #include "hlo/computation.h"
 #include "hlo/module_binary.h"
 #include "hlo/shared_semantics.h"
+#include "hlo/verifier.h"
 
 namespace hlo::cpu {
 namespace {
@@ -15,6 +16,14 @@ namespace {
 constexpr std::string_view kMagic = "HLOAOTPLAN\x01";
 
 using Kind = Step::Kind;
+
+// FNV-1a over the plan, appended to it: a plan whose bytes changed is refused
+// before anything in it is trusted.
+uint64_t checksum(std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (char c : bytes) h = (h ^ static_cast<uint8_t>(c)) * 0x100000001b3ull;
+  return h;
+}
 
 // Helpers that are compiled already: a planner run again only names them.
 class CompiledHelpers : public HelperModule {
@@ -81,7 +90,10 @@ StatusOr<AotPlan> writeAotPlan(const CpuExecutable& exe) {
   w.str(writeModuleBinary(module));
   w.u64(plan.functionNames.size());
   for (const std::string& name : plan.functionNames) w.str(name);
-  plan.record = w.take() + steps.bytes();
+  std::string body = w.take() + steps.bytes();
+  ByteWriter sum;
+  sum.u64(checksum(body));
+  plan.record = body + sum.bytes();
   return plan;
 }
 
@@ -92,9 +104,15 @@ class AotLoader {
     if (image.version != kAotImageVersion)
       return errorStatus("hlo-aot image of version " + std::to_string(image.version) + ", but this runtime reads " +
                          std::to_string(kAotImageVersion) + ": rebuild the object with this release's hlo-aot");
-    ByteReader r(std::string_view(image.plan, image.planBytes));
+    std::string_view record(image.plan, image.planBytes);
+    if (record.size() < 8) return damaged();
+    std::string_view body = record.substr(0, record.size() - 8);
+    ByteReader sum(record.substr(body.size()));
+    if (sum.u64() != checksum(body)) return damaged();
+    ByteReader r(body);
     if (r.str() != kMagic) return errorStatus("hlo-aot image: its plan is not one (damaged object?)");
     HLO_ASSIGN_OR_RETURN(std::unique_ptr<Module> module, readModuleBinary(r.str()));
+    HLO_RETURN_IF_ERROR(verify(*module));
     std::unordered_map<std::string, void*> functions;
     const uint64_t names = r.count(8);
     if (names != image.functionCount) return damaged();
@@ -121,7 +139,7 @@ class AotLoader {
           return damaged();
         step.kind = static_cast<Kind>(kind);
         const uint64_t instr = r.u64();
-        if (instr >= instructions.size()) return damaged();
+        if (instr != s) return damaged();  // step s computes instruction s
         step.instr = instructions[instr].get();
         for (int64_t op : r.ints()) {
           if (op < 0 || static_cast<uint64_t>(op) >= s) return damaged();
@@ -161,7 +179,9 @@ class AotLoader {
   }
 
  private:
-  static Status damaged() { return errorStatus("hlo-aot image: its plan is damaged (it ends early or holds a value out of range)"); }
+  static Status damaged() {
+    return errorStatus("hlo-aot image: its plan is damaged (its checksum, length or a value does not fit)");
+  }
 
   // The code a step runs: its kernel's address, its library op planned again
   // (the same helpers, now compiled), or the semantics it shares.

@@ -9,7 +9,7 @@
 //   the names of the compiled functions, in the order of `functions` |
 //   per program: its computation, root and steps (kind, instruction,
 //   operand slots, kernel or helper names, work units, callees, last
-//   readers, refusal) | the entry program
+//   readers, refusal) | the entry program | a checksum of all before it
 // The steps are those the compiler planned; a library op's runtime function
 // is a pointer, so the loader plans that op again (libraryPlanner) and checks
 // that it names the same compiled helpers. The memory plan is made again

@@ -17,6 +17,7 @@ struct HloRtModel {
   std::unique_ptr<cpu::CpuExecutable> exe;
   std::vector<Shape> parameters;
   std::vector<Shape> results;
+  std::vector<std::string> parameterText, resultText;  // hlo_rt_*_shape
 };
 
 namespace {
@@ -41,6 +42,8 @@ HloRtModel* hlo_rt_load(const HloAotImage* image, int threads, char** error) {
   const Computation& entry = *(*exe)->module().entry();
   for (const Instruction* p : entry.parameters()) model->parameters.push_back(p->shape());
   model->results = entry.root()->shape().elementsOrSelf();
+  for (const Shape& p : model->parameters) model->parameterText.push_back(p.toString(false));
+  for (const Shape& r : model->results) model->resultText.push_back(r.toString(false));
   model->exe = std::move(*exe);
   return model.release();
 }
@@ -78,6 +81,22 @@ int hlo_rt_run_image(const HloAotImage* image, const void* const* args, void* co
     model = slot;
   }
   return hlo_rt_run(model, args, results, error);
+}
+
+int hlo_rt_parameter_count(const HloRtModel* model) {
+  return model ? static_cast<int>(model->parameters.size()) : 0;
+}
+
+int hlo_rt_result_count(const HloRtModel* model) { return model ? static_cast<int>(model->results.size()) : 0; }
+
+const char* hlo_rt_parameter_shape(const HloRtModel* model, int i) {
+  if (!model || i < 0 || i >= static_cast<int>(model->parameterText.size())) return nullptr;
+  return model->parameterText[i].c_str();
+}
+
+const char* hlo_rt_result_shape(const HloRtModel* model, int k) {
+  if (!model || k < 0 || k >= static_cast<int>(model->resultText.size())) return nullptr;
+  return model->resultText[k].c_str();
 }
 
 uint64_t hlo_rt_arena_bytes(const HloRtModel* model) {

@@ -36,6 +36,14 @@ int hlo_rt_run(HloRtModel* model, const void* const* args, void* const* results,
 /* hlo_rt_run on the image's model, loaded on the first call (one per core). */
 int hlo_rt_run_image(const HloAotImage* image, const void* const* args, void* const* results, char** error);
 
+/* The model's entry parameters and results, and the shape of each as HLO
+   prints it ("f32[2,3]"); NULL out of range. The text lives as long as
+   the model. */
+int hlo_rt_parameter_count(const HloRtModel* model);
+int hlo_rt_result_count(const HloRtModel* model);
+const char* hlo_rt_parameter_shape(const HloRtModel* model, int i);
+const char* hlo_rt_result_shape(const HloRtModel* model, int k);
+
 /* The bytes of scratch memory (the arena) one run uses. */
 uint64_t hlo_rt_arena_bytes(const HloRtModel* model);
 

@@ -1,0 +1,165 @@
+// The ahead-of-time image's plan: written from a compiled executable and
+// loaded back (with the JIT's own function addresses standing in for an
+// object file's), it must run every module as the executable does, bit for
+// bit; a damaged plan or another version is an error, never a crash. The
+// header hlo-aot writes must start with hlo_rt.h's text.
+#include "backends/cpu/aot_image.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "backends/cpu/aot_header.h"
+#include "backends/cpu/cpu_options.h"
+#include "interp/random_inputs.h"
+#include "parser/parse_or_fail.h"
+#include "parser/parser.h"
+
+namespace hlo::cpu {
+namespace {
+
+std::string readFile(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A compiled module, its plan, and an image of it whose functions are the
+// JIT's own (in the plan's order).
+struct Compiled {
+  std::unique_ptr<jit::Executable> exe;
+  AotPlan plan;
+  std::vector<void*> functions;
+  HloAotImage image() const {
+    return {kAotImageVersion, plan.record.data(), plan.record.size(), functions.data(), functions.size()};
+  }
+};
+
+StatusOr<Compiled> compileWithPlan(const Module& module) {
+  Compiled c;
+  HLO_ASSIGN_OR_RETURN(c.exe, jit::compile(module, "cpu", withCpuOptions({}, cpuThreads(2))));
+  const auto* cpu = dynamic_cast<const CpuExecutable*>(c.exe.get());
+  if (!cpu) return errorStatus("not a CpuExecutable (runtime sizes)");
+  HLO_ASSIGN_OR_RETURN(c.plan, writeAotPlan(*cpu));
+  std::map<std::string, void*> address;
+  for (const auto& program : cpu->programs())
+    for (const Step& step : program->steps) {
+      if (step.kind == Step::Kind::kKernel) address[step.kernelName] = reinterpret_cast<void*>(step.kernel);
+      for (size_t h = 0; h < step.helperNames.size(); ++h) address[step.helperNames[h]] = step.helpers[h];
+    }
+  for (const std::string& name : c.plan.functionNames) c.functions.push_back(address.at(name));
+  return c;
+}
+
+TEST(AotImage, LoadedPlansRunAsTheExecutable) {
+  int compared = 0;
+  for (const char* dir : {"testdata/jax", "testdata/examples"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+      if (entry.path().extension() != ".hlo") continue;
+      auto module = parseModule(readFile(entry.path()));
+      ASSERT_TRUE(module.ok()) << entry.path();
+      StatusOr<Compiled> c = compileWithPlan(**module);
+      if (!c.ok()) continue;  // the runtime sizes the image does not take
+      StatusOr<std::unique_ptr<CpuExecutable>> loaded = loadAotImage(c->image(), 2);
+      ASSERT_TRUE(loaded.ok()) << entry.path() << ": " << loaded.status().message();
+      std::vector<Literal> args = interp::randomArguments(*(*module)->entry(), 7);
+      StatusOr<Literal> want = c->exe->run(args);
+      StatusOr<Literal> got = (*loaded)->run(args);
+      ASSERT_EQ(want.ok(), got.ok()) << entry.path();
+      if (want.ok()) EXPECT_TRUE(*want == *got) << entry.path();
+      ++compared;
+    }
+  }
+  EXPECT_GE(compared, 12);
+}
+
+constexpr const char* kSortModule = R"(HloModule m
+%lt (a: f32[], b: f32[]) -> pred[] {
+  %a = f32[] parameter(0)
+  %b = f32[] parameter(1)
+  ROOT %c = pred[] compare(%a, %b), direction=LT
+}
+ENTRY %e (x: f32[5]) -> f32[5] {
+  %x = f32[5] parameter(0)
+  %n = f32[5] negate(%x)
+  ROOT %s = f32[5] sort(%n), dimensions={0}, to_apply=%lt
+}
+)";
+
+TEST(AotImage, ALibraryOpRunsWithItsCompiledHelper) {
+  auto module = parseOrFail(kSortModule);
+  StatusOr<Compiled> c = compileWithPlan(*module);
+  ASSERT_TRUE(c.ok()) << c.status().message();
+  EXPECT_EQ(c->plan.functionNames.size(), 2u);  // negate's kernel and the comparator
+  StatusOr<std::unique_ptr<CpuExecutable>> loaded = loadAotImage(c->image(), 1);
+  ASSERT_TRUE(loaded.ok()) << loaded.status().message();
+  Literal x(Shape(ElementType::kF32, {5}));
+  const float values[5] = {3, -1, 4, 1, -5};
+  for (int i = 0; i < 5; ++i) x.data<float>()[i] = values[i];
+  StatusOr<Literal> out = (*loaded)->run(std::vector<Literal>{x});
+  ASSERT_TRUE(out.ok()) << out.status().message();
+  const float sorted[5] = {-4, -3, -1, 1, 5};  // the negated values, ascending
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(out->data<float>()[i], sorted[i]);
+}
+
+TEST(AotImage, DamagedPlansAndOtherVersionsAreErrors) {
+  auto module = parseOrFail(kSortModule);
+  StatusOr<Compiled> c = compileWithPlan(*module);
+  ASSERT_TRUE(c.ok());
+  HloAotImage image = c->image();
+  for (size_t n = 0; n < c->plan.record.size(); n += 7) {
+    HloAotImage cut = image;
+    cut.planBytes = n;
+    EXPECT_FALSE(loadAotImage(cut, 1).ok()) << "cut to " << n;
+  }
+  std::string damaged = c->plan.record;
+  for (size_t at = 0; at < damaged.size(); at += 3) {
+    std::string bytes = damaged;
+    bytes[at] = static_cast<char>(bytes[at] ^ 0x5a);
+    HloAotImage bad = image;
+    bad.plan = bytes.data();
+    EXPECT_FALSE(loadAotImage(bad, 1).ok()) << "byte " << at << " changed";
+  }
+  HloAotImage other = image;
+  other.version = kAotImageVersion + 1;
+  StatusOr<std::unique_ptr<CpuExecutable>> refused = loadAotImage(other, 1);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.status().message().find("rebuild the object"), std::string::npos);
+  HloAotImage fewer = image;
+  fewer.functionCount = 1;
+  EXPECT_FALSE(loadAotImage(fewer, 1).ok());
+}
+
+TEST(AotHeader, StartsWithTheRuntimesHeader) {
+  EXPECT_EQ(std::string(kRuntimeHeader), readFile("backends/cpu/hlo_rt.h"));
+  auto module = parseOrFail(kSortModule);
+  StatusOr<std::string> header = aotHeader(*module, {"Sorter", "ns::inner", "sort.hlo", 64});
+  ASSERT_TRUE(header.ok()) << header.status().message();
+  EXPECT_NE(header->find(kRuntimeHeader), std::string::npos);
+  EXPECT_NE(header->find("static inline int Sorter_run(const float* x, float* result, char** error)"),
+            std::string::npos);
+  EXPECT_NE(header->find("namespace ns::inner {"), std::string::npos);
+  EXPECT_NE(header->find("static constexpr int64_t k_x_count = 5;"), std::string::npos);
+  EXPECT_NE(header->find("static constexpr uint64_t kArenaBytes = 64;"), std::string::npos);
+}
+
+TEST(AotHeader, RefusesWhatItCannotType) {
+  auto tupleParameter = parseOrFail(R"(HloModule m
+ENTRY %e (p: (f32[2], f32[2])) -> f32[2] {
+  %p = (f32[2], f32[2]) parameter(0)
+  ROOT %g = f32[2] get-tuple-element(%p), index=0
+}
+)");
+  Status refused = checkAotSignature(*tupleParameter);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.message().find("takes arrays only"), std::string::npos);
+  EXPECT_TRUE(isCIdentifier("Model_2"));
+  EXPECT_FALSE(isCIdentifier("2model"));
+  EXPECT_FALSE(isCIdentifier("my-model"));
+}
+
+}  // namespace
+}  // namespace hlo::cpu
