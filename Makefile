@@ -157,7 +157,7 @@ link = $(CXX) $(HLO_LDFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(JIT_LINK) $(LIB
 # backends/cpu/blas.h, backends/gpu/cuda_driver.h). The backends' archives
 # are linked whole: nothing calls a backend by name, each registers itself
 # (jit/backend.h) from a static object the linker would otherwise drop.
-JIT_PROGRAMS := $(BUILD)/bin/hlo-run $(BUILD)/bin/hlo-reduce $(BUILD)/bin/hlo-aot $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) $(BUILD)/bin/jit_bench $(BUILD)/bin/model_bench \
+JIT_PROGRAMS := $(BUILD)/bin/hlo-run $(BUILD)/bin/hlo-reduce $(BUILD)/bin/hlo-aot $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) $(BUILD)/bin/jit_bench $(BUILD)/bin/model_bench $(BUILD)/bin/aot_bench \
                 $(BUILD)/bin/lapack_bench $(BUILD)/bin/collectives_bench
 $(JIT_PROGRAMS): $(JIT_LIBS)
 $(JIT_PROGRAMS): JIT_LINK = -Wl,--whole-archive $(BACKEND_LIBS) -Wl,--no-whole-archive $(filter-out $(BACKEND_LIBS),$(JIT_LIBS))
@@ -211,6 +211,16 @@ endif
 $(UNIT_TESTS): $(call obj,$(TEST_SRCS)) $(call list,tests,$(TEST_SRCS)) $(LIBS)
 	@mkdir -p $(@D)
 	$(call link,-lgtest_main -lgtest)
+
+# bench/aot_bench.cc links hlo-aot's objects of the real models beside the JIT.
+AOT_BENCH_MODELS := $(basename $(notdir $(wildcard testdata/jax/models/*.hlo)))
+AOT_BENCH_OBJS := $(patsubst %,$(BUILD)/aot-bench/%.o,$(AOT_BENCH_MODELS))
+$(BUILD)/aot-bench/%.o: testdata/jax/models/%.hlo $(BUILD)/bin/hlo-aot
+	@mkdir -p $(@D)
+	$(BUILD)/bin/hlo-aot $< --name=$* -o $@
+$(call obj,bench/aot_bench.cc): CPPFLAGS += -DHLO_AOT_MODELS='$(foreach m,$(AOT_BENCH_MODELS),X($(m)))'
+$(BUILD)/bin/aot_bench: $(AOT_BENCH_OBJS)
+$(BUILD)/bin/aot_bench: LDLIBS += -lmvec
 
 $(BENCHES): $(BUILD)/bin/%: $(BUILD)/obj/bench/%.o $(LIBS)
 	@mkdir -p $(@D)
