@@ -42,6 +42,13 @@ HloRtModel* hlo_rt_load(const HloAotImage* image, int threads, char** error);
    as hlo_rt_load sets it. Runs may overlap on several threads. */
 int hlo_rt_run(HloRtModel* model, const void* const* args, void* const* results, char** error);
 
+/* hlo_rt_run with the run's scratch values in `arena`: memory of the
+   caller's, hlo_rt_arena_bytes(model) bytes aligned to HLO_RT_ARENA_ALIGNMENT,
+   which no other run uses meanwhile. */
+#define HLO_RT_ARENA_ALIGNMENT 64
+int hlo_rt_run_in_arena(HloRtModel* model, const void* const* args, void* const* results, void* arena,
+                        char** error);
+
 /* hlo_rt_run on the image's model, loaded on the first call (one per core). */
 int hlo_rt_run_image(const HloAotImage* image, const void* const* args, void* const* results, char** error);
 
@@ -196,7 +203,8 @@ StatusOr<std::string> aotHeader(const Module& module, const AotHeaderInput& inpu
   h += "class " + n + " {\n public:\n";
   h += "  static constexpr int kParameters = " + std::to_string(args.size()) + ";\n";
   h += "  static constexpr int kResults = " + std::to_string(results.size()) + ";\n";
-  h += "  // Scratch memory one run uses, allocated by the runtime per concurrent run.\n";
+  h += "  // Scratch memory one run uses: the caller's (see the constructor), or\n"
+       "  // allocated by the runtime per concurrent run.\n";
   h += "  static constexpr uint64_t kArenaBytes = " + std::to_string(input.arenaBytes) + ";\n";
   for (const Array& a : args)
     h += "  static constexpr int64_t k_" + a.name + "_count = " + std::to_string(a.count()) + ";  // " +
@@ -204,8 +212,11 @@ StatusOr<std::string> aotHeader(const Module& module, const AotHeaderInput& inpu
   for (const Array& r : results)
     h += "  static constexpr int64_t k_" + r.name + "_count = " + std::to_string(r.count()) + ";  // " +
          r.shape.toString(false) + "\n";
-  h += "\n  // Loads the model; its work is split over `threads` threads (0: one per core).\n";
-  h += "  explicit " + n + "(int threads = 0) {\n";
+  h += "\n  // Loads the model; its work is split over `threads` threads (0: one per core).\n"
+       "  // With `arena` (kArenaBytes bytes aligned to HLO_RT_ARENA_ALIGNMENT, kept\n"
+       "  // while the instance lives), every run of this instance uses it: runs of one\n"
+       "  // instance must then not overlap.\n";
+  h += "  explicit " + n + "(int threads = 0, void* arena = nullptr) : arena_(arena) {\n";
   h += "    char* e = nullptr;\n    model_ = hlo_rt_load(&hlo_aot_" + n + ", threads, &e);\n";
   h += "    if (!model_) {\n      error_ = e ? e : \"cannot load the model\";\n      hlo_rt_free_error(e);\n    }\n";
   for (size_t i = 0; i < args.size(); ++i) h += "    args_[" + std::to_string(i) + "] = " + args[i].name + "_.data();\n";
@@ -230,9 +241,10 @@ StatusOr<std::string> aotHeader(const Module& module, const AotHeaderInput& inpu
   }
   h += "\n  // Runs the model; false on failure (see error()).\n";
   h += "  bool run() {\n    if (!model_) return false;\n    char* e = nullptr;\n";
-  h += "    if (hlo_rt_run(model_, args_, results_, &e) == 0) return true;\n";
+  h += "    if ((arena_ ? hlo_rt_run_in_arena(model_, args_, results_, arena_, &e)\n"
+       "               : hlo_rt_run(model_, args_, results_, &e)) == 0)\n      return true;\n";
   h += "    error_ = e ? e : \"the run failed\";\n    hlo_rt_free_error(e);\n    return false;\n  }\n\n";
-  h += " private:\n  HloRtModel* model_ = nullptr;\n  std::string error_;\n";
+  h += " private:\n  HloRtModel* model_ = nullptr;\n  void* arena_ = nullptr;\n  std::string error_;\n";
   h += "  const void* args_[" + std::to_string(std::max<size_t>(args.size(), 1)) + "] = {};\n";
   h += "  void* results_[" + std::to_string(results.size()) + "] = {};\n";
   for (const Array& a : args)

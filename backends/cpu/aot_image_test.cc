@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -131,6 +133,41 @@ TEST(AotImage, DamagedPlansAndOtherVersionsAreErrors) {
   HloAotImage fewer = image;
   fewer.functionCount = 1;
   EXPECT_FALSE(loadAotImage(fewer, 1).ok());
+}
+
+TEST(AotImage, ARunInTheCallersArenaGivesTheSameResult) {
+  // Two chained elementwise kernels: the first's value lives in the arena.
+  auto module = parseOrFail(R"(HloModule m
+ENTRY %e (x: f32[64]) -> f32[64] {
+  %x = f32[64] parameter(0)
+  %a = f32[64] exponential(%x)
+  %b = f32[64] sine(%a)
+  ROOT %c = f32[64] multiply(%a, %b)
+}
+)");
+  jit::CompileOptions unfused;
+  unfused.fuse = false;
+  auto exe = jit::compile(*module, "cpu", unfused);
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  auto* cpu = dynamic_cast<CpuExecutable*>(exe->get());
+  ASSERT_NE(cpu, nullptr);
+  ASSERT_GT(cpu->arenaBytes(), 0);
+  std::vector<Literal> args = interp::randomArguments(*module->entry(), 3);
+  StatusOr<Literal> want = cpu->run(args);
+  ASSERT_TRUE(want.ok());
+  const size_t bytes = static_cast<size_t>(cpu->arenaBytes());
+  auto* arena = static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+  std::memset(arena, 0, bytes);
+  StatusOr<Literal> got = cpu->runInArena(args, arena);
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_TRUE(*got == *want);
+  bool written = false;
+  for (size_t i = 0; i < bytes; ++i) written = written || arena[i] != 0;
+  EXPECT_TRUE(written) << "the run's scratch values went somewhere else";
+  StatusOr<Literal> misaligned = cpu->runInArena(args, arena + 8);
+  ASSERT_FALSE(misaligned.ok());
+  EXPECT_NE(misaligned.status().message().find("aligned to 64 bytes"), std::string::npos);
+  std::free(arena);
 }
 
 TEST(AotHeader, StartsWithTheRuntimesHeader) {

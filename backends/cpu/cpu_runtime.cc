@@ -566,6 +566,18 @@ StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<c
 }
 
 StatusOr<Literal> CpuExecutable::run(std::span<const Literal> args, collectives::Participant* device) {
+  return runWithArena(args, device, nullptr);
+}
+
+StatusOr<Literal> CpuExecutable::runInArena(std::span<const Literal> args, uint8_t* arena) {
+  if (!arena) return errorStatus(backend_ + ": no arena given");
+  if (reinterpret_cast<uintptr_t>(arena) % kBufferAlignment != 0)
+    return errorStatus(backend_ + ": the arena must be aligned to " + std::to_string(kBufferAlignment) + " bytes");
+  return runWithArena(args, nullptr, arena);
+}
+
+StatusOr<Literal> CpuExecutable::runWithArena(std::span<const Literal> args, collectives::Participant* device,
+                                              uint8_t* callerArena) {
   const Computation& entry = *entry_->computation;
   if (static_cast<int>(args.size()) != entry.parameterCount())
     return errorStatus(backend_ + ": ENTRY takes " + std::to_string(entry.parameterCount()) + " arguments, " +
@@ -594,16 +606,18 @@ StatusOr<Literal> CpuExecutable::run(std::span<const Literal> args, collectives:
   // which the caller keeps. When the arena and the results are over the
   // memory limit together, or the arena cannot be allocated, the run goes on
   // the heap, where the limit refuses the value that crosses it.
+  // A caller's arena is used as it is given.
   std::optional<ArenaPool::Lease> arena;
-  if (arenas_) {
+  if (arenas_ && !callerArena) {
     int64_t bytes = arenas_->bytes();
     for (const Shape& shape : memory_.outputs) bytes += arrayBytes(shape);
     if (bytes <= options_.maxMemoryBytes) arena.emplace(arenas_->acquire());
   }
-  if (arena && arena->data()) {
+  uint8_t* arenaData = !arenas_ ? nullptr : callerArena ? callerArena : arena ? arena->data() : nullptr;
+  if (arenaData) {
     std::vector<Literal> outputs;
     for (const Shape& shape : memory_.outputs) outputs.push_back(Literal::uninitialized(shape));
-    Frame frame{arena->data(), &outputs};
+    Frame frame{arenaData, &outputs};
     HLO_ASSIGN_OR_RETURN(ValuePtr root, runProgram(*entry_, pointers, &frame, run));
     // A heap value no one else holds (a result of an op the arena cannot
     // hold) is moved out as it is.

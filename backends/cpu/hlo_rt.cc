@@ -30,6 +30,27 @@ int fail(char** error, const std::string& message) {
   return 1;
 }
 
+// A run on the caller's arrays; with `arena`, in the caller's arena.
+int runModel(HloRtModel* model, const void* const* args, void* const* results, void* arena, char** error) {
+  if (!model) return fail(error, "hlo_rt_run: no model");
+  std::vector<Literal> inputs;
+  for (size_t i = 0; i < model->parameters.size(); ++i)
+    inputs.push_back(Literal::borrow(model->parameters[i], static_cast<uint8_t*>(const_cast<void*>(args[i]))));
+  StatusOr<Literal> out = arena && model->exe->arenaBytes() > 0
+                              ? model->exe->runInArena(inputs, static_cast<uint8_t*>(arena))
+                              : model->exe->run(inputs);
+  if (!out.ok()) return fail(error, out.status().message());
+  std::vector<const Literal*> arrays;
+  if (out->shape().isTuple())
+    for (const Literal& e : out->tupleElements()) arrays.push_back(&e);
+  else
+    arrays.push_back(&*out);
+  if (arrays.size() != model->results.size()) return fail(error, "hlo_rt_run: the run gave another number of results");
+  for (size_t k = 0; k < arrays.size(); ++k)
+    if (arrays[k]->byteSize() > 0) std::memcpy(results[k], arrays[k]->untypedData(), arrays[k]->byteSize());
+  return 0;
+}
+
 }  // namespace
 
 extern "C" {
@@ -48,22 +69,15 @@ HloRtModel* hlo_rt_load(const HloAotImage* image, int threads, char** error) {
   return model.release();
 }
 
+
 int hlo_rt_run(HloRtModel* model, const void* const* args, void* const* results, char** error) {
-  if (!model) return fail(error, "hlo_rt_run: no model");
-  std::vector<Literal> inputs;
-  for (size_t i = 0; i < model->parameters.size(); ++i)
-    inputs.push_back(Literal::borrow(model->parameters[i], static_cast<uint8_t*>(const_cast<void*>(args[i]))));
-  StatusOr<Literal> out = model->exe->run(inputs);
-  if (!out.ok()) return fail(error, out.status().message());
-  std::vector<const Literal*> arrays;
-  if (out->shape().isTuple())
-    for (const Literal& e : out->tupleElements()) arrays.push_back(&e);
-  else
-    arrays.push_back(&*out);
-  if (arrays.size() != model->results.size()) return fail(error, "hlo_rt_run: the run gave another number of results");
-  for (size_t k = 0; k < arrays.size(); ++k)
-    if (arrays[k]->byteSize() > 0) std::memcpy(results[k], arrays[k]->untypedData(), arrays[k]->byteSize());
-  return 0;
+  return runModel(model, args, results, nullptr, error);
+}
+
+int hlo_rt_run_in_arena(HloRtModel* model, const void* const* args, void* const* results, void* arena,
+                        char** error) {
+  if (!arena) return fail(error, "hlo_rt_run_in_arena: no arena");
+  return runModel(model, args, results, arena, error);
 }
 
 int hlo_rt_run_image(const HloAotImage* image, const void* const* args, void* const* results, char** error) {

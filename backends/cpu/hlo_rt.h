@@ -33,6 +33,13 @@ HloRtModel* hlo_rt_load(const HloAotImage* image, int threads, char** error);
    as hlo_rt_load sets it. Runs may overlap on several threads. */
 int hlo_rt_run(HloRtModel* model, const void* const* args, void* const* results, char** error);
 
+/* hlo_rt_run with the run's scratch values in `arena`: memory of the
+   caller's, hlo_rt_arena_bytes(model) bytes aligned to HLO_RT_ARENA_ALIGNMENT,
+   which no other run uses meanwhile. */
+#define HLO_RT_ARENA_ALIGNMENT 64
+int hlo_rt_run_in_arena(HloRtModel* model, const void* const* args, void* const* results, void* arena,
+                        char** error);
+
 /* hlo_rt_run on the image's model, loaded on the first call (one per core). */
 int hlo_rt_run_image(const HloAotImage* image, const void* const* args, void* const* results, char** error);
 

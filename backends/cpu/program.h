@@ -96,6 +96,10 @@ class CpuExecutable : public jit::Executable {
   ~CpuExecutable() override;
   using jit::Executable::run;
   StatusOr<Literal> run(std::span<const Literal> args, collectives::Participant* device) override;
+  // A run whose scratch values go into `arena`: arenaBytes() bytes the
+  // caller owns, aligned to kBufferAlignment, which no other run uses
+  // meanwhile (an ahead-of-time library's caller-provided arena).
+  StatusOr<Literal> runInArena(std::span<const Literal> args, uint8_t* arena);
   int fallbackCount() const override { return fallbacks_; }
   jit::MemoryStats memoryStats() const override;
 
@@ -127,6 +131,8 @@ class CpuExecutable : public jit::Executable {
                                                       const Frame* frame, RunState& run, bool ownArgs = false,
                                                       std::vector<std::shared_ptr<const Literal>>* rootParts = nullptr);
   Status runKernel(const Step& step, std::span<const Literal* const> operands, Literal& result);
+  // run and runInArena: with `callerArena`, the run's arena; else one of arenas_.
+  StatusOr<Literal> runWithArena(std::span<const Literal> args, collectives::Participant* device, uint8_t* callerArena);
 
   std::unique_ptr<Module> module_;  // after the pipeline; steps point into it
   jit::CompileOptions options_;
