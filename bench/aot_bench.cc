@@ -24,7 +24,7 @@
 #include "hlo/npy.h"
 #include "jit/executable.h"
 #include "parser/parser.h"
-#include "tools/tool_io.h"
+#include "hlo/file_io.h"
 
 // The Makefile names the models: -DHLO_AOT_MODELS='X(cnn_forward) X(...)'.
 #define X(name) extern "C" const HloAotImage hlo_aot_##name;

@@ -32,7 +32,7 @@
 #include "hlo/npy.h"
 #include "jit/executable.h"
 #include "parser/parser.h"
-#include "tools/tool_io.h"
+#include "hlo/file_io.h"
 
 namespace {
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "tools/tool_io.h"
+#include "hlo/file_io.h"
 
 namespace hlo::conformance {
 

@@ -9,7 +9,7 @@
 #include "hlo/verifier.h"
 #include "interp/random_inputs.h"
 #include "parser/parser.h"
-#include "tools/tool_io.h"
+#include "hlo/file_io.h"
 
 namespace hlo::conformance {
 

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "tools/tool_io.h"
+#include "hlo/file_io.h"
 
 namespace hlo::conformance {
 namespace {

@@ -21,7 +21,7 @@
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
 #include "parser/parser.h"
-#include "tools/tool_io.h"
+#include "hlo/file_io.h"
 
 namespace {
 

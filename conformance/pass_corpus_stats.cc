@@ -11,7 +11,7 @@
 #include "interp/evaluator.h"
 #include "hlo/verifier.h"
 #include "parser/parser.h"
-#include "tools/tool_io.h"
+#include "hlo/file_io.h"
 
 namespace hlo::conformance {
 namespace {

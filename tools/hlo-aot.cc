@@ -11,7 +11,7 @@
 #include "backends/cpu/aot_header.h"
 #include "hlo/verifier.h"
 #include "parser/parser.h"
-#include "tools/tool_io.h"
+#include "hlo/file_io.h"
 
 #ifndef HLO_RT_LINK_EXTRA
 #define HLO_RT_LINK_EXTRA ""  // the Makefile's flags for a sanitized runtime

@@ -19,7 +19,7 @@
 
 #include "conformance/compare.h"
 #include "hlo/npy.h"
-#include "tools/tool_io.h"
+#include "hlo/file_io.h"
 
 namespace {
 

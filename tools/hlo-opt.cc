@@ -22,7 +22,7 @@
 #include "interp/evaluator.h"
 #include "interp/random_inputs.h"
 #include "parser/parser.h"
-#include "tools/tool_io.h"
+#include "hlo/file_io.h"
 
 namespace {
 

@@ -39,7 +39,7 @@
 #include "jit/backend.h"
 #include "parser/parser.h"
 #include "tools/reduce_tests.h"
-#include "tools/tool_io.h"
+#include "hlo/file_io.h"
 
 namespace {
 

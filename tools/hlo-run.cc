@@ -32,7 +32,7 @@
 #include "jit/executable.h"
 #include "parser/parser.h"
 #include "tools/run_inputs.h"
-#include "tools/tool_io.h"
+#include "hlo/file_io.h"
 #include "transport/mpi_transport.h"
 
 namespace {

@@ -15,7 +15,7 @@
 #include "hlo/npy.h"
 #include "hlo/sharding.h"
 #include "parser/parser.h"
-#include "tools/tool_io.h"
+#include "hlo/file_io.h"
 
 namespace hlo::run_inputs {
 

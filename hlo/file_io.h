@@ -1,5 +1,5 @@
-// Small helpers shared by the command-line tools: reading input files, writing
-// output files, reading counts from flags.
+// Small helpers shared by the command-line programs (tools/, conformance/,
+// bench/): reading input files, writing output files, reading counts from flags.
 #pragma once
 
 #include <cctype>
