@@ -44,7 +44,9 @@ constexpr const char* kUsage =
     "  --explain=PASS         print to standard error, after each run of PASS, one line per\n"
     "                         decision it made and why (\"%exp fused into %div: moved, every\n"
     "                         user of it is in the fusion\"); passes that explain: fusion,\n"
-    "                         simplify (each rule that fired, on what)\n"
+    "                         simplify (each rule that fired, on what), buffer-assignment\n"
+    "                         (where each value lives: a dead value's memory it reuses, new\n"
+    "                         memory, the caller's or a result buffer of its own)\n"
     "  --stats                print, before and after the passes, to standard error: counts\n"
     "                         of computations and of instructions per opcode, fusions by\n"
     "                         size, the bytes the kernels read and write (the model is in\n"
@@ -247,11 +249,11 @@ int main(int argc, char** argv) {
   for (const std::string& name : passNames)
     if (!hlo::findPass(name)) return usageError("unknown pass '" + name + "' (see --list-passes)");
   // The passes that say why they decide what they do (hlo/passes/explain.h).
-  const std::vector<std::string> explainable = {"fusion", "simplify"};
+  const std::vector<std::string> explainable = {"buffer-assignment", "fusion", "simplify"};
   std::vector<std::unique_ptr<hlo::ExplainScope>> explained;
   for (const std::string& name : splitCommas(flags.explain)) {
     if (std::find(explainable.begin(), explainable.end(), name) == explainable.end())
-      return usageError("--explain: pass '" + name + "' explains nothing (passes that explain: fusion, simplify)");
+      return usageError("--explain: pass '" + name + "' explains nothing (passes that explain: buffer-assignment, fusion, simplify)");
     explained.push_back(std::make_unique<hlo::ExplainScope>(name));
   }
   std::vector<size_t> explainedShown(explained.size(), 0);  // lines of each already printed

@@ -64,6 +64,7 @@
 #include <string_view>
 #include <unordered_set>
 
+#include "hlo/passes/explain.h"
 #include "hlo/passes/pass.h"
 
 namespace hlo {
@@ -311,6 +312,7 @@ class BufferAssigner {
       }
     }
     placeBuffers(cb);                               // step 6
+    if (options_.explain) explainPlacement(comp);
     writeSlots(cb);
     inProgress_.erase(&comp);
     done_[&comp] = std::move(cb);
@@ -505,6 +507,65 @@ class BufferAssigner {
     cb.arenaBytes = arena.size();
   }
 
+  // --explain=buffer-assignment: one line per buffer of `comp`, in the order
+  // they come alive, saying why it lives where it does.
+  void explainPlacement(const Computation& comp) {
+    auto name = [&](const Buffer& b) {
+      return "%" + b.owner->name() + (b.ownerIndex.empty() ? "" : shapeIndexToString(b.ownerIndex));
+    };
+    std::vector<int> order;
+    for (size_t id = 0; id < buffers_.size(); ++id)
+      if (buffers_[id].bytes > 0) order.push_back(static_cast<int>(id));
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return buffers_[a].first < buffers_[b].first; });
+    for (int id : order) {
+      const Buffer& b = buffers_[id];
+      std::string line = name(b) + " (%" + comp.name() + ", steps " + std::to_string(b.first) + "-" +
+                         std::to_string(b.last) + "): ";
+      if (b.mergedInto >= 0) {
+        line += "written in place into " + name(buffers_[find(id)]) + "'s buffer, whose last reader it is";
+      } else if (b.kind == BufferKind::kParameter) {
+        line += b.owner->opcode() == Opcode::kParameter
+                    ? "the caller's memory (parameter " + std::to_string(b.parameter) + ")"
+                    : "in parameter " + std::to_string(b.parameter) + "'s buffer, which the module's input_output_alias gives it";
+      } else if (b.kind == BufferKind::kConstant) {
+        line += "the constant's own data";
+      } else if (b.kind == BufferKind::kOutput) {
+        line += "a result buffer of its own, which the caller keeps";
+      } else {
+        const int64_t end = b.offset + alignUp(b.bytes);
+        line += "arena " + std::to_string(b.offset) + "+" + std::to_string(alignUp(b.bytes)) + ", ";
+        // The dead values whose memory it takes: the last to hold each byte.
+        std::vector<int> dead;
+        for (int other : order) {
+          const Buffer& o = buffers_[other];
+          if (other == id || o.mergedInto >= 0 || o.kind != BufferKind::kArena || o.last >= b.first) continue;
+          if (o.offset < end && b.offset < o.offset + alignUp(o.bytes)) dead.push_back(other);
+        }
+        std::stable_sort(dead.begin(), dead.end(), [&](int x, int y) { return buffers_[x].last > buffers_[y].last; });
+        std::vector<std::pair<int64_t, int64_t>> covered;  // by later holders
+        std::vector<std::string> before;
+        for (int other : dead) {
+          const Buffer& o = buffers_[other];
+          int64_t from = std::max(o.offset, b.offset), to = std::min(o.offset + alignUp(o.bytes), end);
+          for (bool grew = true; grew;) {  // what later holders cover of [from, to), from the left
+            grew = false;
+            for (const auto& [lo, hi] : covered)
+              if (lo <= from && from < hi) from = hi, grew = true;
+          }
+          if (from < to) before.push_back(name(o) + " (dead after step " + std::to_string(o.last) + ")");
+          covered.emplace_back(std::max(o.offset, b.offset), std::min(o.offset + alignUp(o.bytes), end));
+        }
+        if (before.empty()) {
+          line += "new memory: no dead value's memory fits it";
+        } else {
+          line += "reusing the memory of ";
+          for (size_t k = 0; k < before.size(); ++k) line += (k ? ", " : "") + before[k];
+        }
+      }
+      explain("buffer-assignment", line);
+    }
+  }
+
   void writeSlots(ComputationBuffers& cb) {
     for (const Instruction* i : cb.schedule) {
       cb.firstSlot_[i] = cb.slots.size();
@@ -611,7 +672,9 @@ std::string formatBufferAssignment(const BufferAssignment& a) {
 // The pass: the analysis alone, run for its checks; hlo-opt prints the
 // report when this pass is in the list.
 bool runBufferAssignment(Module& module) {
-  (void)assignBuffers(module);
+  BufferAssignmentOptions options;
+  options.explain = explaining("buffer-assignment");
+  (void)assignBuffers(module, options);
   return false;
 }
 

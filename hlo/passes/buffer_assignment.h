@@ -103,6 +103,9 @@ struct BufferAssignmentOptions {
   // logical order moves elements for a bitcast between layouts): they write
   // fresh buffers and read their operand.
   std::function<bool(const Instruction&)> bitcastCopies;
+  // Say why each buffer lives where it does (hlo/passes/explain.h), as the
+  // buffer-assignment pass does under hlo-opt --explain=buffer-assignment.
+  bool explain = false;
 };
 
 // Whether `instr` may write its result into its operand 0's buffer, updated
