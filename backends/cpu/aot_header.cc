@@ -3,6 +3,7 @@
 #include <cctype>
 #include <set>
 
+#include "hlo/collectives.h"
 #include "hlo/computation.h"
 
 namespace hlo::cpu {
@@ -139,6 +140,12 @@ bool isCIdentifier(const std::string& name) {
 Status checkAotSignature(const Module& module) {
   const Computation* entry = module.entry();
   if (!entry) return errorStatus("hlo-aot: the module has no ENTRY computation");
+  HLO_ASSIGN_OR_RETURN(collectives::StatedTopology stated, collectives::statedTopology(module));
+  collectives::Topology needed = collectives::inferTopology(module);
+  collectives::Topology topology{stated.replicas.value_or(needed.replicas), stated.partitions.value_or(needed.partitions)};
+  if (topology.devices() > 1)
+    return errorStatus("hlo-aot: the module runs on " + std::to_string(topology.devices()) + " devices (" +
+                       topology.toString() + "); an ahead-of-time library runs one");
   for (const Instruction* p : entry->parameters()) {
     if (!p || !p->shape().isArray())
       return errorStatus("hlo-aot: parameter %" + (p ? p->name() : std::string("?")) + " is " +
