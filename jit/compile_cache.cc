@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -12,9 +13,12 @@
 #include <mutex>
 #include <random>
 #include <sstream>
+#include <vector>
 
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/SHA256.h>
+
+#include "hlo/file_io.h"
 
 namespace hlo::jit {
 namespace {
@@ -89,6 +93,44 @@ std::string toHex(const CacheKey& key) {
   return out;
 }
 
+uint64_t cacheLimitFromEnvironment() {
+  const char* text = std::getenv("HLO_CACHE_MAX_BYTES");
+  if (!text || !*text) return kDefaultCacheLimit;
+  std::optional<int64_t> bytes = parseByteCount(text);
+  return bytes && *bytes > 0 ? static_cast<uint64_t>(*bytes) : kDefaultCacheLimit;
+}
+
+int CompileCache::prune() const {
+  if (dir_.empty()) return 0;
+  struct Entry {
+    std::filesystem::path path;
+    std::filesystem::file_time_type used;
+    uint64_t bytes;
+  };
+  std::vector<Entry> entries;
+  uint64_t total = 0;
+  std::error_code error;
+  for (const auto& file : std::filesystem::directory_iterator(dir_, error)) {
+    if (file.path().extension() != ".hlocache") continue;
+    std::error_code e1, e2;
+    uint64_t bytes = file.file_size(e1);
+    auto used = file.last_write_time(e2);
+    if (e1 || e2) continue;  // gone meanwhile (another process pruned it)
+    entries.push_back({file.path(), used, bytes});
+    total += bytes;
+  }
+  if (total <= limitBytes_) return 0;
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.used < b.used; });
+  int removed = 0;
+  for (const Entry& e : entries) {
+    if (total <= limitBytes_ / 4 * 3) break;
+    std::error_code ignored;
+    if (std::filesystem::remove(e.path, ignored)) ++removed;
+    total -= e.bytes;
+  }
+  return removed;
+}
+
 std::string CompileCache::pathFor(const CacheKey& key) const { return dir_ + "/" + toHex(key) + ".hlocache"; }
 
 std::optional<std::string> CompileCache::lookup(const CacheKey& key, std::string* problem) {
@@ -110,6 +152,8 @@ std::optional<std::string> CompileCache::lookup(const CacheKey& key, std::string
     return std::nullopt;
   }
   std::string object = bytes.substr(kHeaderBytes);
+  std::error_code ignored;  // marks the entry used, for prune()
+  std::filesystem::last_write_time(path, std::filesystem::file_time_type::clock::now(), ignored);
   std::lock_guard<std::mutex> lock(memoryMutex());
   memory()[key] = object;
   return object;
@@ -150,6 +194,7 @@ std::optional<std::string> CompileCache::store(const CacheKey& key, const std::s
     std::filesystem::remove(temp, error);
     return "cannot rename the entry into " + pathFor(key);
   }
+  prune();
   return std::nullopt;
 }
 

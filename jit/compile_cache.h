@@ -15,6 +15,11 @@
 // never loaded. Writers write a temporary file in the same folder and rename
 // it into place, so a reader sees a whole entry or none, and concurrent
 // writers of one key leave one whole entry.
+//
+// The folder is kept under a size limit (kDefaultCacheLimit, or
+// $HLO_CACHE_MAX_BYTES: "512M", "2G"): after each store, while its entries
+// hold more, the least recently used go (a lookup that finds an entry marks
+// it used), down to three quarters of the limit.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -36,10 +41,16 @@ std::string toHex(const CacheKey& key);
 // of items hash alike by running into each other.
 CacheKey cacheKeyOf(std::initializer_list<std::string_view> items);
 
+inline constexpr uint64_t kDefaultCacheLimit = uint64_t{1} << 30;
+
+// The limit $HLO_CACHE_MAX_BYTES sets, else kDefaultCacheLimit.
+uint64_t cacheLimitFromEnvironment();
+
 class CompileCache {
  public:
   // `dir` empty: memory only.
-  explicit CompileCache(std::string dir) : dir_(std::move(dir)) {}
+  explicit CompileCache(std::string dir, uint64_t limitBytes = cacheLimitFromEnvironment())
+      : dir_(std::move(dir)), limitBytes_(limitBytes) {}
 
   // The cached object for `key`, from memory or from disk. `problem` is set
   // when a disk entry was found unusable (and deleted).
@@ -51,8 +62,13 @@ class CompileCache {
 
   std::string pathFor(const CacheKey& key) const;
 
+  // Removes the least recently used entries while the folder's entries hold
+  // more than the limit, down to three quarters of it; returns how many.
+  int prune() const;
+
  private:
   std::string dir_;
+  uint64_t limitBytes_;
 };
 
 }  // namespace hlo::jit

@@ -131,5 +131,45 @@ TEST(CompileCacheTest, ConcurrentWritersLeaveOneWholeEntry) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(CompileCacheTest, KeepsTheFolderUnderItsLimitDroppingTheLeastRecentlyUsed) {
+  const std::string dir = freshDir("prune");
+  const std::string object(1000, 'x');  // an entry is this plus its header
+  // Four entries written without a limit to speak of, the k-th used k
+  // minutes into the last hour, except the first, used at minute 30.
+  CompileCache roomy(dir, uint64_t{1} << 30);
+  auto past = std::filesystem::file_time_type::clock::now() - std::chrono::hours(1);
+  for (uint8_t k = 0; k < 4; ++k) {
+    ASSERT_FALSE(roomy.store(keyOf(200 + k), object).has_value());
+    std::filesystem::last_write_time(roomy.pathFor(keyOf(200 + k)), past + std::chrono::minutes(k == 0 ? 30 : k));
+  }
+  // A fifth through a cache with room for three.
+  CompileCache cache(dir, 3500);
+  ASSERT_FALSE(cache.store(keyOf(204), object).has_value());
+  // 5 entries of ~1,080 bytes are over 3,500: the oldest go until at most
+  // 3/4 of it (2,625 bytes) is held, which leaves two: the newest (204) and
+  // the one used at minute 30 (200).
+  uint64_t total = 0;
+  int files = 0;
+  for (const auto& file : std::filesystem::directory_iterator(dir)) {
+    total += file.file_size();
+    ++files;
+  }
+  EXPECT_EQ(files, 2);
+  EXPECT_LE(total, 3500u);
+  EXPECT_TRUE(std::filesystem::exists(cache.pathFor(keyOf(204))));
+  EXPECT_TRUE(std::filesystem::exists(cache.pathFor(keyOf(200))));
+  EXPECT_FALSE(std::filesystem::exists(cache.pathFor(keyOf(201))));
+  std::filesystem::remove_all(dir);
+}
+
+TEST(CompileCacheTest, TheLimitComesFromTheEnvironment) {
+  setenv("HLO_CACHE_MAX_BYTES", "64M", 1);
+  EXPECT_EQ(cacheLimitFromEnvironment(), uint64_t{64} << 20);
+  setenv("HLO_CACHE_MAX_BYTES", "lots", 1);
+  EXPECT_EQ(cacheLimitFromEnvironment(), kDefaultCacheLimit);
+  unsetenv("HLO_CACHE_MAX_BYTES");
+  EXPECT_EQ(cacheLimitFromEnvironment(), kDefaultCacheLimit);
+}
+
 }  // namespace
 }  // namespace hlo::jit

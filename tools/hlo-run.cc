@@ -82,7 +82,8 @@ constexpr const char* kUsage =
     "                            of 32 or more kernels a core, else one)\n"
     "  --no-cache                with a JIT engine, compile without the compile cache (by\n"
     "                            default machine code is kept in $HLO_CACHE_DIR, else\n"
-    "                            ~/.cache/hlo, and reused for the same module and machine)\n"
+    "                            ~/.cache/hlo, and reused for the same module and machine;\n"
+    "                            the least recently used go past $HLO_CACHE_MAX_BYTES, 1G)\n"
     "  --input=VALUE             the next ENTRY parameter, in order: literal text\n"
     "                            ('f32[2] {1, 2}', 's32[] 3', '(f32[] 1, pred[] true)', or\n"
     "                            the values alone in the parameter's shape: '{1, 2}', '3'),\n"
@@ -534,8 +535,7 @@ std::optional<int> makeArguments(const Flags& flags, const std::vector<std::stri
                                  const hlo::Computation& entry, const std::string& shownName, uint64_t seed,
                                  std::vector<Literal>& values, const Shardings* shardings = nullptr,
                                  int64_t partition = 0) {
-  Arguments args{&entry, shownName, std::vector<std::optional<Literal>>(entry.parameterCount())};
-  args.shardings = shardings;
+  Arguments args{&entry, shownName, std::vector<std::optional<Literal>>(entry.parameterCount()), shardings, {}};
   if (std::optional<int> rc = readInputs(inputs, args)) return *rc;
   for (int p = 0; p < static_cast<int>(args.whole.size()); ++p) {
     if (!args.whole[p]) continue;
