@@ -78,6 +78,8 @@ NO_MPI_TRANSPORT := $(BUILD)/lib/libtransport_none.a
 
 TOOL_SRCS := $(wildcard tools/*.cc)
 TOOLS := $(patsubst tools/%.cc,$(BUILD)/bin/%,$(TOOL_SRCS))
+TUTORIAL_SRCS := $(wildcard docs/tutorial/examples/*.cc)
+TUTORIAL_PROGRAMS := $(patsubst docs/tutorial/examples/%.cc,$(BUILD)/bin/tutorial-%,$(TUTORIAL_SRCS))
 CORPUS_CHECK := $(if $(CORPUS_CHECK_SRC),$(BUILD)/bin/hlo-corpus-check)
 INTERP_CORPUS := $(if $(INTERP_CORPUS_SRC),$(BUILD)/bin/hlo-interp-corpus)
 PASS_CORPUS := $(if $(PASS_CORPUS_SRC),$(BUILD)/bin/hlo-pass-corpus)
@@ -105,7 +107,7 @@ BENCHES := $(patsubst bench/%.cc,$(BUILD)/bin/%,$(BENCH_SRCS))
 
 ALL_SRCS := $(HLO_SRCS) $(PARSER_SRCS) $(INTERP_SRCS) $(CONFORMANCE_SRCS) \
             $(TOOL_SRCS) $(CORPUS_CHECK_SRC) $(INTERP_CORPUS_SRC) $(PASS_CORPUS_SRC) $(XLA_CORPUS_SRC) $(TEST_SRCS) $(BENCH_SRCS) \
-            $(JIT_SRCS) $(CPU_SRCS) $(GPU_SRCS) $(JIT_CORPUS_SRC) $(JIT_FUZZ_SRC)
+            $(JIT_SRCS) $(CPU_SRCS) $(GPU_SRCS) $(JIT_CORPUS_SRC) $(JIT_FUZZ_SRC) $(TUTORIAL_SRCS)
 DEPS_STAMP := $(BUILD)/.deps-stamp
 VENV_STAMP := $(BUILD)/venv/.installed
 
@@ -117,7 +119,7 @@ VENV_STAMP := $(BUILD)/venv/.installed
 # GPU runtime (backends/gpu/standin/libcuda.cc); never linked into anything.
 STANDIN_CUDA := $(BUILD)/standin-cuda/libcuda.so.1
 
-all: $(LIBS) $(JIT_LIBS) $(HLO_RT) $(NO_MPI_TRANSPORT) $(TOOLS) $(CORPUS_CHECK) $(INTERP_CORPUS) $(PASS_CORPUS) $(XLA_CORPUS) $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) $(STANDIN_CUDA) | $(DEPS_STAMP)
+all: $(LIBS) $(JIT_LIBS) $(HLO_RT) $(NO_MPI_TRANSPORT) $(TOOLS) $(TUTORIAL_PROGRAMS) $(CORPUS_CHECK) $(INTERP_CORPUS) $(PASS_CORPUS) $(XLA_CORPUS) $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) $(STANDIN_CUDA) | $(DEPS_STAMP)
 
 $(STANDIN_CUDA): backends/gpu/standin/libcuda.cc
 	@mkdir -p $(@D)
@@ -166,6 +168,11 @@ $(JIT_PROGRAMS): LLVM_LINK = $(LLVM_LDLIBS)
 $(BUILD)/bin/hlo-run: $(MPI_TRANSPORT)
 $(BUILD)/bin/hlo-run: JIT_LINK += $(MPI_TRANSPORT)
 $(BUILD)/bin/hlo-run: LDLIBS += $(MPI_LDLIBS)
+
+# The tutorial's example programs (docs/tutorial/examples/*.cc), run by its pages.
+$(TUTORIAL_PROGRAMS): $(BUILD)/bin/tutorial-%: $(BUILD)/obj/docs/tutorial/examples/%.o $(LIBS)
+	@mkdir -p $(@D)
+	$(call link)
 
 $(TOOLS): $(BUILD)/bin/%: $(BUILD)/obj/tools/%.o $(LIBS)
 	@mkdir -p $(@D)
