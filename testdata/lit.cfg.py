@@ -58,6 +58,10 @@ import shutil
 if shutil.which("c++") and shutil.which("cc"):
     config.available_features.add("cxx")
 
+# hlo-opt --html's browser test, where Debian's chromium is installed.
+if shutil.which("chromium"):
+    config.available_features.add("chromium")
+
 # The CUDA toolkit's PTX assembler, for the GPU backend's checks (no GPU needed).
 import shutil
 

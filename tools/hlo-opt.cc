@@ -15,6 +15,7 @@
 #include "hlo/passes/diff.h"
 #include "hlo/passes/dump.h"
 #include "hlo/passes/explain.h"
+#include "hlo/passes/html_report.h"
 #include "hlo/passes/pass.h"
 #include "hlo/passes/stats.h"
 #include "hlo/printer.h"
@@ -59,6 +60,10 @@ constexpr const char* kUsage =
     "  --dump-module-re=RE    dump only modules whose name matches RE\n"
     "  --dump-format=FORMAT   dot (default) or svg: also render NNN.<pass>.svg with\n"
     "                         Graphviz's dot -Tsvg\n"
+    "  --html=FILE            write one self-contained page (no network) of what the passes\n"
+    "                         did: per step the module with the lines it added highlighted,\n"
+    "                         the diff, the graph (SVG by Graphviz, fusions as clusters) and\n"
+    "                         the stats against the step before, with a slider over steps\n"
     "  --bisect               evaluate the module with the interpreter before the passes\n"
     "                         and after each one (seeded inputs), and report the first pass\n"
     "                         that changes the result (compared exactly; NaN equals NaN)\n"
@@ -105,7 +110,7 @@ void listPasses() {
 }
 
 struct Flags {
-  std::string input, output, passes, pipeline, explain;
+  std::string input, output, passes, pipeline, explain, html;
   bool verifyEach = false, printAfterAll = false, printChanged = false, stats = false;
   bool dump = false, bisect = false;
   uint64_t seed = 0;
@@ -139,7 +144,8 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& f) {
     } else if (value("--passes", f.passes) || value("--pipeline", f.pipeline) ||
                value("--dump-pass-re", f.dumpOptions.passRegex) ||
                value("--dump-module-re", f.dumpOptions.moduleRegex) ||
-               value("--dump-format", dumpFormat) || value("--random-seed", seed) || value("--explain", f.explain)) {
+               value("--dump-format", dumpFormat) || value("--random-seed", seed) || value("--explain", f.explain) ||
+               value("--html", f.html)) {
     } else if (value("--dump-to", f.dumpOptions.dir)) {
       f.dump = true;
     } else if (arg == "--verify-each") {
@@ -290,6 +296,11 @@ int main(int argc, char** argv) {
     if (!dumped.ok()) return failure(dumped.message());
   }
   hlo::ModuleStats statsBefore = hlo::moduleStats(module);
+  std::unique_ptr<hlo::HtmlReport> report;
+  if (!flags.html.empty()) {
+    report = std::make_unique<hlo::HtmlReport>(module.name());
+    report->addStep("input", false, module);
+  }
 
   // The text before the current pass, kept only when a flag needs it.
   bool keepText = flags.printChanged || flags.verifyEach;
@@ -323,6 +334,7 @@ int main(int argc, char** argv) {
       explainedShown[s] = lines.size();
     }
     if (dumper) HLO_RETURN_IF_ERROR(dumper->dump(e.module, e.index, e.pass));
+    if (report) report->addStep(e.pass, e.changed, e.module);
     if (keepText) previous = std::move(current);
     return hlo::okStatus();
   };
@@ -330,6 +342,7 @@ int main(int argc, char** argv) {
   if (!ran.ok()) return failure(ran.message());
   if (flags.stats)
     std::fputs(hlo::formatStats(module.name(), statsBefore, hlo::moduleStats(module)).c_str(), stderr);
+  if (report && !hlo::writeOutput(flags.html, report->page())) return failure("cannot write " + flags.html);
 
   std::string printed = hlo::printModule(module);
   if (flags.output.empty()) {

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -186,6 +187,25 @@ Status renderSvg(const std::string& dotFile, const std::string& svg) {
 }
 
 }  // namespace
+
+StatusOr<std::string> renderDotAsSvg(const std::string& dot) {
+  static std::atomic<uint64_t> counter{0};
+  std::filesystem::path base = std::filesystem::temp_directory_path() /
+                               ("hlo-graph-" + std::to_string(getpid()) + "-" + std::to_string(counter++));
+  const std::string dotFile = base.string() + ".dot", svgFile = base.string() + ".svg";
+  Status written = writeFile(dotFile, dot);
+  Status rendered = written.ok() ? renderSvg(dotFile, svgFile) : written;
+  std::string svg;
+  if (rendered.ok()) {
+    std::ifstream in(svgFile, std::ios::binary);
+    svg.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  std::error_code ignored;
+  std::filesystem::remove(dotFile, ignored);
+  std::filesystem::remove(svgFile, ignored);
+  if (!rendered.ok()) return rendered;
+  return svg;
+}
 
 StatusOr<std::unique_ptr<Dumper>> Dumper::create(DumpOptions options) {
   auto filters = std::make_unique<Filters>();

@@ -20,6 +20,10 @@ namespace hlo {
 // inside its caller's, labelled with the fusion's name and kind.
 std::string moduleToDot(const Module& module);
 
+// `dot` (a Graphviz graph) as SVG, rendered by Graphviz's `dot -Tsvg`; an
+// error when Graphviz is not on PATH or fails.
+StatusOr<std::string> renderDotAsSvg(const std::string& dot);
+
 enum class DumpFormat { kDot, kSvg };
 
 struct DumpOptions {
