@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -98,11 +99,12 @@ void runModel(benchmark::State& state, const AotModel& model) {
     for (const hlo::Literal& e : want->tupleElements()) wantArrays.push_back(&e);
   else
     wantArrays.push_back(&*want);
-  std::vector<std::vector<uint8_t>> outputs;
+  // Aligned result buffers, which the runs write directly (hlo_rt.h).
+  std::vector<std::unique_ptr<hlo_rt::AlignedArray<uint8_t>>> outputs;
   std::vector<void*> resultPointers;
   for (const hlo::Literal* w : wantArrays) {
-    outputs.emplace_back(w->byteSize() + 1);
-    resultPointers.push_back(outputs.back().data());
+    outputs.push_back(std::make_unique<hlo_rt::AlignedArray<uint8_t>>(w->byteSize() + 1));
+    resultPointers.push_back(outputs.back()->data());
   }
   std::vector<double> jitTimes, aotTimes;
   for (auto _ : state) {
@@ -121,7 +123,7 @@ void runModel(benchmark::State& state, const AotModel& model) {
   }
   bool same = true;
   for (size_t k = 0; k < wantArrays.size(); ++k)
-    same = same && std::memcmp(outputs[k].data(), wantArrays[k]->untypedData(), wantArrays[k]->byteSize()) == 0;
+    same = same && std::memcmp(outputs[k]->data(), wantArrays[k]->untypedData(), wantArrays[k]->byteSize()) == 0;
   hlo_rt_free(aot);
   Row row{model.name, median(jitTimes) * 1e6, median(aotTimes) * 1e6, compileSeconds * 1e3, loadSeconds * 1e3, same};
   state.counters["jit_us"] = row.jitUs;

@@ -39,7 +39,9 @@ HloRtModel* hlo_rt_load(const HloAotImage* image, int threads, char** error);
 
 /* Runs a model: args[i] points at the elements of entry parameter i,
    results[k] at where result k is written (row-major, of the element types
-   the model's header gives). 0 on success; else nonzero, with *error set
+   the model's header gives; overlapping no argument; where a result buffer is
+   aligned to HLO_RT_ARENA_ALIGNMENT the run may write it directly, else the
+   result is copied there). 0 on success; else nonzero, with *error set
    as hlo_rt_load sets it. Runs may overlap on several threads. */
 int hlo_rt_run(HloRtModel* model, const void* const* args, void* const* results, char** error);
 
@@ -69,6 +71,35 @@ void hlo_rt_free_error(char* error);
 
 #ifdef __cplusplus
 }
+
+#include <cstdlib>
+#include <cstring>
+
+namespace hlo_rt {
+
+/* n elements, zeroed, aligned to HLO_RT_ARENA_ALIGNMENT: where a run writes a
+   result directly, without a copy, when its plan gives the result a buffer
+   of its own (the generated classes' buffers). */
+template <class T>
+class AlignedArray {
+ public:
+  explicit AlignedArray(size_t n)
+      : bytes_((n * sizeof(T) + HLO_RT_ARENA_ALIGNMENT - 1) / HLO_RT_ARENA_ALIGNMENT * HLO_RT_ARENA_ALIGNMENT +
+               HLO_RT_ARENA_ALIGNMENT),
+        data_(static_cast<T*>(std::aligned_alloc(HLO_RT_ARENA_ALIGNMENT, bytes_))) {
+    if (data_) std::memset(static_cast<void*>(data_), 0, bytes_);
+  }
+  ~AlignedArray() { std::free(data_); }
+  AlignedArray(const AlignedArray&) = delete;
+  AlignedArray& operator=(const AlignedArray&) = delete;
+  T* data() const { return data_; }
+
+ private:
+  size_t bytes_;
+  T* data_;
+};
+
+}  // namespace hlo_rt
 #endif
 #endif /* HLO_RT_H */
 )HLORT";
@@ -204,7 +235,7 @@ StatusOr<std::string> aotHeader(const Module& module, const AotHeaderInput& inpu
   h += "  const void* args[] = {" + (argPtrs.empty() ? std::string("0") : joined(argPtrs, ", ")) + "};\n";
   h += "  void* results[] = {" + joined(resultPtrs, ", ") + "};\n";
   h += "  return hlo_rt_run_image(&hlo_aot_" + n + ", args, results, error);\n}\n\n";
-  h += "#ifdef __cplusplus\n}  /* extern \"C\" */\n\n#include <string>\n#include <vector>\n\n";
+  h += "#ifdef __cplusplus\n}  /* extern \"C\" */\n\n#include <string>\n\n";
   if (!input.cppNamespace.empty()) h += "namespace " + input.cppNamespace + " {\n\n";
   h += "// The model; each instance holds its own argument and result buffers.\n";
   h += "class " + n + " {\n public:\n";
@@ -255,9 +286,9 @@ StatusOr<std::string> aotHeader(const Module& module, const AotHeaderInput& inpu
   h += "  const void* args_[" + std::to_string(std::max<size_t>(args.size(), 1)) + "] = {};\n";
   h += "  void* results_[" + std::to_string(results.size()) + "] = {};\n";
   for (const Array& a : args)
-    h += "  std::vector<" + a.type.name + "> " + a.name + "_ = std::vector<" + a.type.name + ">(k_" + a.name + "_count);\n";
+    h += "  hlo_rt::AlignedArray<" + a.type.name + "> " + a.name + "_{static_cast<size_t>(k_" + a.name + "_count)};\n";
   for (const Array& r : results)
-    h += "  std::vector<" + r.type.name + "> " + r.name + "_ = std::vector<" + r.type.name + ">(k_" + r.name + "_count);\n";
+    h += "  hlo_rt::AlignedArray<" + r.type.name + "> " + r.name + "_{static_cast<size_t>(k_" + r.name + "_count)};\n";
   h += "};\n";
   if (!input.cppNamespace.empty()) h += "\n}  // namespace " + input.cppNamespace + "\n";
   h += "#endif  /* __cplusplus */\n#endif  /* " + guard + " */\n";

@@ -158,16 +158,50 @@ ENTRY %e (x: f32[64]) -> f32[64] {
   const size_t bytes = static_cast<size_t>(cpu->arenaBytes());
   auto* arena = static_cast<uint8_t*>(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
   std::memset(arena, 0, bytes);
-  StatusOr<Literal> got = cpu->runInArena(args, arena);
+  StatusOr<Literal> got = cpu->runWith(args, {arena, {}});
   ASSERT_TRUE(got.ok()) << got.status().message();
   EXPECT_TRUE(*got == *want);
   bool written = false;
   for (size_t i = 0; i < bytes; ++i) written = written || arena[i] != 0;
   EXPECT_TRUE(written) << "the run's scratch values went somewhere else";
-  StatusOr<Literal> misaligned = cpu->runInArena(args, arena + 8);
+  StatusOr<Literal> misaligned = cpu->runWith(args, {arena + 8, {}});
   ASSERT_FALSE(misaligned.ok());
   EXPECT_NE(misaligned.status().message().find("aligned to 64 bytes"), std::string::npos);
   std::free(arena);
+}
+
+TEST(AotImage, ResultsGoStraightIntoTheCallersAlignedBuffers) {
+  auto module = parseOrFail(R"(HloModule m
+ENTRY %e (x: f32[64]) -> (f32[64], f32[64]) {
+  %x = f32[64] parameter(0)
+  %a = f32[64] exponential(%x)
+  %b = f32[64] sine(%x)
+  ROOT %t = (f32[64], f32[64]) tuple(%a, %b)
+}
+)");
+  auto exe = jit::compile(*module, "cpu");
+  ASSERT_TRUE(exe.ok()) << exe.status().message();
+  auto* cpu = dynamic_cast<CpuExecutable*>(exe->get());
+  ASSERT_NE(cpu, nullptr);
+  std::vector<Literal> args = interp::randomArguments(*module->entry(), 5);
+  StatusOr<Literal> want = cpu->run(args);
+  ASSERT_TRUE(want.ok());
+  auto* memory = static_cast<uint8_t*>(std::aligned_alloc(64, 3 * 256));
+  // Aligned: the kernels write the caller's buffers, and the result lies there.
+  void* aligned[2] = {memory, memory + 256};
+  StatusOr<Literal> got = cpu->runWith(args, {nullptr, aligned});
+  ASSERT_TRUE(got.ok()) << got.status().message();
+  EXPECT_TRUE(*got == *want);
+  EXPECT_EQ(got->tupleElements()[0].untypedData(), memory);
+  EXPECT_EQ(got->tupleElements()[1].untypedData(), memory + 256);
+  EXPECT_EQ(std::memcmp(memory, want->tupleElements()[0].untypedData(), 256), 0);
+  // Not aligned: the run uses buffers of its own, for the caller to copy.
+  void* misaligned[2] = {memory + 4, memory + 260};
+  got = cpu->runWith(args, {nullptr, misaligned});
+  ASSERT_TRUE(got.ok());
+  EXPECT_TRUE(*got == *want);
+  EXPECT_NE(got->tupleElements()[0].untypedData(), memory + 4);
+  std::free(memory);
 }
 
 TEST(AotHeader, StartsWithTheRuntimesHeader) {

@@ -566,18 +566,18 @@ StatusOr<ValuePtr> CpuExecutable::runProgram(const Program& program, std::span<c
 }
 
 StatusOr<Literal> CpuExecutable::run(std::span<const Literal> args, collectives::Participant* device) {
-  return runWithArena(args, device, nullptr);
+  return runWithMemory(args, device, {});
 }
 
-StatusOr<Literal> CpuExecutable::runInArena(std::span<const Literal> args, uint8_t* arena) {
-  if (!arena) return errorStatus(backend_ + ": no arena given");
-  if (reinterpret_cast<uintptr_t>(arena) % kBufferAlignment != 0)
+StatusOr<Literal> CpuExecutable::runWith(std::span<const Literal> args, const CallerMemory& memory) {
+  auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % kBufferAlignment == 0; };
+  if (memory.arena && !aligned(memory.arena))
     return errorStatus(backend_ + ": the arena must be aligned to " + std::to_string(kBufferAlignment) + " bytes");
-  return runWithArena(args, nullptr, arena);
+  return runWithMemory(args, nullptr, memory);
 }
 
-StatusOr<Literal> CpuExecutable::runWithArena(std::span<const Literal> args, collectives::Participant* device,
-                                              uint8_t* callerArena) {
+StatusOr<Literal> CpuExecutable::runWithMemory(std::span<const Literal> args, collectives::Participant* device,
+                                               const CallerMemory& caller) {
   const Computation& entry = *entry_->computation;
   if (static_cast<int>(args.size()) != entry.parameterCount())
     return errorStatus(backend_ + ": ENTRY takes " + std::to_string(entry.parameterCount()) + " arguments, " +
@@ -608,15 +608,18 @@ StatusOr<Literal> CpuExecutable::runWithArena(std::span<const Literal> args, col
   // the heap, where the limit refuses the value that crosses it.
   // A caller's arena is used as it is given.
   std::optional<ArenaPool::Lease> arena;
-  if (arenas_ && !callerArena) {
+  if (arenas_ && !caller.arena) {
     int64_t bytes = arenas_->bytes();
     for (const Shape& shape : memory_.outputs) bytes += arrayBytes(shape);
     if (bytes <= options_.maxMemoryBytes) arena.emplace(arenas_->acquire());
   }
-  uint8_t* arenaData = !arenas_ ? nullptr : callerArena ? callerArena : arena ? arena->data() : nullptr;
+  uint8_t* arenaData = !arenas_ ? nullptr : caller.arena ? caller.arena : arena ? arena->data() : nullptr;
   if (arenaData) {
+    const bool direct = writesCallerResults(caller.results);
     std::vector<Literal> outputs;
-    for (const Shape& shape : memory_.outputs) outputs.push_back(Literal::uninitialized(shape));
+    for (size_t k = 0; k < memory_.outputs.size(); ++k)
+      outputs.push_back(direct ? Literal::borrow(memory_.outputs[k], static_cast<uint8_t*>(caller.results[k]))
+                               : Literal::uninitialized(memory_.outputs[k]));
     Frame frame{arenaData, &outputs};
     HLO_ASSIGN_OR_RETURN(ValuePtr root, runProgram(*entry_, pointers, &frame, run));
     // A heap value no one else holds (a result of an op the arena cannot
@@ -636,6 +639,20 @@ StatusOr<Literal> CpuExecutable::runWithArena(std::span<const Literal> args, col
                                          static_cast<long long>(run.stats.outputBytes),
                                          static_cast<long long>(run.stats.heapBytes)));
   return std::move(*result);
+}
+
+bool CpuExecutable::writesCallerResults(std::span<void* const> results) const {
+  // Output buffer k is the root's k-th array when there are as many as the
+  // root has arrays: buffer assignment numbers them in the root's order,
+  // skipping arrays that are not outputs (parameters, constants, repeats).
+  std::vector<Shape> arrays = entry_->computation->root()->shape().elementsOrSelf();
+  if (results.empty() || results.size() != memory_.outputs.size() || arrays.size() != memory_.outputs.size())
+    return false;
+  for (size_t k = 0; k < results.size(); ++k)
+    if (!results[k] || reinterpret_cast<uintptr_t>(results[k]) % kBufferAlignment != 0 || !arrays[k].isArray() ||
+        arrayBytes(arrays[k]) != arrayBytes(memory_.outputs[k]))
+      return false;
+  return true;
 }
 
 RunMemoryStats CpuExecutable::lastRunMemory() const {

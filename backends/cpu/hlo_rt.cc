@@ -36,9 +36,10 @@ int runModel(HloRtModel* model, const void* const* args, void* const* results, v
   std::vector<Literal> inputs;
   for (size_t i = 0; i < model->parameters.size(); ++i)
     inputs.push_back(Literal::borrow(model->parameters[i], static_cast<uint8_t*>(const_cast<void*>(args[i]))));
-  StatusOr<Literal> out = arena && model->exe->arenaBytes() > 0
-                              ? model->exe->runInArena(inputs, static_cast<uint8_t*>(arena))
-                              : model->exe->run(inputs);
+  cpu::CpuExecutable::CallerMemory memory;
+  memory.arena = model->exe->arenaBytes() > 0 ? static_cast<uint8_t*>(arena) : nullptr;
+  memory.results = std::span<void* const>(results, model->results.size());
+  StatusOr<Literal> out = model->exe->runWith(inputs, memory);
   if (!out.ok()) return fail(error, out.status().message());
   std::vector<const Literal*> arrays;
   if (out->shape().isTuple())
@@ -46,8 +47,10 @@ int runModel(HloRtModel* model, const void* const* args, void* const* results, v
   else
     arrays.push_back(&*out);
   if (arrays.size() != model->results.size()) return fail(error, "hlo_rt_run: the run gave another number of results");
+  // Arrays the kernels wrote in place need no copy.
   for (size_t k = 0; k < arrays.size(); ++k)
-    if (arrays[k]->byteSize() > 0) std::memcpy(results[k], arrays[k]->untypedData(), arrays[k]->byteSize());
+    if (arrays[k]->byteSize() > 0 && arrays[k]->untypedData() != results[k])
+      std::memcpy(results[k], arrays[k]->untypedData(), arrays[k]->byteSize());
   return 0;
 }
 

@@ -29,7 +29,9 @@ HloRtModel* hlo_rt_load(const HloAotImage* image, int threads, char** error);
 
 /* Runs a model: args[i] points at the elements of entry parameter i,
    results[k] at where result k is written (row-major, of the element types
-   the model's header gives). 0 on success; else nonzero, with *error set
+   the model's header gives; overlapping no argument; where a result buffer is
+   aligned to HLO_RT_ARENA_ALIGNMENT the run may write it directly, else the
+   result is copied there). 0 on success; else nonzero, with *error set
    as hlo_rt_load sets it. Runs may overlap on several threads. */
 int hlo_rt_run(HloRtModel* model, const void* const* args, void* const* results, char** error);
 
@@ -59,5 +61,34 @@ void hlo_rt_free_error(char* error);
 
 #ifdef __cplusplus
 }
+
+#include <cstdlib>
+#include <cstring>
+
+namespace hlo_rt {
+
+/* n elements, zeroed, aligned to HLO_RT_ARENA_ALIGNMENT: where a run writes a
+   result directly, without a copy, when its plan gives the result a buffer
+   of its own (the generated classes' buffers). */
+template <class T>
+class AlignedArray {
+ public:
+  explicit AlignedArray(size_t n)
+      : bytes_((n * sizeof(T) + HLO_RT_ARENA_ALIGNMENT - 1) / HLO_RT_ARENA_ALIGNMENT * HLO_RT_ARENA_ALIGNMENT +
+               HLO_RT_ARENA_ALIGNMENT),
+        data_(static_cast<T*>(std::aligned_alloc(HLO_RT_ARENA_ALIGNMENT, bytes_))) {
+    if (data_) std::memset(static_cast<void*>(data_), 0, bytes_);
+  }
+  ~AlignedArray() { std::free(data_); }
+  AlignedArray(const AlignedArray&) = delete;
+  AlignedArray& operator=(const AlignedArray&) = delete;
+  T* data() const { return data_; }
+
+ private:
+  size_t bytes_;
+  T* data_;
+};
+
+}  // namespace hlo_rt
 #endif
 #endif /* HLO_RT_H */

@@ -96,10 +96,18 @@ class CpuExecutable : public jit::Executable {
   ~CpuExecutable() override;
   using jit::Executable::run;
   StatusOr<Literal> run(std::span<const Literal> args, collectives::Participant* device) override;
-  // A run whose scratch values go into `arena`: arenaBytes() bytes the
-  // caller owns, aligned to kBufferAlignment, which no other run uses
-  // meanwhile (an ahead-of-time library's caller-provided arena).
-  StatusOr<Literal> runInArena(std::span<const Literal> args, uint8_t* arena);
+  // Memory a caller gives a run (an ahead-of-time library's). `arena`:
+  // arenaBytes() bytes aligned to kBufferAlignment that no other run uses
+  // meanwhile; null, one of the executable's own. `results`: one buffer per
+  // array of the ENTRY's result (its bytes, aligned to kBufferAlignment,
+  // overlapping no argument), which the kernels write directly when each
+  // array of the result has an output buffer of its own; the arrays of the
+  // returned result that lie elsewhere are the caller's to copy.
+  struct CallerMemory {
+    uint8_t* arena = nullptr;
+    std::span<void* const> results;
+  };
+  StatusOr<Literal> runWith(std::span<const Literal> args, const CallerMemory& memory);
   int fallbackCount() const override { return fallbacks_; }
   jit::MemoryStats memoryStats() const override;
 
@@ -131,8 +139,10 @@ class CpuExecutable : public jit::Executable {
                                                       const Frame* frame, RunState& run, bool ownArgs = false,
                                                       std::vector<std::shared_ptr<const Literal>>* rootParts = nullptr);
   Status runKernel(const Step& step, std::span<const Literal* const> operands, Literal& result);
-  // run and runInArena: with `callerArena`, the run's arena; else one of arenas_.
-  StatusOr<Literal> runWithArena(std::span<const Literal> args, collectives::Participant* device, uint8_t* callerArena);
+  StatusOr<Literal> runWithMemory(std::span<const Literal> args, collectives::Participant* device,
+                                  const CallerMemory& caller);
+  // Whether the run may write the result's arrays into `results` (runWith).
+  bool writesCallerResults(std::span<void* const> results) const;
 
   std::unique_ptr<Module> module_;  // after the pipeline; steps point into it
   jit::CompileOptions options_;
