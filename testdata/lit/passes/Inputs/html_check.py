@@ -12,7 +12,7 @@ import subprocess
 import sys
 import zlib
 
-CHROMIUM = ["chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+CHROMIUM = ["chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
             "--disable-extensions", "--allow-file-access-from-files", "--virtual-time-budget=5000"]
 
 
