@@ -7,21 +7,13 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "hlo/file_io.h"
 #include "hlo/printer.h"
 #include "parser/parser.h"
 
 namespace hlo {
 namespace {
-
-std::string readFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // Round-trips the modules that parse under `dir` (at most `limit`, in
 // name order); returns how many.
@@ -34,7 +26,7 @@ int checkFolder(const std::filesystem::path& dir, int limit) {
   int compared = 0;
   for (const auto& path : files) {
     if (compared >= limit) break;
-    auto module = parseModule(readFile(path));
+    auto module = parseModule(readInput(path.string()).value_or(""));
     if (!module.ok()) continue;
     StatusOr<std::unique_ptr<Module>> back = readModuleBinary(writeModuleBinary(**module));
     EXPECT_TRUE(back.ok()) << path << ": " << back.status().message();

@@ -10,24 +10,16 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "backends/cpu/aot_header.h"
 #include "backends/cpu/cpu_options.h"
+#include "hlo/file_io.h"
 #include "interp/random_inputs.h"
 #include "parser/parse_or_fail.h"
 #include "parser/parser.h"
 
 namespace hlo::cpu {
 namespace {
-
-std::string readFile(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // A compiled module, its plan, and an image of it whose functions are the
 // JIT's own (in the plan's order).
@@ -61,7 +53,7 @@ TEST(AotImage, LoadedPlansRunAsTheExecutable) {
   for (const char* dir : {"testdata/jax", "testdata/examples"}) {
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
       if (entry.path().extension() != ".hlo") continue;
-      auto module = parseModule(readFile(entry.path()));
+      auto module = parseModule(readInput(entry.path().string()).value_or(""));
       ASSERT_TRUE(module.ok()) << entry.path();
       StatusOr<Compiled> c = compileWithPlan(**module);
       if (!c.ok()) continue;  // the runtime sizes the image does not take
@@ -205,7 +197,7 @@ ENTRY %e (x: f32[64]) -> (f32[64], f32[64]) {
 }
 
 TEST(AotHeader, StartsWithTheRuntimesHeader) {
-  EXPECT_EQ(std::string(kRuntimeHeader), readFile("backends/cpu/hlo_rt.h"));
+  EXPECT_EQ(std::string(kRuntimeHeader), readInput("backends/cpu/hlo_rt.h").value_or(""));
   auto module = parseOrFail(kSortModule);
   StatusOr<std::string> header = aotHeader(*module, {"Sorter", "ns::inner", "sort.hlo", 64});
   ASSERT_TRUE(header.ok()) << header.status().message();
