@@ -53,9 +53,9 @@ INTERP_CORPUS_SRC := $(wildcard conformance/hlo-interp-corpus.cc)
 PASS_CORPUS_SRC := $(wildcard conformance/hlo-pass-corpus.cc)
 XLA_CORPUS_SRC := $(wildcard conformance/hlo-xla-corpus.cc)
 JIT_CORPUS_SRC := $(wildcard conformance/hlo-jit-corpus.cc)
-JIT_FUZZ_SRC := $(wildcard conformance/hlo-jit-fuzz.cc)
+HLO_FUZZ_SRC := $(wildcard conformance/hlo-fuzz.cc)
 # Library sources: everything in the folder except tests, benchmarks, fuzz targets and programs.
-lib_srcs = $(filter-out %_test.cc %_bench.cc %/fuzz_parser.cc $(CORPUS_CHECK_SRC) $(INTERP_CORPUS_SRC) $(PASS_CORPUS_SRC) $(XLA_CORPUS_SRC) $(JIT_CORPUS_SRC) $(JIT_FUZZ_SRC),$(wildcard $(1)))
+lib_srcs = $(filter-out %_test.cc %_bench.cc %/fuzz_parser.cc $(CORPUS_CHECK_SRC) $(INTERP_CORPUS_SRC) $(PASS_CORPUS_SRC) $(XLA_CORPUS_SRC) $(JIT_CORPUS_SRC) $(HLO_FUZZ_SRC),$(wildcard $(1)))
 obj = $(patsubst %.cc,$(BUILD)/obj/%.o,$(1))
 
 HLO_SRCS := $(call lib_srcs,hlo/*.cc hlo/passes/*.cc)
@@ -85,7 +85,7 @@ INTERP_CORPUS := $(if $(INTERP_CORPUS_SRC),$(BUILD)/bin/hlo-interp-corpus)
 PASS_CORPUS := $(if $(PASS_CORPUS_SRC),$(BUILD)/bin/hlo-pass-corpus)
 XLA_CORPUS := $(if $(XLA_CORPUS_SRC),$(BUILD)/bin/hlo-xla-corpus)
 JIT_CORPUS := $(if $(JIT_CORPUS_SRC),$(BUILD)/bin/hlo-jit-corpus)
-JIT_FUZZ := $(if $(JIT_FUZZ_SRC),$(BUILD)/bin/hlo-jit-fuzz)
+HLO_FUZZ := $(if $(HLO_FUZZ_SRC),$(BUILD)/bin/hlo-fuzz)
 # The JIT's libraries: the backends, which use jit/ (its emitter, its
 # registry), then jit/, which names no backend (jit/backend.h).
 BACKEND_LIBS := $(call lib,backend_cpu,$(CPU_SRCS)) $(call lib,backend_gpu,$(GPU_SRCS))
@@ -107,7 +107,7 @@ BENCHES := $(patsubst bench/%.cc,$(BUILD)/bin/%,$(BENCH_SRCS))
 
 ALL_SRCS := $(HLO_SRCS) $(PARSER_SRCS) $(INTERP_SRCS) $(CONFORMANCE_SRCS) \
             $(TOOL_SRCS) $(CORPUS_CHECK_SRC) $(INTERP_CORPUS_SRC) $(PASS_CORPUS_SRC) $(XLA_CORPUS_SRC) $(TEST_SRCS) $(BENCH_SRCS) \
-            $(JIT_SRCS) $(CPU_SRCS) $(GPU_SRCS) $(JIT_CORPUS_SRC) $(JIT_FUZZ_SRC) $(TUTORIAL_SRCS)
+            $(JIT_SRCS) $(CPU_SRCS) $(GPU_SRCS) $(JIT_CORPUS_SRC) $(HLO_FUZZ_SRC) $(TUTORIAL_SRCS)
 DEPS_STAMP := $(BUILD)/.deps-stamp
 VENV_STAMP := $(BUILD)/venv/.installed
 
@@ -119,7 +119,7 @@ VENV_STAMP := $(BUILD)/venv/.installed
 # GPU runtime (backends/gpu/standin/libcuda.cc); never linked into anything.
 STANDIN_CUDA := $(BUILD)/standin-cuda/libcuda.so.1
 
-all: $(LIBS) $(JIT_LIBS) $(HLO_RT) $(NO_MPI_TRANSPORT) $(TOOLS) $(TUTORIAL_PROGRAMS) $(CORPUS_CHECK) $(INTERP_CORPUS) $(PASS_CORPUS) $(XLA_CORPUS) $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) $(STANDIN_CUDA) | $(DEPS_STAMP)
+all: $(LIBS) $(JIT_LIBS) $(HLO_RT) $(NO_MPI_TRANSPORT) $(TOOLS) $(TUTORIAL_PROGRAMS) $(CORPUS_CHECK) $(INTERP_CORPUS) $(PASS_CORPUS) $(XLA_CORPUS) $(JIT_CORPUS) $(HLO_FUZZ) $(UNIT_TESTS) $(STANDIN_CUDA) | $(DEPS_STAMP)
 
 $(STANDIN_CUDA): backends/gpu/standin/libcuda.cc
 	@mkdir -p $(@D)
@@ -159,7 +159,7 @@ link = $(CXX) $(HLO_LDFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(JIT_LINK) $(LIB
 # backends/cpu/blas.h, backends/gpu/cuda_driver.h). The backends' archives
 # are linked whole: nothing calls a backend by name, each registers itself
 # (jit/backend.h) from a static object the linker would otherwise drop.
-JIT_PROGRAMS := $(BUILD)/bin/hlo-run $(BUILD)/bin/hlo-reduce $(BUILD)/bin/hlo-aot $(JIT_CORPUS) $(JIT_FUZZ) $(UNIT_TESTS) $(BUILD)/bin/jit_bench $(BUILD)/bin/model_bench $(BUILD)/bin/aot_bench \
+JIT_PROGRAMS := $(BUILD)/bin/hlo-run $(BUILD)/bin/hlo-reduce $(BUILD)/bin/hlo-aot $(JIT_CORPUS) $(HLO_FUZZ) $(UNIT_TESTS) $(BUILD)/bin/jit_bench $(BUILD)/bin/model_bench $(BUILD)/bin/aot_bench \
                 $(BUILD)/bin/lapack_bench $(BUILD)/bin/collectives_bench
 $(JIT_PROGRAMS): $(JIT_LIBS)
 $(JIT_PROGRAMS): JIT_LINK = -Wl,--whole-archive $(BACKEND_LIBS) -Wl,--no-whole-archive $(filter-out $(BACKEND_LIBS),$(JIT_LIBS))
@@ -202,8 +202,8 @@ $(JIT_CORPUS): $(call obj,$(JIT_CORPUS_SRC)) $(LIBS)
 	$(call link)
 endif
 
-ifneq ($(JIT_FUZZ),)
-$(JIT_FUZZ): $(call obj,$(JIT_FUZZ_SRC)) $(LIBS)
+ifneq ($(HLO_FUZZ),)
+$(HLO_FUZZ): $(call obj,$(HLO_FUZZ_SRC)) $(LIBS)
 	@mkdir -p $(@D)
 	$(call link)
 endif

@@ -1,6 +1,6 @@
 // One module through the reference interpreter and the CPU JIT on the same
 // arguments, compared as conformance/contraction_bound.h's compareEngines
-// does: what hlo-jit-corpus does to each corpus module and hlo-jit-fuzz to
+// does: what hlo-jit-corpus does to each corpus module and hlo-fuzz to
 // each random one. Each phase is announced (reportProgress), so a child
 // that times out or crashes says where. Header-only: the conformance
 // library does not link the JIT, the programs that call this do.

@@ -1,4 +1,4 @@
-// Random HLO modules for differential testing (hlo-jit-fuzz): a seed gives
+// Random HLO modules for differential testing (hlo-fuzz --generator=chains): a seed gives
 // one small module of one element type: a few parameters of one shape, then
 // a chain of elementwise unary and binary ops, comparisons feeding selects,
 // clamps, round trips through another type, slices put back together in

@@ -1,4 +1,4 @@
-// The random modules of hlo-jit-fuzz: valid, the same for the same seed, and
+// The random modules of hlo-fuzz --generator=chains: valid, the same for the same seed, and
 // between them reaching every construct the generator knows.
 #include "conformance/random_module.h"
 

@@ -117,6 +117,8 @@ StatusOr<Shape> inferAllGather(const Ctx& c) {
   const Shape* out0 = declaredFirst(c);
   if (out0 && out0->rank() > d && c.operand(0).dim(d) > 0)
     shards = ceilDiv(out0->dim(d), c.operand(0).dim(d));
+  // Nothing to gather: any number of participants gives the declared size.
+  if (shards < 1 && out0 && out0->rank() > d && c.operand(0).dim(d) == 0 && out0->dim(d) == 0) shards = 1;
   if (shards < 1) return c.cannotInfer();
   std::vector<Shape> gathered;
   for (int i = 0; i < c.operandCount(); ++i) {
@@ -160,6 +162,8 @@ StatusOr<Shape> inferReduceScatter(const Ctx& c) {
   const Shape* out0 = declaredFirst(c);
   if (out0 && out0->rank() > d && out0->dim(d) > 0)
     shards = ceilDiv(c.operand(0).dim(d), out0->dim(d));
+  // Nothing to scatter: any number of participants gives the declared size.
+  if (shards < 1 && out0 && out0->rank() > d && c.operand(0).dim(d) == 0 && out0->dim(d) == 0) shards = 1;
   if (shards < 1) return c.cannotInfer();
   std::vector<Shape> out;
   for (int i = 0; i < c.operandCount(); ++i) {

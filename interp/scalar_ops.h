@@ -165,12 +165,14 @@ struct Sign {
   }
 };
 
-// Counted within the type's own width: clz(s4 1) = 3, clz(0) = width.
+// Counted within the type's own width: clz(s4 1) = 3, clz(0) = width. A
+// count the type cannot hold wraps as any result does: clz(s2 0) = 2 is
+// the bits 10, so -2.
 struct Clz {
   static constexpr UnaryResult kResult = UnaryResult::kSame;
   template <class K> static constexpr bool kAccepts = isInt<K>;
   template <class K> static V<K> apply(V<K> x) {
-    return static_cast<V<K>>(K::kBits - std::bit_width(K::bits(x)));
+    return K::wrap(static_cast<uint64_t>(K::kBits - std::bit_width(K::bits(x))));
   }
 };
 
@@ -178,7 +180,7 @@ struct PopulationCount {
   static constexpr UnaryResult kResult = UnaryResult::kSame;
   template <class K> static constexpr bool kAccepts = isInt<K>;
   template <class K> static V<K> apply(V<K> x) {
-    return static_cast<V<K>>(std::popcount(K::bits(x)));
+    return K::wrap(static_cast<uint64_t>(std::popcount(K::bits(x))));
   }
 };
 

@@ -20,6 +20,8 @@ namespace {
 using S4 = IntKind<int8_t, 4>;
 using U4 = IntKind<uint8_t, 4>;
 using S2 = IntKind<int8_t, 2>;
+using S1 = IntKind<int8_t, 1>;
+using U2 = IntKind<uint8_t, 2>;
 using S8 = IntKind<int8_t, 8>;
 using U8 = IntKind<uint8_t, 8>;
 using S64 = IntKind<int64_t, 64>;
@@ -112,6 +114,19 @@ TEST(IntOps, UnaryOnS4) {
     EXPECT_EQ(PopulationCount::apply<S4>(x), std::popcount(bits));
     EXPECT_EQ(Clz::apply<S4>(x), 4 - std::bit_width(bits));
   }
+}
+
+// A count wider than the type wraps: clz(s2 0) = 2 = 0b10 is -2 in s2, and
+// clz(s1 0) = 1 is the bit 1, -1 in s1; popcnt(s2 -1 = 0b11) = 2 is -2.
+TEST(IntOps, CountsWrapInNarrowSignedTypes) {
+  EXPECT_EQ(Clz::apply<S2>(0), -2);
+  EXPECT_EQ(Clz::apply<S2>(1), 1);
+  EXPECT_EQ(Clz::apply<S1>(0), -1);
+  EXPECT_EQ(Clz::apply<S1>(-1), 0);
+  EXPECT_EQ(PopulationCount::apply<S2>(-1), -2);
+  EXPECT_EQ(PopulationCount::apply<S2>(-2), 1);
+  EXPECT_EQ(PopulationCount::apply<S1>(-1), -1);
+  EXPECT_EQ(Clz::apply<U2>(0), 2);
 }
 
 TEST(IntOps, SixtyFourBitEdges) {

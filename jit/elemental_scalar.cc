@@ -461,9 +461,18 @@ StatusOr<llvm::Value*> ElementalEmitter::compare(const Instruction& instr, Eleme
     return b_.CreateFCmp(pick(P::FCMP_OEQ, P::FCMP_UNE, P::FCMP_OGE, P::FCMP_OGT, P::FCMP_OLE, P::FCMP_OLT), x, y);
   }
   if (isFloat(t)) {
-    if (encodedFloat(t)) return cannotCompile(instr, "total-order comparison of " + std::string(elementTypeName(t)));
-    // Total order: sign-magnitude bits read as a signed number.
-    auto key = [&](llvm::Value* v) {
+    // Total order: sign-magnitude bits read as a signed number. The f8, f6
+    // and f4 formats are held as their bits in an i8 (the sign is the
+    // type's top bit); f8e8m0fnu, without a sign, orders by its bits.
+    auto key = [&](llvm::Value* v) -> llvm::Value* {
+      if (encodedFloat(t)) {
+        llvm::Value* bits = b_.CreateZExt(v, b_.getInt32Ty());
+        if (t == ElementType::kF8E8M0FNU) return bits;
+        const uint32_t sign = 1u << (bitWidth(t) - 1);
+        llvm::Value* mag = b_.CreateAnd(bits, b_.getInt32(sign - 1));
+        llvm::Value* negative = b_.CreateICmpNE(b_.CreateAnd(bits, b_.getInt32(sign)), b_.getInt32(0));
+        return b_.CreateSelect(negative, b_.CreateNot(mag), mag);
+      }
       llvm::Type* it = b_.getIntNTy(v->getType()->getPrimitiveSizeInBits());
       llvm::Value* bits = b_.CreateBitCast(v, it);
       llvm::Value* mag = b_.CreateAnd(bits, llvm::ConstantInt::get(it, llvm::APInt::getSignedMaxValue(it->getIntegerBitWidth())));

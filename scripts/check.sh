@@ -131,22 +131,29 @@ else
   skipped=$((skipped + 1))
 fi
 
-# g) Random modules through the CPU JIT and the interpreter (a fixed range
-#    of seeds: the same modules every run).
-#    Then the shapes bad and big input takes: a declared `?` dimension in
-#    each seed's module, and chains of thousands of dependent ops.
-if [ -x "$bin/hlo-jit-fuzz" ]; then
-  run jit-fuzz "$bin/hlo-jit-fuzz" --seeds=0:400 --jobs=2; rc=$?
-  add_summary jit-fuzz hlo-jit-fuzz "$rc"
-  run jit-fuzz-unbounded "$bin/hlo-jit-fuzz" --seeds=0:200 --jobs=2 --mutate=unbounded; rc=$?
-  add_summary jit-fuzz-unbounded hlo-jit-fuzz "$rc"
-  run jit-fuzz-deep "$bin/hlo-jit-fuzz" --seeds=0:6 --jobs=2 --mutate=deep; rc=$?
-  add_summary jit-fuzz-deep hlo-jit-fuzz "$rc"
-  # The same random modules through the GPU's kernels on the host grid runner.
-  run gpu-host-fuzz "$bin/hlo-jit-fuzz" --seeds=0:400 --jobs=2 --engine=gpu-host; rc=$?
-  add_summary gpu-host-fuzz hlo-jit-fuzz "$rc"
+# g) Differential fuzzing (hlo-fuzz, a fixed range of seeds: the same
+#    modules every run): modules over every opcode and element type
+#    against the CPU JIT, the GPU's kernels on the host grid runner, the cpu
+#    pipeline and each pass alone; the chains generator against the CPU JIT
+#    and the GPU's kernels; then the shapes bad and big input takes: a
+#    declared `?` dimension in each seed's module, and chains of thousands
+#    of dependent ops.
+if [ -x "$bin/hlo-fuzz" ]; then
+  fuzz() {  # SUITE ARGS...
+    local suite=$1; shift
+    run "$suite" "$bin/hlo-fuzz" --jobs=2 "$@"; rc=$?
+    add_summary "$suite" hlo-fuzz "$rc"
+  }
+  fuzz fuzz-ops-cpu --seeds=0:1500 --oracle=cpu
+  fuzz fuzz-ops-gpu-host --seeds=0:500 --oracle=gpu-host
+  fuzz fuzz-ops-pipeline --seeds=0:1500 --oracle=pipeline
+  fuzz fuzz-ops-passes --seeds=0:500 --oracle=passes
+  fuzz fuzz-chains-cpu --generator=chains --seeds=0:400
+  fuzz fuzz-chains-gpu-host --generator=chains --seeds=0:400 --oracle=gpu-host
+  fuzz fuzz-unbounded-cpu --generator=chains --mutate=unbounded --seeds=0:200
+  fuzz fuzz-deep-cpu --generator=chains --mutate=deep --seeds=0:6
 else
-  echo "check: $bin/hlo-jit-fuzz not built yet; JIT fuzz not run"
+  echo "check: $bin/hlo-fuzz not built yet; fuzzing not run"
 fi
 
 # h) The Python package (python/tests, pytest on build/venv's Python), where

@@ -33,7 +33,7 @@ def tool(name, path):
 
 tool("FileCheck", os.path.join(llvm_bin, "FileCheck"))
 tool("not", os.path.join(llvm_bin, "not"))
-for program in ("hlo-opt", "hlo-run", "hlo-compare", "hlo-reduce", "hlo-aot"):
+for program in ("hlo-opt", "hlo-run", "hlo-compare", "hlo-reduce", "hlo-aot", "hlo-fuzz"):
     path = os.path.join(bin_dir, program)
     tool(program, path)
     if os.access(path, os.X_OK):

@@ -94,6 +94,9 @@ constexpr const char* kUsage =
     "  --print-limit=N|all       print at most the first N values of each larger array\n"
     "                            (default 1000: a larger array prints its first 1000 and a\n"
     "                            note goes to stderr; all prints every value)\n"
+    "  --save-inputs=FILE.npz    also write the arguments of the run (given or random), one\n"
+    "                            member per ENTRY parameter named after it, in order: the\n"
+    "                            inputs to give another engine (conformance/xla_oracle.py)\n"
     "  --output=FILE.npz|.npy    write the result arrays to a file instead of printing them\n"
     "                            (.npz members 'result', or 'result.0', 'result.1.0'... for\n"
     "                            tuple elements; .npy for a result with one array)\n"
@@ -178,6 +181,7 @@ struct Flags {
   int64_t printLimit = 1000;
   bool printLimitGiven = false;
   std::string output;
+  std::string saveInputs;  // --save-inputs: the arguments as .npz
   int64_t iterations = 1;
   hlo::interp::Options options;
   std::string compare;  // "" or "interp"
@@ -284,6 +288,9 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
       bool npz = value.size() > 4 && value.substr(value.size() - 4) == ".npz";
       if (!npy && !npz) return bad("the file name must end in .npz or .npy");
       flags.output = value;
+    } else if (name == "save-inputs") {
+      if (value.size() <= 4 || value.substr(value.size() - 4) != ".npz") return bad("the file name must end in .npz");
+      flags.saveInputs = value;
     } else if (name == "random-seed") {
       // The full 64-bit range: up to 20 digits.
       uint64_t v = 0;
@@ -342,6 +349,7 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
     if (!jit) return usageError("--compile-only needs a JIT engine (--engine=cpu, gpu, gpu-host)");
     for (const auto& [given, name] : {std::pair<bool, const char*>{!flags.compare.empty(), "--compare"},
                                       {!flags.output.empty(), "--output"},
+                                      {!flags.saveInputs.empty(), "--save-inputs"},
                                       {!flags.inputs.empty(), "--input"},
                                       {flags.iterations > 1, "--iterations"},
                                       {flags.stats, "--stats"}})
@@ -723,12 +731,21 @@ int main(int argc, char** argv) {
   if (flags.compileOnly) return compileOnly(flags, **module, shownName, *text);
   auto devices = hlo::conformance::chooseTopology(**module, flags.replicas, flags.partitions);
   if (!devices.ok()) return inputError(shownName, devices.status().message());
+  if (devices->topology.devices() > 1 && !flags.saveInputs.empty())
+    return usageError("--save-inputs writes the arguments of a run on one device");
   if (devices->topology.devices() > 1) return runOnDevices(flags, **module, *devices, shownName, *text);
   if (!flags.inputPerDevice.empty() || !flags.outputPerDevice.empty())
     return usageError("--input-per-device and --output-per-device need a run on several devices");
   const hlo::Computation* entry = (*module)->entry();
   std::vector<Literal> values;
   if (std::optional<int> rc = makeArguments(flags, flags.inputs, *entry, shownName, flags.seed, values)) return *rc;
+  if (!flags.saveInputs.empty()) {
+    std::vector<std::pair<std::string, const Literal*>> named;
+    for (size_t p = 0; p < values.size(); ++p) named.push_back({entry->parameters()[p]->name(), &values[p]});
+    auto bytes = hlo::writeNpz(named);
+    if (!bytes.ok()) return inputError(flags.saveInputs, bytes.status().message());
+    if (!hlo::writeOutput(flags.saveInputs, *bytes)) return inputError(flags.saveInputs, "cannot write file");
+  }
 
   // A .npy output needs a result with exactly one array; know before running.
   if (isNpyPath(flags.output)) {
