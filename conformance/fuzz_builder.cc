@@ -29,12 +29,20 @@ std::string realLiteral(Builder& b, ElementType t, bool edge) {
   if (hasInfinity(t)) edges.insert(edges.end(), {"inf", "-inf"});
   if (hasNan(t)) edges.push_back("nan");
   if (hasNegativeZero(t)) edges.push_back("-0");
-  switch (t) {  // a denormal and a value near the largest finite one
-    case T::kF32: edges.insert(edges.end(), {"1e-40", "3.4e+38", "-3.4e+38"}); break;
-    case T::kBF16: edges.insert(edges.end(), {"1e-40", "3.38e+38"}); break;
-    case T::kF64: edges.insert(edges.end(), {"4.9e-324", "1.79e+308", "-1.79e+308"}); break;
-    case T::kF16: edges.insert(edges.end(), {"6e-08", "65504", "-65504"}); break;
+  switch (t) {  // values near the largest finite one
+    case T::kF32: edges.insert(edges.end(), {"3.4e+38", "-3.4e+38"}); break;
+    case T::kBF16: edges.insert(edges.end(), {"3.38e+38"}); break;
+    case T::kF64: edges.insert(edges.end(), {"1.79e+308", "-1.79e+308"}); break;
+    case T::kF16: edges.insert(edges.end(), {"65504", "-65504"}); break;
     default: break;
+  }
+  if (!b.forXla()) {
+    switch (t) {  // a denormal
+      case T::kF32: case T::kBF16: edges.push_back("1e-40"); break;
+      case T::kF64: edges.push_back("4.9e-324"); break;
+      case T::kF16: edges.push_back("6e-08"); break;
+      default: break;
+    }
   }
   return b.pickOf(edges);
 }
@@ -85,8 +93,9 @@ const std::vector<ElementType>& Builder::arrayTypes() {
   return kTypes;
 }
 
-Builder::Builder(uint64_t seed) : state_(seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull) {
-  mainType_ = pickOf(arrayTypes());
+Builder::Builder(uint64_t seed, std::vector<ElementType> types, bool forXla)
+    : state_(seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull), types_(std::move(types)), forXla_(forXla) {
+  mainType_ = pickOf(types_);
   static const std::vector<int64_t> kSizes = {1, 2, 3, 4, 5, 7, 8, 16, 17, 33};
   int rank = static_cast<int>(pick(4));
   int64_t elements = 1;
@@ -123,6 +132,11 @@ std::optional<Value> Builder::existing(ElementType type, const Dims& dims, Need 
 }
 
 Value Builder::need(ElementType type, const Dims& dims, Need need) {
+  if (need == Need::kOrdinary) {
+    for (const Value& v : values_)
+      if (v.name[0] == 'p' && v.type == type && v.dims == dims && !oneIn(3)) return v;
+    return parameter(type, dims);
+  }
   if (auto v = existing(type, dims, need); v && !oneIn(4)) return *v;
   if (oneIn(2)) {  // a conversion of a value of the same dimensions
     std::vector<const Value*> sources;
@@ -261,6 +275,11 @@ std::string Builder::text(const std::string& moduleName) {
     if (it->uses == 0 && !it->terminal) results.push_back(&*it), ++open;
   if (results.size() > 8) results.resize(8);
   if (results.empty()) results.push_back(&values_.back());
+  if (results.size() == 1) {  // the value itself, not a tuple of one
+    const Value& v = *results[0];
+    return "HloModule " + moduleName + "\n\n" + computations_ + "ENTRY main {\n" + body_ + "  ROOT out = " +
+           shapeText(v.type, v.dims, v.dynamicDim) + " copy(" + v.name + ")\n}\n";
+  }
   std::string types, names;
   for (const Value* v : results) {
     types += (types.empty() ? "" : ", ") + shapeText(v->type, v->dims, v->dynamicDim);

@@ -37,12 +37,20 @@ struct Value {
   int uses = 0;
 };
 
-// What a value may be: an exact one, or any.
-enum class Need { kExact, kAny };
+// What a value may be: any, an exact one, or an ordinary one: a parameter,
+// whose values hlo-run --random-seed draws in [-1, 1) (for ops such as a
+// dot or an fft, where infinities and values near overflow give results
+// that depend on the order of the sums, and two correct engines differ).
+enum class Need { kAny, kExact, kOrdinary };
 
 class Builder {
  public:
-  explicit Builder(uint64_t seed);
+  // `types`: the element types values may have (arrays only). `forXla`:
+  // the module is for XLA:CPU, which flushes denormals to zero and sums
+  // low-precision floats in its own order and precision, so neither
+  // denormal constants nor float sums whose order is free are written.
+  Builder(uint64_t seed, std::vector<ElementType> types, bool forXla = false);
+  bool forXla() const { return forXla_; }
 
   // One of n choices, and an event of odds 1 in n. Not <random>'s
   // distributions, whose algorithms differ between standard libraries.
@@ -61,7 +69,7 @@ class Builder {
   std::optional<ElementType> typeFor(Accepts accepts) {
     if (accepts(mainType_) && !oneIn(3)) return mainType_;
     std::vector<ElementType> fit;
-    for (ElementType t : arrayTypes())
+    for (ElementType t : types_)
       if (accepts(t)) fit.push_back(t);
     if (fit.empty()) return std::nullopt;
     return pickOf(fit);
@@ -112,6 +120,8 @@ class Builder {
   std::string text(const std::string& moduleName);
   const std::vector<Value>& values() const { return values_; }
 
+  // The element types values may have.
+  const std::vector<ElementType>& types() const { return types_; }
   // Every element type an array can hold.
   static const std::vector<ElementType>& arrayTypes();
 
@@ -120,6 +130,8 @@ class Builder {
   Value constant(ElementType type, const Dims& dims);
 
   uint64_t state_;
+  std::vector<ElementType> types_;
+  bool forXla_ = false;
   ElementType mainType_;
   Dims mainDims_;
   std::vector<Value> values_;

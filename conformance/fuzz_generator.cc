@@ -112,14 +112,36 @@ std::optional<std::string_view> notGenerated(Opcode op) {
   return plan.whyNot;
 }
 
-std::string generateModule(uint64_t seed) {
-  static const std::vector<Opcode> kWritten = [] {
+std::string generateModule(uint64_t seed, Profile profile) {
+  const bool xla = profile == Profile::kXla;
+  auto written = [](bool xla) {
     std::vector<Opcode> ops;
-    for (int i = 0; i < opcodeCount(); ++i)
-      if (!notGenerated(static_cast<Opcode>(i))) ops.push_back(static_cast<Opcode>(i));
+    for (int i = 0; i < opcodeCount(); ++i) {
+      const Opcode op = static_cast<Opcode>(i);
+      // XLA:CPU runs no atan, mulhi, acos, acosh, asin, asinh, atanh, cosh,
+      // sinh, copy-start or collective-broadcast, takes async wrappers in
+      // its own forms only, and its rng's values are its own.
+      const bool notXla =
+          op == Opcode::kAtan || op == Opcode::kMulhi || op == Opcode::kAcos || op == Opcode::kAcosh ||
+          op == Opcode::kAsin || op == Opcode::kAsinh || op == Opcode::kAtanh || op == Opcode::kCosh ||
+          op == Opcode::kSinh || op == Opcode::kCopyStart || op == Opcode::kCopyDone ||
+          op == Opcode::kCollectiveBroadcast || op == Opcode::kAsyncStart || op == Opcode::kAsyncUpdate ||
+          op == Opcode::kAsyncDone || op == Opcode::kRng || op == Opcode::kRngGetAndUpdateState;
+      if (!notGenerated(op) && !(xla && notXla)) ops.push_back(op);
+    }
     return ops;
-  }();
-  Builder b(seed);
+  };
+  auto types = [](bool xla) {
+    std::vector<ElementType> fit;
+    for (ElementType t : Builder::arrayTypes())
+      if (!xla || (bitWidth(t) > 2 && bitWidth(t) != 6 && t != ElementType::kF4E2M1FN && t != ElementType::kF8E8M0FNU))
+        fit.push_back(t);
+    return fit;
+  };
+  static const std::vector<Opcode> kAll = written(false), kForXla = written(true);
+  static const std::vector<ElementType> kAllTypes = types(false), kXlaTypes = types(true);
+  const std::vector<Opcode>& kWritten = xla ? kForXla : kAll;
+  Builder b(seed, xla ? kXlaTypes : kAllTypes, xla);
   b.parameter(b.mainType(), b.mainDims());
   const int steps = 3 + static_cast<int>(b.pick(14));
   for (int step = 0; step < steps; ++step)

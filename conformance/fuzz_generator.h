@@ -31,7 +31,21 @@ namespace hlo::conformance::fuzz {
 // some.
 std::optional<std::string_view> notGenerated(Opcode op);
 
+// What the modules may hold.
+enum class Profile {
+  kAll,  // every opcode written and every array element type
+  // What XLA:CPU (through jax's StableHLO path) takes and defines as this
+  // project does: no s1, u1, s2, u2, f6, f4 or f8e8m0fnu values, not the
+  // opcodes XLA:CPU does not run (atan, mulhi, acos and the other inverse
+  // and hyperbolic functions but tanh, copy-start, collective-broadcast,
+  // async wrappers of a computation) nor rng (whose values are each
+  // engine's own), no denormal constants (XLA:CPU flushes them to zero)
+  // and no float sums whose order XLA chooses (it sums low-precision
+  // floats in their own type, step by step).
+  kXla,
+};
+
 // The module of `seed`, named fuzz_<seed>.
-std::string generateModule(uint64_t seed);
+std::string generateModule(uint64_t seed, Profile profile = Profile::kAll);
 
 }  // namespace hlo::conformance::fuzz

@@ -32,10 +32,10 @@ std::optional<Combiner> combinerFor(Builder& b, ElementType t) {
   if (isInteger(t)) fit = {{"add", true}, {"multiply", true}, {"maximum", true}, {"minimum", true}};
   if (isFloat(t)) {
     if (hasInfinity(t)) fit.insert(fit.end(), {{"maximum", true}, {"minimum", true}});
-    if (t != ElementType::kF8E8M0FNU) fit.push_back({"add", false});
-    fit.push_back({"multiply", false});
+    if (t != ElementType::kF8E8M0FNU && !b.forXla()) fit.push_back({"add", false});
+    if (!b.forXla()) fit.push_back({"multiply", false});
   }
-  if (isComplex(t)) fit = {{"add", false}};
+  if (isComplex(t) && !b.forXla()) fit = {{"add", false}};
   if (fit.empty()) return std::nullopt;
   return b.pickOf(fit);
 }
@@ -55,7 +55,7 @@ std::string dimsOf(const std::vector<int64_t>& sizes, const char* separator = "x
 // step exact.
 Value diagonallyDominant(Builder& b, ElementType t, int64_t n) {
   const Dims square = {n, n};
-  Value p = b.need(t, square, Need::kExact);
+  Value p = b.need(t, square, Need::kOrdinary);
   Value pt = b.define(t, square, "transpose(" + p.name + "), dimensions={1,0}", true, {&p});
   Value sum = b.define(t, square, "add(" + p.name + ", " + pt.name + ")", true, {&p, &pt});
   Value halfScalar = b.define(t, {}, "constant(0.5)", true, {});
@@ -112,8 +112,10 @@ bool writeReduce(Builder& b) {
                             ", s32[]) tuple(v, k)\n");
     Value positions = b.define(ElementType::kS32, x->dims, "iota(), iota_dimension=" + std::to_string(reduced[0]),
                                true, {});
+    // The identity: the lowest value at an index no element has (ties go
+    // to the lower index, so index 0 would beat the elements' own).
     Value lowest = identity(b, "maximum", t);
-    Value zero = b.define(ElementType::kS32, {}, "constant(0)", true, {});
+    Value zero = b.define(ElementType::kS32, {}, "constant(2147483647)", true, {});
     const std::vector<Value> shapes = {Value{"", t, dims}, Value{"", ElementType::kS32, dims}};
     std::string tuple = b.defineOther(tupleShape(shapes),
                                       "reduce(" + x->name + ", " + positions.name + ", " + lowest.name + ", " +
@@ -124,7 +126,7 @@ bool writeReduce(Builder& b) {
   }
   std::optional<Combiner> combiner = combinerFor(b, x->type);
   if (!combiner) return false;
-  Value operand = combiner->exact ? *x : b.need(x->type, x->dims, Need::kExact);
+  Value operand = combiner->exact ? *x : b.need(x->type, x->dims, Need::kOrdinary);
   Value init = identity(b, combiner->op, x->type);
   b.define(x->type, dims,
            "reduce(" + operand.name + ", " + init.name + "), dimensions=" + listText(reduced) + ", to_apply=" +
@@ -138,7 +140,7 @@ bool writeReduceWindow(Builder& b) {
   if (!x) return false;
   std::optional<Combiner> combiner = combinerFor(b, x->type);
   if (!combiner) return false;
-  Value operand = combiner->exact ? *x : b.need(x->type, x->dims, Need::kExact);
+  Value operand = combiner->exact ? *x : b.need(x->type, x->dims, Need::kOrdinary);
   std::vector<int64_t> sizes, strides;
   std::string pads;
   Dims dims;
@@ -163,7 +165,7 @@ bool writeReduceWindow(Builder& b) {
 // values.
 bool writeSelectAndScatter(Builder& b) {
   auto x = valueOfRank(b, 1, [](ElementType t) { return isReal(t) && t != ElementType::kF8E8M0FNU; });
-  if (!x) return false;
+  if (!x || (b.forXla() && isFloat(x->type))) return false;
   for (int64_t d : x->dims)
     if (d == 0) return false;
   const ElementType t = x->type;
@@ -177,7 +179,7 @@ bool writeSelectAndScatter(Builder& b) {
     strides.push_back(stride);
     sourceDims.push_back((d - size) / stride + 1);
   }
-  Value source = b.need(t, sourceDims, Need::kExact);
+  Value source = b.need(t, sourceDims, isFloat(t) ? Need::kOrdinary : Need::kExact);
   Value init = b.define(t, {}, "constant(0)", true, {});
   const std::string s = shapeText(t, {});
   const std::string select = b.computation("select_ge_" + std::string(elementTypeName(t)),
@@ -272,8 +274,9 @@ bool writeDot(Builder& b) {
     if (isFloat(t) && bitWidth(t) < 32) result = ElementType::kF32;
     if (isInteger(t) && bitWidth(t) < 32) result = isSigned(t) ? ElementType::kS32 : ElementType::kU32;
   }
-  Value lhs = b.need(t, lhsDims), rhs = b.need(t, rhsDims);
   const bool floating = isFloat(t) || isComplex(t);
+  const Need need = floating ? Need::kOrdinary : Need::kAny;
+  Value lhs = b.need(t, lhsDims, need), rhs = b.need(t, rhsDims, need);
   b.define(result, dims, "dot(" + lhs.name + ", " + rhs.name + "), " + attributes, !floating && lhs.exact && rhs.exact,
            {&lhs, &rhs}, floating);
   return true;
@@ -292,7 +295,8 @@ bool writeRaggedDot(Builder& b) {
     sizes.push_back(static_cast<int64_t>(b.pick(left + 1)));
     left -= sizes.back();
   }
-  Value lhs = b.need(t, {m, k}), rhs = b.need(t, {groups, k, n});
+  const Need need = isFloat(t) ? Need::kOrdinary : Need::kAny;
+  Value lhs = b.need(t, {m, k}, need), rhs = b.need(t, {groups, k, n}, need);
   Value groupSizes = b.define(ElementType::kS64, {groups}, "constant(" + listText(sizes) + ")", true, {});
   const bool floating = isFloat(t);
   b.define(t, {m, n},
@@ -334,8 +338,9 @@ bool writeConvolution(Builder& b) {
     dims = {batch, outSizes[0], outSizes[1], out};
     labels = "b01f_01io->b01f";
   }
-  Value input = b.need(t, inputDims), kernel = b.need(t, kernelDims);
   const bool floating = isFloat(t);
+  const Need need = floating ? Need::kOrdinary : Need::kAny;
+  Value input = b.need(t, inputDims, need), kernel = b.need(t, kernelDims, need);
   b.define(t, dims,
            "convolution(" + input.name + ", " + kernel.name + "), window={size=" + dimsOf(windowSizes) + " stride=" +
                dimsOf(strides) + " pad=" + pads + "}, dim_labels=" + labels,
@@ -353,7 +358,7 @@ bool writeFft(Builder& b) {
   const std::string kind = b.pickOf(kTypes);
   const Dims full = {batch, n}, half = {batch, n / 2 + 1};
   const bool fromReal = kind == "RFFT", toReal = kind == "IRFFT";
-  Value x = b.need(fromReal ? real : complex, toReal ? half : full);
+  Value x = b.need(fromReal ? real : complex, toReal ? half : full, Need::kOrdinary);
   b.define(toReal ? real : complex, fromReal ? half : full,
            "fft(" + x.name + "), fft_type=" + kind + ", fft_length={" + std::to_string(n) + "}", false, {&x}, true);
   return true;
@@ -372,7 +377,7 @@ bool writeTriangularSolve(Builder& b) {
   const int64_t n = 1 + b.pick(4), m = b.pick(4);
   Value a = diagonallyDominant(b, t, n);
   const bool left = b.oneIn(2);
-  Value rhs = b.need(t, left ? Dims{n, m} : Dims{m, n});
+  Value rhs = b.need(t, left ? Dims{n, m} : Dims{m, n}, Need::kOrdinary);
   b.define(t, rhs.dims,
            "triangular-solve(" + a.name + ", " + rhs.name + "), left_side=" + (left ? "true" : "false") +
                ", lower=" + (b.oneIn(2) ? "true" : "false") + ", unit_diagonal=" + (b.oneIn(4) ? "true" : "false") +
@@ -433,7 +438,9 @@ bool writeRng(Builder& b) {
 }
 
 bool writeRngBitGenerator(Builder& b) {
-  static const std::vector<std::string> kAlgorithms = {"rng_philox", "rng_three_fry", "rng_default"};
+  // rng_default is whatever the engine picks: not for XLA.
+  const std::vector<std::string> kAlgorithms = b.forXla() ? std::vector<std::string>{"rng_philox", "rng_three_fry"}
+                                                         : std::vector<std::string>{"rng_philox", "rng_three_fry", "rng_default"};
   const ElementType t = b.oneIn(2) ? ElementType::kU32 : ElementType::kU64;
   Value state = b.need(ElementType::kU64, {2}, Need::kExact);
   const std::vector<Value> shapes = {Value{"", ElementType::kU64, {2}}, Value{"", t, b.someDims()}};

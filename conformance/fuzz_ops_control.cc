@@ -27,7 +27,7 @@ std::string unaryComputation(Builder& b, const std::string& prefix, ElementType 
 }
 
 Value anyValue(Builder& b) {
-  return b.need(b.oneIn(2) ? b.mainType() : b.pickOf(Builder::arrayTypes()), b.someDims());
+  return b.need(b.oneIn(2) ? b.mainType() : b.pickOf(b.types()), b.someDims());
 }
 
 }  // namespace
@@ -184,7 +184,7 @@ bool writeCollective(Builder& b, Opcode op) {
   }
   if (op == Opcode::kAllToAll) {
     if (x.dims.empty()) return false;  // the scalar form is a tuple's
-    b.define(x.type, x.dims, "all-to-all(" + x.name + "), replica_groups={}" + along, x.exact, {&x});
+    b.define(x.type, x.dims, "all-to-all(" + x.name + "), replica_groups={{0}}" + along, x.exact, {&x});
     return true;
   }
   if (op == Opcode::kCollectiveBroadcast) {

@@ -113,11 +113,11 @@ bool isFloating(ElementType t) { return isFloat(t) || isComplex(t); }
 
 bool writeConvert(Builder& b, const Dims& dims) {
   std::vector<ElementType> froms;
-  for (ElementType t : Builder::arrayTypes())
+  for (ElementType t : b.types())
     if (!isComplex(t)) froms.push_back(t);
   const ElementType from = b.oneIn(2) ? b.mainType() : b.pickOf(froms);
   if (isComplex(from)) return false;
-  const ElementType to = b.pickOf(Builder::arrayTypes());
+  const ElementType to = b.pickOf(b.types());
   // A float that is not exact converted to an integer, or to a narrower
   // float, may land on either side of a step.
   Value x = b.need(from, dims, keepsRelativeError(from, to) ? Need::kAny : Need::kExact);
@@ -127,9 +127,9 @@ bool writeConvert(Builder& b, const Dims& dims) {
 
 // The same number of bits in another type: integers of either sign, floats.
 bool writeBitcastConvert(Builder& b, const Dims& dims) {
-  const ElementType from = b.oneIn(2) ? b.mainType() : b.pickOf(Builder::arrayTypes());
+  const ElementType from = b.oneIn(2) ? b.mainType() : b.pickOf(b.types());
   std::vector<ElementType> tos;
-  for (ElementType t : Builder::arrayTypes())
+  for (ElementType t : b.types())
     if (t != from && bitWidth(t) == bitWidth(from) && !isPred(t) && !isComplex(t) && !isPred(from) && !isComplex(from))
       tos.push_back(t);
   if (tos.empty()) return false;

@@ -14,7 +14,7 @@ namespace {
 std::optional<Value> someValue(Builder& b, size_t minRank = 0) {
   const Dims dims = b.someDims();
   if (dims.size() < minRank) return std::nullopt;
-  return b.need(b.oneIn(2) ? b.mainType() : b.pickOf(Builder::arrayTypes()), dims);
+  return b.need(b.oneIn(2) ? b.mainType() : b.pickOf(b.types()), dims);
 }
 
 std::vector<int64_t> iotaList(size_t n, int64_t from = 0) {
@@ -194,15 +194,15 @@ bool writeScatter(Builder& b) {
   const bool floating = isFloat(x->type);
   std::vector<std::string> combiners = {"maximum", "minimum"};
   if (!floating && !isPred(x->type)) combiners.push_back("add");
-  if (floating && x->type != ElementType::kF8E8M0FNU) combiners.push_back("add");
+  if (floating && x->type != ElementType::kF8E8M0FNU && !b.forXla()) combiners.push_back("add");
   const std::string combiner = b.pickOf(combiners);
   const bool sum = combiner == "add" && floating;
   const int64_t rows = static_cast<int64_t>(b.pick(5));
   Value indices = b.need(ElementType::kS32, {rows, 1}, Need::kExact);
   Dims updateDims = x->dims;
   updateDims[0] = rows;
-  Value updates = b.need(x->type, updateDims, sum ? Need::kExact : Need::kAny);
-  Value operand = sum ? b.need(x->type, x->dims, Need::kExact) : *x;
+  Value updates = b.need(x->type, updateDims, sum ? Need::kOrdinary : Need::kAny);
+  Value operand = sum ? b.need(x->type, x->dims, Need::kOrdinary) : *x;
   b.define(x->type, x->dims,
            "scatter(" + operand.name + ", " + indices.name + ", " + updates.name +
                "), update_window_dims=" + listText(iotaList(x->dims.size() - 1, 1)) +
@@ -223,7 +223,7 @@ bool writeIota(Builder& b) {
 bool writeConstant(Builder& b) {
   const Dims dims = b.someDims();
   if (elementCount(dims) > 64) return false;
-  const ElementType t = b.oneIn(2) ? b.mainType() : b.pickOf(Builder::arrayTypes());
+  const ElementType t = b.oneIn(2) ? b.mainType() : b.pickOf(b.types());
   std::string text;
   std::function<void(size_t)> fill = [&](size_t d) {
     if (d == dims.size()) {

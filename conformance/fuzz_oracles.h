@@ -94,6 +94,7 @@ inline Outcome checkPasses(const Module& module, std::span<const Literal> args, 
 // module does not parse or verify, or the interpreter refuses it (a
 // generator bug: every module it writes must run).
 inline Outcome runOracle(const std::string& text, const std::string& oracle, uint64_t seed) {
+  if (oracle == "xla") return {"error", "the xla oracle runs modules in batches (fuzz_xla.h)"};
   auto module = parseModule(text);
   if (!module.ok()) return {"invalid", "parse: " + module.status().message()};
   Status verified = verify(**module);

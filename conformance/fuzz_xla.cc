@@ -38,6 +38,12 @@ bool runBatch(const std::string& python, const std::string& jobs, const std::str
   pid_t pid = fork();
   if (pid < 0) return false;
   if (pid == 0) {
+    // XLA may otherwise skip the rounding of a low-precision value between
+    // two ops it fuses (its default --xla_allow_excess_precision), which
+    // the definition of each op does not allow.
+    const char* flags = std::getenv("XLA_FLAGS");
+    const std::string xlaFlags = std::string(flags ? flags : "") + " --xla_allow_excess_precision=false";
+    setenv("XLA_FLAGS", xlaFlags.c_str(), 1);
     std::vector<char*> args;
     for (std::string& a : argv) args.push_back(a.data());
     args.push_back(nullptr);
@@ -158,7 +164,7 @@ std::vector<Outcome> runOnXla(const std::vector<std::string>& texts, const std::
 
 std::string xlaReproducer(uint64_t seed, const std::string& file) {
   return "hlo-run --engine=interp --random-seed=" + std::to_string(seed) + " --save-inputs=in.npz --output=ours.npz " +
-         file + " && build/xla-venv/bin/python " + kOracle + " " + file + " in.npz xla.npz && hlo-compare xla.npz ours.npz";
+         file + " && XLA_FLAGS=--xla_allow_excess_precision=false build/xla-venv/bin/python " + kOracle + " " + file + " in.npz xla.npz && hlo-compare xla.npz ours.npz";
 }
 
 }  // namespace hlo::conformance::fuzz

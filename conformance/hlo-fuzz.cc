@@ -12,6 +12,8 @@
 //            (conformance/fuzz_generator.h): the default
 //   chains   chains of elementwise ops, reductions, products, gathers and
 //            loops over one type and shape (conformance/random_module.h)
+// --profile=xla keeps the ops modules to what XLA:CPU takes (the default
+// when xla is among the oracles; fuzz_generator.h).
 // The oracles (conformance/fuzz_oracles.h): cpu (the default), gpu,
 // gpu-host, pipeline, pass:NAME, passes, and xla: XLA:CPU itself, through
 // conformance/xla_oracle.py and the Python of `make xla-env` (--python=PATH
@@ -45,6 +47,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -76,6 +79,9 @@ struct Flags {
   double seconds = 0;  // --time: a campaign
   std::vector<std::string> oracles = {"cpu"};
   std::string generator = "ops";
+  // ops: what the modules may hold; --profile, else xla when XLA is an oracle.
+  fuzz::Profile profile = fuzz::Profile::kAll;
+  bool profileGiven = false;
   std::string mutate;  // "", "unbounded" or "deep"
   int jobs = 2;
   std::string keep, python;
@@ -87,7 +93,7 @@ constexpr const char* kUsage =
     "usage: hlo-fuzz [--seeds=FIRST:COUNT | --seeds=FIRST --time=DURATION] [--oracle=A,B,...]\n"
     "                [--generator=ops|chains] [--mutate=unbounded|deep] [--jobs=N] [--keep=DIR]\n"
     "                [--no-reduce] [--coverage] [--coverage-only] [--print] [--python=PATH]\n"
-    "                [--module=FILE]\n"
+    "                [--module=FILE] [--profile=all|xla]\n"
     "  oracles: cpu gpu gpu-host pipeline pass:NAME passes xla planted-bug (default cpu)\n";
 
 int usage(const std::string& why) {
@@ -98,7 +104,8 @@ int usage(const std::string& why) {
 std::string moduleOf(const Flags& flags, uint64_t seed) {
   if (!flags.file.empty()) return *hlo::readInput(flags.file);
   if (flags.mutate == "deep") return fuzz::deepChainModule(seed);
-  return flags.generator == "chains" ? hlo::conformance::randomModule(seed) : fuzz::generateModule(seed);
+  if (flags.generator == "chains") return hlo::conformance::randomModule(seed);
+  return fuzz::generateModule(seed, flags.profile);
 }
 
 // "90s", "30m", "1h", "2.5h" -> seconds; 0 when malformed.
@@ -140,9 +147,15 @@ std::string reduceFinding(const Flags& flags, const std::string& text, const std
   options.maxTests = 2000;
   hlo::conformance::ChildLimits limits;
   limits.timeoutSeconds = 20;
+  // XLA's candidates go through one Python process per batch, which pays
+  // for jax's start-up once: more of them are tested together.
+  if (oracle == "xla") options.jobs = std::max(flags.jobs, 8);
   options.interestingEach = [&](const std::vector<std::string>& texts) {
-    std::vector<Outcome> outcomes = hlo::conformance::runInChildren(
-        texts, flags.jobs, limits, [&](const std::string& t) { return fuzz::runOracle(t, oracle, seed); });
+    std::vector<Outcome> outcomes =
+        oracle == "xla"
+            ? fuzz::runOnXla(texts, std::vector<uint64_t>(texts.size(), seed), flags.jobs, flags.python)
+            : hlo::conformance::runInChildren(texts, flags.jobs, limits,
+                                              [&](const std::string& t) { return fuzz::runOracle(t, oracle, seed); });
     std::vector<bool> verdicts;
     for (const Outcome& o : outcomes) verdicts.push_back(o.status == finding.status);
     return verdicts;
@@ -274,6 +287,10 @@ int main(int argc, char** argv) {
     } else if (auto v = value("--generator")) {
       if (*v != "ops" && *v != "chains") return usage("--generator is ops or chains");
       flags.generator = *v;
+    } else if (auto v = value("--profile")) {
+      if (*v != "all" && *v != "xla") return usage("--profile is all or xla");
+      flags.profile = *v == "xla" ? fuzz::Profile::kXla : fuzz::Profile::kAll;
+      flags.profileGiven = true;
     } else if (auto v = value("--mutate")) {
       if (*v != "unbounded" && *v != "deep") return usage("--mutate is unbounded or deep");
       flags.mutate = *v;
@@ -304,6 +321,8 @@ int main(int argc, char** argv) {
   }
   if (!flags.mutate.empty() && (flags.generator != "chains" || flags.oracles != std::vector<std::string>{"cpu"}))
     return usage("--mutate goes with --generator=chains and --oracle=cpu");
+  if (!flags.profileGiven && std::count(flags.oracles.begin(), flags.oracles.end(), "xla"))
+    flags.profile = fuzz::Profile::kXla;
   if (flags.seconds > 0 && countGiven) return usage("--time takes --seeds=FIRST, without a count");
   if (!flags.keep.empty()) {
     std::error_code error;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <complex>
 
+#include "hlo/batch_norm.h"
 #include "interp/dense.h"
 #include "interp/element_io.h"
 #include "interp/ops.h"
@@ -216,10 +217,7 @@ StatusOr<Features> featuresOf(const Instruction& instr, Operands ops, size_t vec
   return feat;
 }
 
-double epsilonOf(const Instruction& instr) {
-  const AttrValue* e = instr.attrs().find(AttrKey::kEpsilon);
-  return e ? e->f : 0.0;
-}
+double epsilonOf(const Instruction& instr) { return batchNormEpsilon(instr); }
 
 // y = (x - mean) / sqrt(var + eps) * scale + offset into `y`.
 void normalize(const Literal& x, const Features& f, const std::vector<double>& mean, const std::vector<double>& var,

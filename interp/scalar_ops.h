@@ -266,15 +266,17 @@ struct Remainder {
   }
 };
 
-// x^0 = 1 and 1^x = 1 for every x; integers: a negative exponent gives 0,
-// otherwise repeated squaring with wraparound; floats: std::pow; complex:
-// hlo/complex_math.h.
+// x^0 = 1 and 1^x = 1 for every x; integers: a negative exponent gives
+// the exact quotient 1 / x^-b truncated: -1 or 1 for x = -1 (by the
+// exponent's parity), 0 for any other x; otherwise repeated squaring with
+// wraparound; floats: std::pow; complex: hlo/complex_math.h.
 struct Power {
   template <class K> static constexpr bool kAccepts = isNumber<K>;
   template <class K> static V<K> apply(V<K> a, V<K> b) {
     if constexpr (isInt<K>) {
-      if (b == 0 || a == 1) return 1;
-      if (K::negative(b)) return 0;
+      // (1 wraps as any result does: in s1 it is the bit 1, so -1.)
+      if (b == 0 || a == 1) return K::wrap(1);
+      if (K::negative(b)) return a == static_cast<V<K>>(-1) ? ((K::bits(b) & 1) ? a : K::wrap(1)) : V<K>(0);
       uint64_t base = K::wide(a), result = 1;
       for (uint64_t e = K::bits(b); e != 0; e >>= 1, base *= base)
         if (e & 1) result *= base;

@@ -90,7 +90,7 @@ void checkArithmetic() {
       // Integer power by repeated multiplication of exact values.
       int64_t power = 1;
       if (a == 1 || b == 0) power = 1;
-      else if (b < 0) power = 0;
+      else if (b < 0) power = a == -1 ? (b % 2 ? -1 : 1) : 0;  // 1 / a^-b, truncated
       else for (int64_t i = 0; i < b; ++i) power = reduce(power * a, bits, sgn);
       EXPECT_EQ(Power::apply<K>(x, y), power);
     }
@@ -127,6 +127,10 @@ TEST(IntOps, CountsWrapInNarrowSignedTypes) {
   EXPECT_EQ(PopulationCount::apply<S2>(-2), 1);
   EXPECT_EQ(PopulationCount::apply<S1>(-1), -1);
   EXPECT_EQ(Clz::apply<U2>(0), 2);
+  // x^0 = 1, which s1 holds as its bit 1: -1.
+  EXPECT_EQ(Power::apply<S1>(0, 0), -1);
+  EXPECT_EQ(Power::apply<S1>(-1, 0), -1);
+  EXPECT_EQ(Power::apply<S1>(-1, -1), -1);
 }
 
 TEST(IntOps, SixtyFourBitEdges) {

@@ -108,10 +108,12 @@ class ComplexIr {
   Parts select(llvm::Value* when, Parts then, Parts otherwise) {
     return {select(when, then.re, otherwise.re), select(when, then.im, otherwise.im)};
   }
-  // big * small where small may be a zero and big infinite: the zero, with
-  // the product's sign, as C's functions give it (cexp(inf + 0i) = inf + 0i).
-  llvm::Value* mulKeepZero(llvm::Value* big, llvm::Value* small) {
-    return select(isZero(small), mul(copySign(k(1), big), small), mul(big, small));
+  // a * b where either may be an exact zero and the other infinite or NaN:
+  // the zero, with the product's sign, as C's functions give it
+  // (cexp(inf + 0i) = inf + 0i, csin(NaN + 0i) = NaN + 0i).
+  llvm::Value* mulKeepZero(llvm::Value* a, llvm::Value* b) {
+    return select(isZero(b), mul(copySign(k(1), a), b),
+                  select(isZero(a), mul(a, copySign(k(1), b)), mul(a, b)));
   }
   // The number of bits of the type's significand.
   int digits() const { return f_->isFloatTy() ? 24 : 53; }

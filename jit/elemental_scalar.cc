@@ -392,7 +392,8 @@ StatusOr<llvm::Value*> ElementalEmitter::binary(Opcode op, const Instruction& in
       }
       case Opcode::kPower: {
         // Repeated squaring over every bit of the exponent, wrapping;
-        // x^0 = 1 and 1^x = 1; a negative exponent gives 0.
+        // x^0 = 1 and 1^x = 1; a negative exponent gives 1 / x^-c
+        // truncated: -1 or 1 for x = -1 (by parity), else 0.
         llvm::Value* one = llvm::ConstantInt::get(ty, 1);
         llvm::Value* result = one;
         llvm::Value* base = a;
@@ -402,7 +403,13 @@ StatusOr<llvm::Value*> ElementalEmitter::binary(Opcode op, const Instruction& in
           base = b_.CreateMul(base, base);
         }
         llvm::Value* trivial = b_.CreateOr(b_.CreateICmpEQ(c, zero), b_.CreateICmpEQ(a, one));
-        if (sgn) result = b_.CreateSelect(b_.CreateICmpSLT(c, zero), zero, result);
+        if (sgn) {
+          llvm::Value* minusOne = llvm::ConstantInt::getSigned(ty, -1);
+          llvm::Value* odd = b_.CreateICmpNE(b_.CreateAnd(c, one), zero);
+          llvm::Value* reciprocal =
+              b_.CreateSelect(b_.CreateICmpEQ(a, minusOne), b_.CreateSelect(odd, minusOne, one), zero);
+          result = b_.CreateSelect(b_.CreateICmpSLT(c, zero), reciprocal, result);
+        }
         return b_.CreateSelect(trivial, one, result);
       }
       default: return cannotCompile(instr, "not supported for integers");

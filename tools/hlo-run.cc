@@ -203,7 +203,7 @@ struct Flags {
 std::optional<int> parseFlags(int argc, char** argv, Flags& flags) {
   const std::set<std::string> valued = {"engine", "compare", "dump-llvm", "dump-to", "profile", "input", "random-seed", "print-limit", "output",
                                         "iterations", "max-memory", "max-while-iterations", "llvm-parts",
-                                        "replicas", "partitions", "input-per-device", "output-per-device",
+                                        "replicas", "partitions", "input-per-device", "output-per-device", "save-inputs",
                                         "transport", "collective-timeout"};
   for (int i = 1; i < argc; ++i) {
     std::string arg = argv[i];

@@ -35,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "hlo/batch_norm.h"
 #include "hlo/element_io.h"
 #include "hlo/passes/pass.h"
 #include "hlo/passes/pass_util.h"
@@ -81,8 +82,7 @@ class Builder {
     feature_ = static_cast<int>(bn.attrs().getInt(AttrKey::kFeatureIndex));
     features_ = x.dim(feature_);
     perFeature_ = features_ == 0 ? 0 : x.elementCount() / features_;
-    const AttrValue* eps = bn.attrs().find(AttrKey::kEpsilon);
-    epsilon_ = eps ? eps->f : 0.0;
+    epsilon_ = batchNormEpsilon(bn);
   }
 
   double epsilon() const { return epsilon_; }
