@@ -7,12 +7,13 @@
 namespace hlo::conformance::fuzz {
 namespace {
 
-// The first array element type in `shape`, depth first.
-std::optional<ElementType> firstArrayType(const Shape& shape) {
+// The last array element type in `shape`, depth first (a loop's state is
+// its counter, then its values).
+std::optional<ElementType> lastArrayType(const Shape& shape) {
   if (shape.isArray()) return shape.type();
   if (!shape.isTuple()) return std::nullopt;
-  for (const Shape& element : shape.tupleElements())
-    if (auto t = firstArrayType(element)) return t;
+  for (auto it = shape.tupleElements().rbegin(); it != shape.tupleElements().rend(); ++it)
+    if (auto t = lastArrayType(*it)) return t;
   return std::nullopt;
 }
 
@@ -22,13 +23,15 @@ void Coverage::add(const Module& module) {
   ++modules_;
   for (const auto& computation : module.computations())
     for (const auto& instr : computation->instructions()) {
+      // A select's and a conditional's first operand only chooses.
+      const bool chooser = instr->opcode() == Opcode::kSelect || instr->opcode() == Opcode::kConditional;
       std::optional<ElementType> type;
-      for (const Instruction* operand : instr->operands())
-        if (operand->shape().isArray()) {
-          type = operand->shape().type();
+      for (int i = chooser ? 1 : 0; i < instr->operandCount(); ++i)
+        if (instr->operand(i)->shape().isArray()) {
+          type = instr->operand(i)->shape().type();
           break;
         }
-      if (!type) type = firstArrayType(instr->shape());
+      if (!type) type = lastArrayType(instr->shape());
       if (!type && instr->shape().isToken()) type = ElementType::kToken;
       if (type) ++hits_[{instr->opcode(), *type}];
     }

@@ -1,6 +1,7 @@
 // What a set of modules exercises: how many instructions of each opcode
 // and element type (the type an op computes on: its first array operand's,
-// or its result's for ops without one), for hlo-fuzz --coverage.
+// past a select's or a conditional's chooser, or for ops without one the
+// last array of its result), for hlo-fuzz --coverage.
 #pragma once
 
 #include <cstdint>

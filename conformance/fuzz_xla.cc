@@ -1,6 +1,5 @@
 #include "conformance/fuzz_xla.h"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -9,6 +8,7 @@
 #include <map>
 
 #include "conformance/contraction_bound.h"
+#include "conformance/xla_batch.h"
 #include "hlo/file_io.h"
 #include "hlo/npy.h"
 #include "hlo/verifier.h"
@@ -22,39 +22,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kOracle = "conformance/xla_oracle.py";
-
-bool writeText(const std::string& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  return static_cast<bool>(out);
-}
-
-// Runs the oracle's batch; false when it could not.
-bool runBatch(const std::string& python, const std::string& jobs, const std::string& results, int workers,
-              const std::string& log) {
-  std::vector<std::string> argv = {python, kOracle, "--batch", jobs, results, "--timeout=60",
-                                   "--jobs=" + std::to_string(workers), "--log=" + log};
-  std::fflush(stdout);
-  pid_t pid = fork();
-  if (pid < 0) return false;
-  if (pid == 0) {
-    // XLA may otherwise skip the rounding of a low-precision value between
-    // two ops it fuses (its default --xla_allow_excess_precision), which
-    // the definition of each op does not allow.
-    const char* flags = std::getenv("XLA_FLAGS");
-    const std::string xlaFlags = std::string(flags ? flags : "") + " --xla_allow_excess_precision=false";
-    setenv("XLA_FLAGS", xlaFlags.c_str(), 1);
-    std::vector<char*> args;
-    for (std::string& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-  }
-  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
 
 // XLA's result arrays (outputs.npz, named as hlo-run --output names them)
 // against the interpreter's on module `text`.
@@ -122,23 +89,26 @@ std::vector<Outcome> runOnXla(const std::vector<std::string>& texts, const std::
     for (size_t p = 0; p < args.size(); ++p) named.push_back({"p" + std::to_string(p), &args[p]});
     auto npz = writeNpz(named);
     const std::string base = work + "/" + std::to_string(i);
-    if (!npz.ok() || !writeText(base + ".hlo", texts[i]) || !writeText(base + ".npz", *npz)) {
+    if (!npz.ok() || !writeOutput(base + ".hlo", texts[i]) || !writeOutput(base + ".npz", *npz)) {
       outcomes[i] = {"skipped: xla inputs", npz.ok() ? "cannot write the inputs" : npz.status().message()};
       continue;
     }
     jobList += base + ".hlo\t" + base + ".npz\t" + base + ".out.npz\n";
     sent[i] = true;
   }
+  // XLA may otherwise skip the rounding of a low-precision value between
+  // two ops it fuses (its default --xla_allow_excess_precision), which the
+  // definition of each op does not allow.
+  const char* flags = std::getenv("XLA_FLAGS");
+  XlaBatch batch;
+  batch.python = python;
+  batch.oracle = kOracle;
+  batch.workers = jobs;
+  batch.log = work + "/xla.log";
+  batch.environment = {"XLA_FLAGS=" + std::string(flags ? flags : "") + " --xla_allow_excess_precision=false"};
   std::map<std::string, std::pair<std::string, std::string>> results;
-  if (writeText(work + "/jobs.tsv", jobList) &&
-      runBatch(python, work + "/jobs.tsv", work + "/results.tsv", jobs, work + "/xla.log")) {
-    std::ifstream in(work + "/results.tsv");
-    std::string line;
-    while (std::getline(in, line)) {
-      size_t a = line.find('\t'), b = a == std::string::npos ? a : line.find('\t', a + 1);
-      if (b != std::string::npos) results[line.substr(0, a)] = {line.substr(a + 1, b - a - 1), line.substr(b + 1)};
-    }
-  }
+  if (writeOutput(work + "/jobs.tsv", jobList) && runXlaBatch(batch, work + "/jobs.tsv", work + "/results.tsv"))
+    results = readXlaResults(work + "/results.tsv");
   std::vector<std::string> toCompare;
   for (size_t i = 0; i < texts.size(); ++i) {
     if (!sent[i]) continue;

@@ -201,7 +201,8 @@ void report(const Flags& flags, uint64_t seed, const std::string& oracle, const 
 struct Tally {
   int64_t passed = 0, failed = 0, skipped = 0;
   std::map<std::string, int64_t> skips;  // by outcome
-  std::map<std::string, double> cpuSeconds;  // by oracle
+  std::map<std::string, double> cpuSeconds;  // by oracle: the children's
+  std::map<std::string, double> seconds;     // by oracle: wall time
   std::map<std::string, int64_t> modules;    // by oracle
 };
 
@@ -213,6 +214,7 @@ void runBatch(const Flags& flags, uint64_t first, uint64_t count, Tally& tally, 
     for (uint64_t s : seeds)
       if (auto m = hlo::parseModule(moduleOf(flags, s)); m.ok()) coverage->add(**m);
   for (const std::string& oracle : flags.oracles) {
+    const auto start = std::chrono::steady_clock::now();
     std::vector<Outcome> outcomes;
     if (oracle == "xla") {
       std::vector<std::string> texts;
@@ -227,6 +229,7 @@ void runBatch(const Flags& flags, uint64_t first, uint64_t count, Tally& tally, 
         return runOne(flags, std::strtoull(s.c_str(), nullptr, 10), oracle);
       });
     }
+    tally.seconds[oracle] += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     for (size_t i = 0; i < seeds.size(); ++i) {
       tally.cpuSeconds[oracle] += outcomes[i].cpuSeconds;
       ++tally.modules[oracle];
@@ -357,10 +360,12 @@ int main(int argc, char** argv) {
   } else {
     runBatch(flags, flags.first, flags.count, tally, flags.coverage ? &coverage : nullptr);
   }
+  // (Findings' reductions are not counted; XLA's CPU time is its Python
+  // process's, which the children's do not include.)
   for (const auto& [oracle, n] : tally.modules)
-    std::printf("  %s: %lld modules in %.1f s of CPU, %.1f modules per CPU second\n", oracle.c_str(),
-                static_cast<long long>(n), tally.cpuSeconds[oracle],
-                tally.cpuSeconds[oracle] > 0 ? n / tally.cpuSeconds[oracle] : 0.0);
+    std::printf("  %s: %lld modules in %.1f s (%.1f modules/s, %d jobs), %.1f s of CPU in the children\n",
+                oracle.c_str(), static_cast<long long>(n), tally.seconds[oracle],
+                tally.seconds[oracle] > 0 ? n / tally.seconds[oracle] : 0.0, flags.jobs, tally.cpuSeconds[oracle]);
   for (const auto& [outcome, n] : tally.skips)
     std::printf("  skipped: %lld modules %s\n", static_cast<long long>(n), outcome.c_str());
   if (flags.coverage)

@@ -102,6 +102,7 @@
 #include "conformance/corpus_flags.h"
 #include "conformance/expectations.h"
 #include "conformance/work_estimate.h"
+#include "conformance/xla_batch.h"
 #include "hlo/indexing.h"
 #include "hlo/npy.h"
 #include "hlo/verifier.h"
@@ -338,25 +339,13 @@ Outcome writeWidenedInputs(const std::string& in, const std::string& out) {
 
 // Runs the oracle over the jobs file; false (after saying why) when it could not.
 bool runOracle(const Config& config, const std::string& jobs, const std::string& results) {
-  std::vector<std::string> argv = {config.python, config.oracle, "--batch", jobs, results,
-                                   "--timeout=" + std::to_string(config.xlaTimeout),
-                                   "--jobs=" + std::to_string(config.corpus.jobs),
-                                   "--log=" + config.workDir + "/xla.log"};
-  std::fflush(stdout);
-  pid_t pid = fork();
-  if (pid < 0) return false;
-  if (pid == 0) {
-    std::vector<char*> args;
-    for (std::string& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
-    execv(args[0], args.data());
-    std::fprintf(stderr, "hlo-xla-corpus: cannot run %s\n", config.python.c_str());
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return true;
+  hlo::conformance::XlaBatch batch;
+  batch.python = config.python;
+  batch.oracle = config.oracle;
+  batch.timeoutSeconds = config.xlaTimeout;
+  batch.workers = config.corpus.jobs;
+  batch.log = config.workDir + "/xla.log";
+  if (hlo::conformance::runXlaBatch(batch, jobs, results)) return true;
   std::fprintf(stderr, "hlo-xla-corpus: %s %s failed (see %s/xla.log)\n", config.python.c_str(),
                config.oracle.c_str(), config.workDir.c_str());
   return false;
@@ -364,16 +353,7 @@ bool runOracle(const Config& config, const std::string& jobs, const std::string&
 
 // The oracle's outcomes: module path -> (outcome, detail).
 std::map<std::string, std::pair<std::string, std::string>> readOracleResults(const std::string& path) {
-  std::map<std::string, std::pair<std::string, std::string>> out;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    size_t a = line.find('\t');
-    size_t b = a == std::string::npos ? a : line.find('\t', a + 1);
-    if (b == std::string::npos) continue;
-    out[line.substr(0, a)] = {line.substr(a + 1, b - a - 1), line.substr(b + 1)};
-  }
-  return out;
+  return hlo::conformance::readXlaResults(path);
 }
 
 // Whether element i of `a` and `b` (arrays of one type and size) is the same

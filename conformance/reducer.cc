@@ -26,7 +26,7 @@ struct Place {
 
 enum class EditKind {
   kRootToOperand, kToOperand, kToZeros, kDropParameter, kUnfuse, kInlineCalls,
-  kDropRootElement, kBranchToCall, kConstantToZeros, kDropHeaderAttribute, kDropMetadata,
+  kDropRootElement, kBranchToCall, kConstantToZeros, kDropHeaderAttribute, kDropMetadata, kRemoveUnused,
 };
 
 struct Edit {
@@ -149,6 +149,22 @@ bool apply(Module& module, const Edit& edit) {
       c.remove(instr);
       return c.sortTopologically().ok() && runInline(module);
     }
+    case EditKind::kRemoveUnused:
+      // What nothing reads and dce keeps for its side effects (a
+      // collective's start and done, a custom call), with what only it read.
+      // (An async start goes with its done: the verifier wants the pair.)
+      if (!instr->users().empty() || instr == c.root() || instr->hasControlEdges()) return false;
+      for (std::vector<Instruction*> gone = {instr}; !gone.empty();) {
+        Instruction* next = gone.back();
+        gone.pop_back();
+        std::vector<Instruction*> operands = next->operands();
+        c.remove(next);
+        for (Instruction* operand : operands)
+          if (operand->users().empty() && operand != c.root() && operand->opcode() != Opcode::kParameter &&
+              !operand->hasControlEdges() && std::find(gone.begin(), gone.end(), operand) == gone.end())
+            gone.push_back(operand);
+      }
+      return true;
     case EditKind::kConstantToZeros: {
       // An array constant's values all zero: as many instructions, in less
       // text, and one number fewer to read about.
@@ -204,6 +220,7 @@ std::vector<Edit> editsOf(const Module& module) {
         if (c.get() == &entry && instr.users().empty()) edits.push_back({EditKind::kDropParameter, at});
         continue;
       }
+      if (instr.users().empty() && &instr != c->root()) edits.push_back({EditKind::kRemoveUnused, at});
       if (instr.opcode() == Opcode::kFusion) edits.push_back({EditKind::kUnfuse, at});
       if (instr.opcode() == Opcode::kConditional)
         for (int k = 0; k < static_cast<int>(instr.attrs().conditionalBranches().size()); ++k)

@@ -10,7 +10,9 @@
 //     the same shape, and removed (even one dce keeps for its side effects);
 //   - an array instruction with operands is replaced by zeros of its shape
 //     (a broadcast of a scalar constant);
-//   - an ENTRY parameter nothing reads is removed;
+//   - an ENTRY parameter nothing reads is removed, and so is any other
+//     instruction nothing reads that dce keeps for its side effects (a
+//     collective's start and done, a custom call);
 //   - the ENTRY's result tuple loses an element;
 //   - a conditional becomes one of its branches, inlined;
 //   - an array constant's values become zeros;

@@ -62,7 +62,7 @@ typename To::Storage convertOne(typename From::Storage stored) {
     else return To::store(v != 0);
   } else if constexpr (s::isInt<TK>) {
     if constexpr (s::isInt<FK>) return TK::wrap(FK::wide(v));
-    else if constexpr (s::isPred<FK>) return v ? 1 : 0;
+    else if constexpr (s::isPred<FK>) return TK::wrap(v ? 1 : 0);  // s1 holds true's 1 as its bit: -1
     else return s::floatToInt<TK>(static_cast<double>(realPart<FK>(v)));
   } else if constexpr (s::isFloat<TK>) {
     if constexpr (std::is_same_v<typename To::Storage, typename To::Value>)  // f32, f64
