@@ -23,6 +23,18 @@ namespace fs = std::filesystem;
 
 constexpr const char* kOracle = "conformance/xla_oracle.py";
 
+// `relative` (a path in the repository) beside the running program's
+// build/bin, where it is there; else as given, from the working folder.
+std::string inRepository(const std::string& relative) {
+  std::error_code error;
+  fs::path self = fs::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    fs::path candidate = self.parent_path().parent_path().parent_path() / relative;
+    if (fs::exists(candidate, error)) return candidate.string();
+  }
+  return relative;
+}
+
 // XLA's result arrays (outputs.npz, named as hlo-run --output names them)
 // against the interpreter's on module `text`.
 Outcome compareWithXla(const std::string& text, uint64_t seed, const std::string& outputs) {
@@ -64,10 +76,11 @@ Outcome compareWithXla(const std::string& text, uint64_t seed, const std::string
 
 std::vector<Outcome> runOnXla(const std::vector<std::string>& texts, const std::vector<uint64_t>& seeds, int jobs,
                               std::string python) {
-  if (python.empty()) python = "build/xla-venv/bin/python";
+  if (python.empty()) python = inRepository("build/xla-venv/bin/python");
+  const std::string oracle = inRepository(kOracle);
   std::vector<Outcome> outcomes(texts.size());
-  if (access(python.c_str(), X_OK) != 0 || access(kOracle, R_OK) != 0) {
-    for (Outcome& o : outcomes) o = {"skipped: no xla", python + " or " + kOracle + " is missing (make xla-env)"};
+  if (access(python.c_str(), X_OK) != 0 || access(oracle.c_str(), R_OK) != 0) {
+    for (Outcome& o : outcomes) o = {"skipped: no xla", python + " or " + oracle + " is missing (make xla-env)"};
     return outcomes;
   }
   char folder[] = "/tmp/hlo-fuzz-xla-XXXXXX";
@@ -102,7 +115,7 @@ std::vector<Outcome> runOnXla(const std::vector<std::string>& texts, const std::
   const char* flags = std::getenv("XLA_FLAGS");
   XlaBatch batch;
   batch.python = python;
-  batch.oracle = kOracle;
+  batch.oracle = oracle;
   batch.workers = jobs;
   batch.log = work + "/xla.log";
   batch.environment = {"XLA_FLAGS=" + std::string(flags ? flags : "") + " --xla_allow_excess_precision=false"};

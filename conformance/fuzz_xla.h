@@ -16,8 +16,9 @@ namespace hlo::conformance::fuzz {
 // ok, disagree, invalid (the interpreter does not run it), or "skipped: xla
 // <outcome>" when XLA refuses it or the oracle cannot give it its inputs
 // (the oracle's own outcomes: refused, unsupported, error, timeout, crash);
-// every module "skipped: no xla" when `python` (default
-// build/xla-venv/bin/python, of `make xla-env`) is not there.
+// every module "skipped: no xla" when `python` (default the repository's
+// build/xla-venv/bin/python, of `make xla-env`, found beside the running
+// program's build/bin) is not there.
 std::vector<Outcome> runOnXla(const std::vector<std::string>& texts, const std::vector<uint64_t>& seeds, int jobs,
                               std::string python);
 

@@ -39,6 +39,10 @@ for program in ("hlo-opt", "hlo-run", "hlo-compare", "hlo-reduce", "hlo-aot", "h
     if os.access(path, os.X_OK):
         config.available_features.add(program)
 
+# XLA itself (make xla-env), for the tests that compare with it.
+if os.access(os.path.join(os.path.dirname(bin_dir), "xla-venv", "bin", "python"), os.X_OK):
+    config.available_features.add("xla-env")
+
 # Python for the tests' small steps (zipfile): the build's environment, else the one running lit.
 import sys
 

@@ -12,6 +12,9 @@
 //                            run forever)
 //   --engines-disagree=A,B   engines A and B (interp, cpu, gpu, gpu-host)
 //                            give different results on seeded random inputs
+//   --xla-disagrees          XLA:CPU and the interpreter give different
+//                            results (conformance/fuzz_xla.h; --python=PATH
+//                            for a Python other than make xla-env's)
 //   --crashes=ENGINE         the engine dies of a signal on it
 //   --error-matches=RE       the engine (--engine, default cpu) fails with a
 //                            message the RE2 expression RE finds
@@ -34,6 +37,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "conformance/fuzz_xla.h"
 #include "conformance/reducer.h"
 #include "hlo/printer.h"
 #include "jit/backend.h"
@@ -52,6 +56,9 @@ constexpr const char* kUsage =
     "  --engines-disagree=A,B  engines A and B (interp, cpu, gpu, gpu-host) both run it\n"
     "                        and their results differ (as the conformance harness\n"
     "                        compares them)\n"
+    "  --xla-disagrees       XLA:CPU (conformance/xla_oracle.py on the Python of\n"
+    "                        make xla-env, or --python=PATH) and the interpreter both run\n"
+    "                        it and their results differ\n"
     "  --crashes=ENGINE      the engine dies of a signal on it\n"
     "  --error-matches=RE    the engine fails with a message the RE2 expression RE finds\n"
     "  options:\n"
@@ -153,6 +160,8 @@ int main(int argc, char** argv) {
   hlo::reduce_tests::BuiltinTest settings;
   std::optional<Kind> builtin;
   int testsGiven = 0;
+  bool xlaDisagrees = false;  // --xla-disagrees, with --python
+  std::string python;
   std::string errorEngine = "cpu";
   int jobs = 1;
   auto value = [](const std::string& arg) { return arg.substr(arg.find('=') + 1); };
@@ -174,6 +183,11 @@ int main(int argc, char** argv) {
       settings.engine = pair.substr(0, comma);
       settings.other = pair.substr(comma + 1);
       ++testsGiven;
+    } else if (arg == "--xla-disagrees") {
+      xlaDisagrees = true;
+      ++testsGiven;
+    } else if (arg.rfind("--python=", 0) == 0) {
+      python = value(arg);
     } else if (arg.rfind("--crashes=", 0) == 0) {
       builtin = Kind::kCrashes;
       settings.engine = value(arg);
@@ -219,7 +233,8 @@ int main(int argc, char** argv) {
     }
   }
   if (file.empty()) return usageError("no module given");
-  if (testsGiven == 0) return usageError("no test given (--test, --engines-disagree, --crashes or --error-matches)");
+  if (testsGiven == 0)
+    return usageError("no test given (--test, --engines-disagree, --xla-disagrees, --crashes or --error-matches)");
   if (testsGiven > 1) return usageError("one test at a time");
   if (builtin) {
     settings.kind = *builtin;
@@ -250,8 +265,20 @@ int main(int argc, char** argv) {
   hlo::conformance::ReduceOptions options;
   options.maxTests = maxTests;
   options.jobs = jobs;
+  // XLA's candidates go through one Python process per batch, which pays
+  // for jax's start-up once: more of them are tested together.
+  if (xlaDisagrees) options.jobs = std::max(jobs, 8);
+  std::string xlaWhy;
   options.interestingEach = [&](const std::vector<std::string>& texts) {
     if (builtin) return hlo::reduce_tests::interestingEach(texts, settings, jobs);
+    if (xlaDisagrees) {
+      std::vector<hlo::conformance::Outcome> outcomes = hlo::conformance::fuzz::runOnXla(
+          texts, std::vector<uint64_t>(texts.size(), settings.seed), jobs, python);
+      std::vector<bool> verdicts;
+      for (const auto& o : outcomes) verdicts.push_back(o.status == "disagree");
+      if (!outcomes.empty()) xlaWhy = outcomes[0].status + (outcomes[0].detail.empty() ? "" : ": " + outcomes[0].detail);
+      return verdicts;
+    }
     std::vector<std::string> commands;
     std::vector<bool> written;
     for (size_t k = 0; k < texts.size(); ++k) {
@@ -275,6 +302,7 @@ int main(int argc, char** argv) {
     std::string why;
     if (builtin && !hlo::reduce_tests::interesting(hlo::printModule(**module), settings, &why))
       std::fprintf(stderr, "hlo-reduce: %s: %s\n", file.c_str(), why.c_str());
+    if (xlaDisagrees) std::fprintf(stderr, "hlo-reduce: %s: %s\n", file.c_str(), xlaWhy.c_str());
     return 1;
   }
   std::string result = hlo::printModule(*reduced->module);
@@ -290,6 +318,9 @@ int main(int argc, char** argv) {
                static_cast<long long>(reduced->tests), seconds);
   if (!out.empty())
     std::fprintf(stderr, "hlo-reduce: shows it: %s\n",
-                 (builtin ? hlo::reduce_tests::reproducer(settings, out) : commandFor(test, out)).c_str());
+                 (builtin        ? hlo::reduce_tests::reproducer(settings, out)
+                  : xlaDisagrees ? hlo::conformance::fuzz::xlaReproducer(settings.seed, out)
+                                 : commandFor(test, out))
+                     .c_str());
   return 0;
 }
