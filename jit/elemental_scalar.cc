@@ -378,6 +378,21 @@ StatusOr<llvm::Value*> ElementalEmitter::binary(Opcode op, const Instruction& in
       case Opcode::kShiftRightLogical:
       case Opcode::kShiftRightArithmetic: {
         // Amounts are unsigned; at or past the width: 0, or all sign bits.
+        if (bits < 8) {
+          // Sub-byte types shift in i8 and keep their low bits: LLVM 19's
+          // x86 instruction selection can loop forever on shifts of
+          // vectors of i2 beside other vector work.
+          llvm::Type* byte = b_.getInt8Ty();
+          const bool arithmetic = op == Opcode::kShiftRightArithmetic;
+          llvm::Value* a8 = arithmetic ? b_.CreateSExt(a, byte) : b_.CreateZExt(a, byte);
+          llvm::Value* c8 = b_.CreateZExt(c, byte);
+          llvm::Value* past = b_.CreateICmpUGE(c8, b_.getInt8(static_cast<uint8_t>(bits)));
+          llvm::Value* r = nullptr;
+          if (op == Opcode::kShiftLeft) r = b_.CreateSelect(past, b_.getInt8(0), b_.CreateShl(a8, c8));
+          if (op == Opcode::kShiftRightLogical) r = b_.CreateSelect(past, b_.getInt8(0), b_.CreateLShr(a8, c8));
+          if (arithmetic) r = b_.CreateAShr(a8, b_.CreateSelect(past, b_.getInt8(static_cast<uint8_t>(bits - 1)), c8));
+          return b_.CreateTrunc(r, ty);
+        }
         llvm::Value* out = b_.CreateICmpUGE(c, width);
         llvm::Value* n = b_.CreateSelect(out, zero, c);
         if (op == Opcode::kShiftLeft) return b_.CreateSelect(out, zero, b_.CreateShl(a, n));
