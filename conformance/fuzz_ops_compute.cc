@@ -196,7 +196,9 @@ bool writeSelectAndScatter(Builder& b) {
 bool writeSort(Builder& b) {
   auto x = valueOfRank(b, 1, [](ElementType t) { return !isComplex(t); });
   if (!x) return false;
-  Value keys = b.need(x->type, x->dims, Need::kExact);
+  // Float keys are compared in total order, which reads a NaN's sign: a NaN
+  // an op computed may have either, so the keys are parameters.
+  Value keys = b.need(x->type, x->dims, isFloat(x->type) ? Need::kOrdinary : Need::kExact);
   const size_t along = b.pick(keys.dims.size());
   const std::string direction = b.oneIn(2) ? "LT" : "GT";
   if (b.oneIn(2)) {
@@ -220,7 +222,7 @@ bool writeSort(Builder& b) {
 bool writeTopK(Builder& b, bool asCustomCall) {
   auto x = valueOfRank(b, 1, [](ElementType t) { return isReal(t); });
   if (!x || x->dims.back() == 0) return false;
-  Value values = b.need(x->type, x->dims, Need::kExact);
+  Value values = b.need(x->type, x->dims, isFloat(x->type) ? Need::kOrdinary : Need::kExact);
   Dims dims = values.dims;
   dims.back() = 1 + static_cast<int64_t>(b.pick(dims.back()));
   const std::vector<Value> shapes = {Value{"", values.type, dims}, Value{"", ElementType::kS32, dims}};

@@ -155,8 +155,12 @@ bool writeReducePrecision(Builder& b, ElementType t, const Dims& dims) {
 bool writeCompare(Builder& b, ElementType t, const Dims& dims) {
   static const std::vector<std::string> kDirections = {"EQ", "NE", "LT", "LE", "GT", "GE"};
   const std::string direction = isComplex(t) ? (b.oneIn(2) ? "EQ" : "NE") : b.pickOf(kDirections);
-  Value x = b.need(t, dims, Need::kExact), y = b.need(t, dims, Need::kExact);
-  std::string type = isFloat(t) && b.oneIn(3) ? ", type=TOTALORDER" : "";
+  // TOTALORDER reads a NaN's sign, which no definition fixes for a NaN an op
+  // computes: it compares parameters and constants only.
+  const bool total = isFloat(t) && b.oneIn(3);
+  Value x = b.need(t, dims, total ? Need::kOrdinary : Need::kExact);
+  Value y = b.need(t, dims, total ? Need::kOrdinary : Need::kExact);
+  std::string type = total ? ", type=TOTALORDER" : "";
   b.define(ElementType::kPred, dims, "compare(" + x.name + ", " + y.name + "), direction=" + direction + type, true,
            {&x, &y});
   return true;
