@@ -623,7 +623,9 @@ int runOnDevices(const Flags& flags, const hlo::Module& module, const hlo::confo
             return hlo::conformance::runAsDevice(module, args[me.device], executable.get(), flags.options, me);
           });
       if (!mpi.ok()) return inputError(shownName, mpi.status().message());
-      if (mpi->rank != 0) return mpi->outcomes[0].ok() ? 0 : 1;
+      // Rank 0's exit status is the job's: a failing rank that exited
+      // non-zero first would have mpirun kill rank 0 before it reports.
+      if (mpi->rank != 0) return 0;
       results = std::move(mpi->outcomes);
     } else {
       results = hlo::conformance::runOnEveryDevice(module, topology, args, executable.get(), flags.options);
