@@ -141,14 +141,13 @@ Value Builder::need(ElementType type, const Dims& dims, Need need) {
   if (oneIn(2)) {  // a conversion of a value of the same dimensions
     std::vector<const Value*> sources;
     for (const Value& v : values_)
-      if (!v.terminal && v.dims == dims && v.type != type && !isComplex(v.type) && (v.exact || need == Need::kAny))
-        sources.push_back(&v);
+      // Only exact values: an inexact float converted to an integer may land
+      // on either side of a step, and to a wider float keeps an error the
+      // wider type's tolerance does not allow.
+      if (!v.terminal && v.dims == dims && v.type != type && !isComplex(v.type) && v.exact) sources.push_back(&v);
     if (!sources.empty()) {
       Value source = *pickOf(sources);
-      // A float that is not exact converted to an integer or pred may land
-      // on either side of a step; only exact ones are converted so.
-      if (source.exact || isFloat(type) || isComplex(type))
-        return define(type, dims, "convert(" + source.name + ")", source.exact, {&source});
+      return define(type, dims, "convert(" + source.name + ")", true, {&source});
     }
   }
   if (parameters_ < 5 && oneIn(2)) return parameter(type, dims);

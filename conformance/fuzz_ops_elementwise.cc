@@ -89,8 +89,8 @@ unsigned setOf(ElementType t) {
   return isPred(t) ? kPredT : isSigned(t) ? kSignedT : isUnsigned(t) ? kUnsignedT : isFloat(t) ? kFloatT : kComplexT;
 }
 
-// Mantissa and exponent bits of a float type, for whether converting to
-// it keeps a value's relative error (one at least as wide in both).
+// Mantissa and exponent bits of a float type, for whether converting an
+// inexact value to it keeps the comparison honest.
 std::pair<int, int> floatBits(ElementType t) {
   switch (t) {
     case ElementType::kF64: return {53, 11};
@@ -100,13 +100,17 @@ std::pair<int, int> floatBits(ElementType t) {
     default: return {4, 4};  // the 8-, 6- and 4-bit formats, treated as the narrowest
   }
 }
+// An inexact float converted to a float type no more precise is off by an
+// ulp or two of that type, which its tolerance allows; to a more precise
+// one, the error would stay the source's, beyond the wider type's
+// tolerance; to an integer or pred, it may land on either side of a step.
 bool keepsRelativeError(ElementType from, ElementType to) {
   if (isComplex(from)) from = complexComponentType(from);
   if (isComplex(to)) to = complexComponentType(to);
   if (!isFloat(from) || !isFloat(to)) return !isFloat(from);
   auto [fm, fe] = floatBits(from);
   auto [tm, te] = floatBits(to);
-  return tm >= fm && te >= fe;
+  return tm <= fm && te >= fe;
 }
 
 bool isFloating(ElementType t) { return isFloat(t) || isComplex(t); }
@@ -118,8 +122,7 @@ bool writeConvert(Builder& b, const Dims& dims) {
   const ElementType from = b.oneIn(2) ? b.mainType() : b.pickOf(froms);
   if (isComplex(from)) return false;
   const ElementType to = b.pickOf(b.types());
-  // A float that is not exact converted to an integer, or to a narrower
-  // float, may land on either side of a step.
+  // (keepsRelativeError says when the operand may be inexact.)
   Value x = b.need(from, dims, keepsRelativeError(from, to) ? Need::kAny : Need::kExact);
   b.define(to, dims, "convert(" + x.name + ")", x.exact, {&x});
   return true;

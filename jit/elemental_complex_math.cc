@@ -239,7 +239,11 @@ class ComplexIr {
     llvm::Value* denominator = plus(mul(sinhX, sinhX), mul(cosY, cosY));
     Parts moderate{div(mul(sinhX, fn("cosh", z.re)), denominator), div(mul(sinY, cosY), denominator)};
     Parts saturated{copySign(k(1), z.re), mul(mul(k(4), mul(sinY, cosY)), fn("exp", mul(k(-2), fabs(z.re))))};
-    return select(large, saturated, moderate);
+    Parts r = select(large, saturated, moderate);
+    // A zero real part stays (C99: tanh(0 + inf i) = 0 + NaN i), where the
+    // quotient's denominator would be NaN.
+    r.re = select(isZero(z.re), z.re, r.re);
+    return r;
   }
 
   // On the right half plane log1p(z + z^2 / (1 + sqrt(z^2 + 1))), which
