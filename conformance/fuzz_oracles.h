@@ -36,16 +36,16 @@
 
 namespace hlo::conformance::fuzz {
 
-// Whether `oracle` names one; pass:NAME must name a registered pass.
-inline bool knownOracle(const std::string& oracle) {
-  if (oracle == "cpu" || oracle == "gpu" || oracle == "gpu-host" || oracle == "pipeline" || oracle == "passes" ||
-      oracle == "xla" || oracle == "planted-bug")
-    return true;
-  return oracle.rfind("pass:", 0) == 0 && findPass(oracle.substr(5)) != nullptr;
-}
-
 inline bool isEngineOracle(const std::string& oracle) {
   return oracle == "cpu" || oracle == "gpu" || oracle == "gpu-host";
+}
+
+// Whether `oracle` names one; pass:NAME must name a registered pass.
+inline bool knownOracle(const std::string& oracle) {
+  if (isEngineOracle(oracle) || oracle == "pipeline" || oracle == "passes" || oracle == "xla" ||
+      oracle == "planted-bug")
+    return true;
+  return oracle.rfind("pass:", 0) == 0 && findPass(oracle.substr(5)) != nullptr;
 }
 
 // The passes `oracle` runs (pipeline, pass:NAME), in order.

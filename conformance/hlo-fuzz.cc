@@ -120,7 +120,7 @@ double parseDuration(const std::string& text) {
   return 0;
 }
 
-// Whether `outcome` of `oracle` is a finding, or a skip (nullopt: passed).
+// Whether `outcome` of `oracle` passed, is a finding, or is skipped.
 enum class Verdict { kPassed, kFailed, kSkipped };
 Verdict verdictOf(const std::string& oracle, const Outcome& outcome) {
   if (outcome.status == "ok") return Verdict::kPassed;
