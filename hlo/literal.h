@@ -33,6 +33,13 @@ class Literal {
   static Literal borrow(const Shape& shape, uint8_t* data);
   // Whether this array's elements are borrowed (see borrow()).
   bool borrowed() const { return bytes_.borrowed(); }
+  // A borrowed array pointed at other memory of its size, shape and all: a
+  // runtime that keeps its literals from run to run, where only the bytes'
+  // address changes, rebinds them instead of building them again.
+  void rebind(uint8_t* data) {
+    bytes_.assignBorrowed(data, bytes_.size());
+    dynamicSizes_.clear();
+  }
 
   const Shape& shape() const { return shape_; }
   Shape& mutableShape() { return shape_; }

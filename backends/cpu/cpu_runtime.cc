@@ -44,6 +44,7 @@ struct CpuExecutable::RunState {
   int64_t liveBytes = 0;  // bytes of the values alive now, for the memory limit
   RunMemoryStats stats;
   collectives::Participant* device = nullptr;  // in a multi-device run
+  RunScratch* scratch = nullptr;  // what programs with a plan keep between their runs
 };
 
 namespace {
@@ -236,6 +237,29 @@ Literal placeArrays(const Shape& shape, const std::vector<LeafPlace>& places, si
   return tuple;
 }
 
+// `lit`, made by placeArrays from the same shape and places, pointed at
+// where they are in this run.
+void placeAgain(Literal& lit, const std::vector<LeafPlace>& places, size_t& next, uint8_t* base,
+                std::vector<Literal>* outputs, RunMemoryStats& stats) {
+  if (lit.shape().isTuple()) {
+    for (Literal& e : lit.tupleElements()) placeAgain(e, places, next, base, outputs, stats);
+    return;
+  }
+  if (!lit.shape().isArray()) return;
+  const LeafPlace& place = places[next++];
+  if (place.where == LeafPlace::Where::kArena) {
+    stats.arenaBytes += place.bytes;
+    lit.rebind(base + place.offset);
+  } else {
+    stats.outputBytes += place.bytes;
+    lit.rebind((*outputs)[place.offset].untypedData());
+  }
+}
+
+// Whether `v` holds nothing alive: an argument, a constant, or a value the
+// run's scratch keeps. A view of it need not hold it.
+bool ownsNothing(const ValuePtr& v) { return v.use_count() == 0; }
+
 // The trace category of a step.
 const char* categoryOf(Step::Kind kind) {
   switch (kind) {
@@ -288,8 +312,11 @@ Status CpuExecutable::runKernel(const Step& step, std::span<const Literal* const
   // (Taken here: in a worker, `in` and `out` would name the worker's own.)
   const char* const* inputs = in.data();
   char* const* outputs = out.data();
-  pool_->parallelFor(units, std::max(chunks, 1),
-                     [&](int64_t begin, int64_t end) { kernel(inputs, outputs, begin, end); });
+  if (chunks <= 1) {  // (no std::function to build: most kernels of a loop are this small)
+    kernel(inputs, outputs, 0, units);
+    return okStatus();
+  }
+  pool_->parallelFor(units, chunks, [&](int64_t begin, int64_t end) { kernel(inputs, outputs, begin, end); });
   return okStatus();
 }
 
@@ -301,9 +328,34 @@ struct CpuExecutable::ProgramRun {
 
   ProgramRun(CpuExecutable& exe, const Program& program, std::span<const Literal* const> args, const Frame* frame,
              RunState& run, bool ownArgs, std::vector<ValuePtr>* rootParts)
-      : values(program.steps.size()), program(program), backend(exe.backend_),
-        maxWhileIterations(exe.options_.maxWhileIterations), exe(exe), args(args), frame(frame), memory(frame ? program.memory.get() : nullptr), run(run), ownArgs(ownArgs),
-        rootParts(rootParts), counted(program.steps.size(), 0) {}
+      : program(program), backend(exe.backend_), maxWhileIterations(exe.options_.maxWhileIterations), exe(exe),
+        args(args), frame(frame), memory(frame ? program.memory.get() : nullptr), run(run), ownArgs(ownArgs),
+        rootParts(rootParts) {
+    // The lists a previous run of the program left, emptied (no allocation).
+    if (memory && run.scratch) {
+      scratch = &run.scratch->of(program);
+      values.swap(scratch->values);
+      counted.swap(scratch->counted);
+      ops.swap(scratch->ops);
+      pointers.swap(scratch->pointers);
+      parts.swap(scratch->parts);
+      scratch->literals.resize(program.steps.size());
+    }
+    values.assign(program.steps.size(), Value());
+    counted.assign(program.steps.size(), 0);
+  }
+  ~ProgramRun() {
+    if (!scratch) return;
+    values.clear();
+    parts.clear();
+    values.swap(scratch->values);
+    counted.swap(scratch->counted);
+    ops.swap(scratch->ops);
+    pointers.swap(scratch->pointers);
+    parts.swap(scratch->parts);
+  }
+  ProgramRun(const ProgramRun&) = delete;
+  ProgramRun& operator=(const ProgramRun&) = delete;
 
   std::vector<Value> values;
   const Program& program;
@@ -339,6 +391,7 @@ struct CpuExecutable::ProgramRun {
       for (int op : step.operands) rootParts->push_back(values[op]);
       return Value();
     }
+    if (Literal* reused = reusedTuple(s)) return unowned(reused);
     Literal tuple;
     tuple.mutableShape() = step.instr->shape();
     std::vector<ValuePtr> keep;
@@ -448,6 +501,68 @@ struct CpuExecutable::ProgramRun {
                        instr.loc());
   }
 
+  // The literal of step s's value kept from the program's last run, pointed
+  // at this run's places; null where none is kept: no plan, or an array of
+  // the value on the heap.
+  Literal* reusedResult(size_t s) {
+    if (!scratch) return nullptr;
+    const std::vector<LeafPlace>& places = memory->leaves[s];
+    for (const LeafPlace& place : places)
+      if (place.where == LeafPlace::Where::kHeap) return nullptr;
+    std::optional<Literal>& kept = scratch->literals[s];
+    size_t next = 0;
+    if (kept) placeAgain(*kept, places, next, frame->base, frame->outputs, run.stats);
+    else kept = placeArrays(program.steps[s].instr->shape(), places, next, frame->base, frame->outputs, run.stats);
+    return &*kept;
+  }
+
+  // Step s's value as a view of `data` (a renaming bitcast, an update in
+  // place), kept from the program's last run; null where the source is a
+  // value the view must hold on to.
+  Literal* reusedView(size_t s, const ValuePtr& source, const uint8_t* data) {
+    if (!scratch || !ownsNothing(source)) return nullptr;
+    std::optional<Literal>& kept = scratch->literals[s];
+    if (kept) kept->rebind(const_cast<uint8_t*>(data));
+    else kept = Literal::borrow(program.steps[s].instr->shape(), const_cast<uint8_t*>(data));
+    return &*kept;
+  }
+
+  // A tuple of arrays that hold nothing alive, kept from the program's last
+  // run; null otherwise.
+  Literal* reusedTuple(size_t s) {
+    if (!scratch) return nullptr;
+    const Step& step = program.steps[s];
+    for (int op : step.operands)
+      if (!ownsNothing(values[op]) || !values[op]->shape().isArray() || values[op]->elided()) return nullptr;
+    std::optional<Literal>& kept = scratch->literals[s];
+    if (!kept) {
+      kept.emplace();
+      kept->mutableShape() = step.instr->shape();
+      for (int op : step.operands) kept->tupleElements().push_back(borrowFrom(*values[op]));
+      return &*kept;
+    }
+    for (size_t i = 0; i < step.operands.size(); ++i)
+      kept->tupleElements()[i].rebind(const_cast<uint8_t*>(values[step.operands[i]]->untypedData()));
+    return &*kept;
+  }
+
+  // A kernel's or library op's result.
+  Status compute(const Step& step, Literal& result) {
+    if (updateInPlace(*step.instr, ops, result)) return okStatus();
+    if (step.kind == Step::Kind::kKernel) return exe.runKernel(step, ops, result);
+    return step.runtime(RuntimeCall{*step.instr, ops, result, *exe.pool_, step.helpers});
+  }
+
+  // Step s, a dynamic-update-slice of the loop state's element `state`,
+  // updated where it is, as a view that holds on to it; false when not.
+  bool updatedInPlace(size_t s, const ValuePtr& state) {
+    const Instruction& instr = *program.steps[s].instr;
+    Literal inPlace = Literal::borrow(instr.shape(), const_cast<uint8_t*>(ops[0]->untypedData()));
+    if (!updateInPlace(instr, ops, inPlace)) return false;
+    values[s] = holding(std::move(inPlace), {state});
+    return true;
+  }
+
   // Memory for the result of step s: its places in the arena, or the heap.
   Literal newResult(size_t s, const Shape& shape) {
     if (memory) {
@@ -477,6 +592,7 @@ struct CpuExecutable::ProgramRun {
   std::vector<const Literal*> ops;   // the step's operands, reused from step to step
   std::vector<const Literal*> pointers;  // a callee's arguments
   std::vector<ValuePtr> parts;       // a loop body's root elements (iterate)
+  ProgramScratch* scratch = nullptr;  // what the program keeps between runs, when it has a plan
 };
 
 inline Status CpuExecutable::ProgramRun::runStep(size_t s) {
@@ -485,27 +601,36 @@ inline Status CpuExecutable::ProgramRun::runStep(size_t s) {
   ops.clear();
   for (int op : step.operands) ops.push_back(values[op].get());
   switch (step.kind) {
-    case Step::Kind::kView:
-      values[s] = holding(Literal::borrow(instr.shape(), const_cast<uint8_t*>(ops[0]->untypedData())),
-                          {values[step.operands[0]]});
+    case Step::Kind::kView: {
+      const ValuePtr& source = values[step.operands[0]];
+      if (Literal* reused = reusedView(s, source, ops[0]->untypedData())) values[s] = unowned(reused);
+      else values[s] = holding(Literal::borrow(instr.shape(), const_cast<uint8_t*>(ops[0]->untypedData())), {source});
       return okStatus();
+    }
     case Step::Kind::kKernel:
     case Step::Kind::kRuntime: {
       if (ownArgs && step.updatesParameterElement) {
         // The loop state's element, updated where it is.
-        Literal inPlace = Literal::borrow(instr.shape(), const_cast<uint8_t*>(ops[0]->untypedData()));
-        if (updateInPlace(instr, ops, inPlace)) {
-          values[s] = holding(std::move(inPlace), {values[step.operands[0]]});
+        const ValuePtr& state = values[step.operands[0]];
+        if (Literal* reused = reusedView(s, state, ops[0]->untypedData())) {
+          if (updateInPlace(instr, ops, *reused)) {
+            values[s] = unowned(reused);
+            return okStatus();
+          }
+        } else if (updatedInPlace(s, state)) {
           return okStatus();
         }
       }
       HLO_RETURN_IF_ERROR(room(instr, instr.shape()));
       // Kernels and library ops write every element of their result.
-      Literal result = newResult(s, instr.shape());
-      if (!updateInPlace(instr, ops, result)) {
-        if (step.kind == Step::Kind::kKernel) HLO_RETURN_IF_ERROR(exe.runKernel(step, ops, result));
-        else HLO_RETURN_IF_ERROR(step.runtime(RuntimeCall{instr, ops, result, *exe.pool_, step.helpers}));
+      if (Literal* reused = reusedResult(s)) {
+        HLO_RETURN_IF_ERROR(compute(step, *reused));
+        count(s, instr.shape());
+        values[s] = unowned(reused);
+        return okStatus();
       }
+      Literal result = newResult(s, instr.shape());
+      HLO_RETURN_IF_ERROR(compute(step, result));
       count(s, instr.shape());
       values[s] = owning(std::move(result));
       return okStatus();
@@ -621,6 +746,8 @@ StatusOr<Literal> CpuExecutable::runWithMemory(std::span<const Literal> args, co
       outputs.push_back(direct ? Literal::borrow(memory_.outputs[k], static_cast<uint8_t*>(caller.results[k]))
                                : Literal::uninitialized(memory_.outputs[k]));
     Frame frame{arenaData, &outputs};
+    RunScratchPool::Lease scratch = scratch_.acquire();
+    run.scratch = &scratch.get();
     HLO_ASSIGN_OR_RETURN(ValuePtr root, runProgram(*entry_, pointers, &frame, run));
     // A heap value no one else holds (a result of an op the arena cannot
     // hold) is moved out as it is.

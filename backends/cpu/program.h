@@ -11,6 +11,7 @@
 
 #include "backends/cpu/execution_memory.h"
 #include "backends/cpu/kernel_emitter.h"
+#include "backends/cpu/run_scratch.h"
 #include "backends/cpu/runtime_ops.h"
 #include "backends/cpu/thread_pool.h"
 #include "hlo/engine_hooks.h"
@@ -154,6 +155,7 @@ class CpuExecutable : public jit::Executable {
   int fallbacks_ = 0;
   MemoryPlan memory_;
   std::unique_ptr<ArenaPool> arenas_;  // null when no arena is used
+  RunScratchPool scratch_;             // one per run in progress with an arena
   mutable std::mutex statsMutex_;
   RunMemoryStats lastRun_;
   std::atomic<bool> reported_{false};  // --verbose: the first run's figures are printed
