@@ -69,6 +69,7 @@ StatusOr<AotPlan> writeAotPlan(const CpuExecutable& exe) {
       if (step.kind == Kind::kKernel) function(step.kernelName);
       steps.i64(step.info.units);
       steps.i64(step.info.workPerUnit);
+      steps.boolean(step.info.alignedOutputs);
       steps.u64(step.helperNames.size());
       for (const std::string& helper : step.helperNames) {
         steps.str(helper);
@@ -148,6 +149,7 @@ class AotLoader {
         std::string name = r.str();
         step.info.units = r.i64();
         step.info.workPerUnit = r.i64();
+        step.info.alignedOutputs = r.boolean();
         for (uint64_t h = r.count(8); h > 0; --h) step.helperNames.push_back(r.str());
         for (uint64_t k = r.count(8); k > 0; --k) {
           const uint64_t callee = r.u64();

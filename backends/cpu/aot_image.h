@@ -25,7 +25,7 @@
 
 namespace hlo::cpu {
 
-inline constexpr uint64_t kAotImageVersion = 1;
+inline constexpr uint64_t kAotImageVersion = 2;
 
 // The plan of `exe` (compiled for the CPU without interpreter fallback), and
 // the names of its functions in the order the image's `functions` must list

@@ -25,6 +25,9 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Module.h>
+
 #include "backends/cpu/cpu_options.h"
 #include "backends/cpu/orc.h"
 #include "backends/cpu/program.h"
@@ -118,12 +121,13 @@ int threadCount(const CpuOptions& options) {
 }
 
 // How many LLVM modules to compile side by side: one per thread the options
-// allow, for modules with enough kernels to share out (LLVM takes about
-// 13 ms a kernel on one thread; a part costs a thread and its own copy of
-// the helper functions, so small modules stay whole).
+// allow, each with at least two kernels. LLVM takes 5-50 ms a kernel on one
+// thread; a part costs a thread, a target machine and its own copy of the
+// helper functions, about a millisecond, so already a module of four kernels
+// compiles in two thirds of the time on two cores.
 size_t llvmParts(const Module& module, const CpuOptions& options) {
   if (options.llvmParts > 0) return static_cast<size_t>(options.llvmParts);
-  constexpr int kKernelsPerPart = 32;
+  constexpr int kKernelsPerPart = 2;
   std::unordered_set<const Computation*> fused;
   for (const auto& comp : module.computations())
     for (const auto& instr : comp->instructions())
@@ -182,10 +186,12 @@ Step::Kind hostKind(jit::HostStep host) {
 
 class Builder {
  public:
-  // Kernels go into `parts` in turn (OrcJit compiles the parts side by side).
+  // Kernels go into `parts` (OrcJit compiles the parts side by side), each
+  // into the one with the least code so far.
   Builder(std::vector<std::unique_ptr<Program>>& programs, std::vector<OrcJit::Part>& parts,
           const jit::CompileOptions& options, const KernelSource& source, int& fallbacks)
-      : programs_(programs), parts_(parts), options_(options), source_(source), fallbacks_(fallbacks) {}
+      : programs_(programs), parts_(parts), options_(options), source_(source), fallbacks_(fallbacks),
+        partSize_(parts.size(), 0) {}
 
   StatusOr<const Program*> build(const Computation& computation) {
     if (auto it = built_.find(&computation); it != built_.end()) return it->second;
@@ -266,7 +272,8 @@ class Builder {
       return callee(step, instr.calledComputations().empty() ? nullptr : instr.calledComputations()[0]);
     }
     // A library op if the opcode has one, else an emitted kernel.
-    llvm::Module& module = *parts_[counter_ % parts_.size()].module;
+    const size_t part = lightestPart();
+    llvm::Module& module = *parts_[part].module;
     std::string name = "kernel." + std::to_string(counter_++);
     StatusOr<RuntimePlan> library = source_.planLibraryOp(module, instr, name);
     if (library.ok() && library->fn) {
@@ -284,6 +291,7 @@ class Builder {
     }
     StatusOr<KernelInfo> info = library.ok() ? source_.emitKernel(module, instr, name) : library.status();
     if (info.ok()) {
+      if (const llvm::Function* kernel = module.getFunction(name)) partSize_[part] += kernel->getInstructionCount();
       step.kind = Step::Kind::kKernel;
       step.kernelName = name;
       step.info = *info;
@@ -322,6 +330,14 @@ class Builder {
   std::unordered_map<std::string, KernelInfo> infoOf_;        // by kernel name
   jit::KernelReuse reuse_;  // a kernel reused by instructions of its structure
   int counter_ = 0;
+  // By part: the instructions of the kernels emitted into it. Kernels differ
+  // in size a hundredfold (a fused chain of exponentials against a copy),
+  // and dealt out in turn they left one part with most of LLVM's work.
+  std::vector<size_t> partSize_;
+
+  size_t lightestPart() const {
+    return static_cast<size_t>(std::min_element(partSize_.begin(), partSize_.end()) - partSize_.begin());
+  }
 };
 
 // --dump-to's module.kernels.txt: each LLVM function of the dumps (`kernels`,

@@ -306,6 +306,12 @@ Status CpuExecutable::runKernel(const Step& step, std::span<const Literal* const
   }
   int64_t units = step.info.units;
   if (units <= 0) return okStatus();
+  if (step.info.alignedOutputs)
+    for (char* o : out)
+      if (reinterpret_cast<uintptr_t>(o) % kBufferAlignment != 0)
+        return errorStatus(backend_ + ": internal error: an output of %" + step.instr->name() +
+                               "'s kernel does not start on a 64-byte line",
+                           step.instr->loc());
   int64_t work = units * step.info.workPerUnit;
   int chunks = static_cast<int>(std::min<int64_t>({units, work / kMinWorkPerThread, 4 * (pool_->workers() + 1)}));
   KernelFn kernel = step.kernel;

@@ -539,6 +539,7 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
     }
     return okStatus();
   };
+  KernelInfo info;
   // 5. Streamed outputs. Positions that are multiples of lineElements start
   // a 64-byte line in every output (when the outputs themselves start on
   // one, as the runtime's buffers do).
@@ -553,6 +554,14 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
   const bool streamed = streamable && outputBytes >= kStreamingBytes;
   const int64_t lineElements = streamed ? 64 / smallest : 1;
   if (streamed) fn->addFnAttr(kStreamedOutputs);
+  // Whether each row (of the last dimension) is whole lines in every
+  // output: then, the outputs starting on a line (KernelInfo::alignedOutputs,
+  // which the runtime checks), every row starts one, and only the streamed
+  // code is emitted for rows, not also a plain copy of it that cannot run
+  // (which doubled LLVM's time on a softmax).
+  bool rowsAreLines = streamed && !dims.empty();
+  for (const Instruction* out : outputs)
+    rowsAreLines = rowsAreLines && dims.back() * storageBytes(out->shape().type()) % 64 == 0;
   // Whether output position `at` starts a 64-byte line in every output.
   auto linesStartAt = [&](llvm::Value* at) {
     llvm::Value* all = b.getTrue();
@@ -632,10 +641,13 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
       });
     };
     if (!streamed) return plain();
+    if (rowsAreLines) {
+      info.alignedOutputs = true;
+      return streamingLoop(rowStart, inner, "col.lines", at);
+    }
     return branch(linesStartAt(rowStart), [&] { return streamingLoop(rowStart, inner, "col.lines", at); }, plain);
   };
   // 2-3. The loop nest.
-  KernelInfo info;
   Status body;
   if (!sameDims) {
     // Outputs of different dimensions (a reduce beside its elementwise
@@ -717,21 +729,19 @@ StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, 
       });
     };
     // 8. Streamed rows of whole lines with a row buffer or a fold to do a
-    // row ahead run in a pipeline, from a line-aligned first row (else row
-    // by row).
-    bool wholeLines = streamed;
-    for (const Instruction* out : outputs)
-      wholeLines = wholeLines && inner * storageBytes(out->shape().type()) % 64 == 0;
+    // row ahead run in a pipeline, from its first row, which starts a line
+    // (else row by row).
     std::optional<PipelinedRows> pipeline;
-    if (wholeLines && !rowWork.empty()) pipeline.emplace(emitter, b, rowWork, dims, storeAll, linesFrom);
+    if (rowsAreLines && !rowWork.empty()) pipeline.emplace(emitter, b, rowWork, dims, storeAll, linesFrom);
     if (!pipeline || !pipeline->worthIt()) {
       body = rowByRow();
     } else {
+      info.alignedOutputs = true;
       llvm::Value* first = fn->getArg(2);
-      llvm::Value* inPipeline =
-          b.CreateAnd(b.CreateICmpSLT(first, fn->getArg(3)), linesStartAt(b.CreateMul(first, emitter.i64(inner))));
       body = branch(
-          inPipeline, [&] { return emitter.inScope([&] { return pipeline->emit(first, fn->getArg(3)); }); }, rowByRow);
+          b.CreateICmpSLT(first, fn->getArg(3)),
+          [&] { return emitter.inScope([&] { return pipeline->emit(first, fn->getArg(3)); }); },
+          [] { return okStatus(); });
     }
   }
   if (!body.ok()) return fail(body);

@@ -37,6 +37,7 @@ inline constexpr int64_t kElementDotProducts = 8192;
 struct KernelInfo {
   int64_t units = 0;         // work units (elements, or rows of the output)
   int64_t workPerUnit = 1;   // elements read per unit, roughly, for the thread split
+  bool alignedOutputs = false;  // its outputs must start on 64-byte lines (streamed rows)
 };
 
 // Outputs of this many bytes or more are written with non-temporal
