@@ -210,6 +210,7 @@ class AotLoader {
           return errorStatus("hlo-aot image: the library op of %" + instr.name() +
                              " plans differently in this runtime: rebuild the object with this release's hlo-aot");
         step.runtime = plan.fn;
+        step.runtimeState = plan.state;
         step.helperPrefix = name;
         for (const std::string& helper : step.helperNames) {
           HLO_ASSIGN_OR_RETURN(void* h, address(helper));

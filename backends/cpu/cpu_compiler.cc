@@ -279,6 +279,7 @@ class Builder {
     if (library.ok() && library->fn) {
       step.kind = Step::Kind::kRuntime;
       step.runtime = library->fn;
+      step.runtimeState = library->state;
       step.helperPrefix = name;
       step.helperNames = std::move(library->helperNames);
       return okStatus();

@@ -556,7 +556,7 @@ struct CpuExecutable::ProgramRun {
   Status compute(const Step& step, Literal& result) {
     if (updateInPlace(*step.instr, ops, result)) return okStatus();
     if (step.kind == Step::Kind::kKernel) return exe.runKernel(step, ops, result);
-    return step.runtime(RuntimeCall{*step.instr, ops, result, *exe.pool_, step.helpers});
+    return step.runtime(RuntimeCall{*step.instr, ops, result, *exe.pool_, step.helpers, step.runtimeState.get()});
   }
 
   // Step s, a dynamic-update-slice of the loop state's element `state`,

@@ -45,6 +45,7 @@ struct Step {
   KernelFn kernel = nullptr;
   KernelInfo info;
   RuntimeFn runtime = nullptr;          // kRuntime: the library op
+  std::shared_ptr<const void> runtimeState;  // kRuntime: its plan's state (RuntimePlan::state)
   SharedSemantics shared = nullptr;     // kShared: hlo/single_device.h, hlo/scan.h
   std::string helperPrefix;             // kRuntime: what its helpers' names start with
   std::vector<std::string> helperNames; // kRuntime: its compiled helpers, by name

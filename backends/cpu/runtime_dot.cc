@@ -468,7 +468,13 @@ Status runAs(const RuntimeCall& call, const DotShape& s, ElementType native) {
 }
 
 Status runDot(const RuntimeCall& call) {
-  HLO_ASSIGN_OR_RETURN(DotShape s, classify(call.instr));
+  // Classified when planned (a dot in a loop of small steps: classifying it
+  // per call cost as much as the product).
+  std::optional<DotShape> classified;
+  if (!call.state) {
+    HLO_ASSIGN_OR_RETURN(classified, classify(call.instr));
+  }
+  const DotShape& s = call.state ? *static_cast<const DotShape*>(call.state) : *classified;
   return withComputeType(s.compute, [&](auto t) {
     using T = decltype(t);
     return runAs<T>(call, s, nativeType<T>());
@@ -480,8 +486,8 @@ Status runDot(const RuntimeCall& call) {
 void forceDotTiles(std::optional<bool> use) { tilesOverride = use; }
 
 StatusOr<RuntimePlan> planDot(HelperModule&, const Instruction& instr, const std::string&) {
-  HLO_RETURN_IF_ERROR(classify(instr).status());
-  return RuntimePlan{runDot, {}};
+  HLO_ASSIGN_OR_RETURN(DotShape s, classify(instr));
+  return RuntimePlan{runDot, {}, std::make_shared<const DotShape>(std::move(s))};
 }
 
 }  // namespace hlo::cpu

@@ -9,6 +9,7 @@
 // emitScalarFunction(), which the runtime then calls through pointers.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -38,6 +39,7 @@ struct RuntimeCall {
   Literal& result;                  // already allocated with instr.shape()
   ThreadPool& pool;                 // for ops that split their work
   std::span<void* const> helpers;   // the compiled helpers, in the order planned
+  const void* state = nullptr;      // RuntimePlan::state, or null
 };
 using RuntimeFn = Status (*)(const RuntimeCall&);
 
@@ -69,6 +71,9 @@ class HelperModule {
 struct RuntimePlan {
   RuntimeFn fn = nullptr;                // null: the opcode is not a library op
   std::vector<std::string> helperNames;  // functions emitted into the LLVM module
+  // What the planner worked out once for every call (a dot's dimensions),
+  // handed to each as RuntimeCall::state; null: nothing.
+  std::shared_ptr<const void> state = nullptr;
 };
 
 // The library op for `instr`. A plan with fn == nullptr when its opcode has
