@@ -160,7 +160,7 @@ link = $(CXX) $(HLO_LDFLAGS) $(LDFLAGS) -o $@ $(filter %.o,$^) $(JIT_LINK) $(LIB
 # are linked whole: nothing calls a backend by name, each registers itself
 # (jit/backend.h) from a static object the linker would otherwise drop.
 JIT_PROGRAMS := $(BUILD)/bin/hlo-run $(BUILD)/bin/hlo-reduce $(BUILD)/bin/hlo-aot $(JIT_CORPUS) $(HLO_FUZZ) $(UNIT_TESTS) $(BUILD)/bin/jit_bench $(BUILD)/bin/model_bench $(BUILD)/bin/aot_bench \
-                $(BUILD)/bin/lapack_bench $(BUILD)/bin/collectives_bench
+                $(BUILD)/bin/lapack_bench $(BUILD)/bin/collectives_bench $(BUILD)/bin/runtime_bench
 $(JIT_PROGRAMS): $(JIT_LIBS)
 $(JIT_PROGRAMS): JIT_LINK = -Wl,--whole-archive $(BACKEND_LIBS) -Wl,--no-whole-archive $(filter-out $(BACKEND_LIBS),$(JIT_LIBS))
 $(JIT_PROGRAMS): LLVM_LINK = $(LLVM_LDLIBS)
