@@ -82,7 +82,8 @@ std::string straightKernels() {
   return text + "  ROOT r = f32[4,32] copy(v" + std::to_string(kStraightKernels) + ")\n}\n";
 }
 
-// Median seconds of the benchmark's runs of `text`, compiled unfused.
+// `text` compiled unfused and run by the benchmark; `counter` is its median
+// run over `steps`, in nanoseconds.
 void runSteps(benchmark::State& state, const std::string& text, double steps, const char* counter) {
   auto module = hlo::parseModule(text);
   if (!module.ok()) return state.SkipWithError(module.status().message().c_str());

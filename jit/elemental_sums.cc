@@ -119,7 +119,7 @@ ElementalEmitter::Folding ElementalEmitter::folding(const Instruction& reduce) {
   // An f16 or bf16 maximum or minimum is exact in any order (only which NaN
   // or which zero comes out may differ, as for f32's in blocks): folded in
   // f32, in blocks the vectorizer takes, instead of one rounded step per
-  // element (a bf16 attention's masked softmax, [2, 4, 64, 64]: 108 -> 24 us).
+  // element.
   if ((op == Opcode::kMaximum || op == Opcode::kMinimum) && (t == ElementType::kF16 || t == ElementType::kBF16))
     return {ElementType::kF32, ElementType::kF32, kBlock};
   if (op != Opcode::kAdd || t != ElementType::kF32) return {t, t, kBlock};

@@ -121,10 +121,9 @@ int threadCount(const CpuOptions& options) {
 }
 
 // How many LLVM modules to compile side by side: one per thread the options
-// allow, each with at least two kernels. LLVM takes 5-50 ms a kernel on one
-// thread; a part costs a thread, a target machine and its own copy of the
-// helper functions, about a millisecond, so already a module of four kernels
-// compiles in two thirds of the time on two cores.
+// allow, each with at least two kernels: a part costs a thread, a target
+// machine and its own copy of the helper functions, far less than LLVM's
+// time on a kernel, so even small modules gain.
 size_t llvmParts(const Module& module, const CpuOptions& options) {
   if (options.llvmParts > 0) return static_cast<size_t>(options.llvmParts);
   constexpr int kKernelsPerPart = 2;
@@ -332,8 +331,8 @@ class Builder {
   jit::KernelReuse reuse_;  // a kernel reused by instructions of its structure
   int counter_ = 0;
   // By part: the instructions of the kernels emitted into it. Kernels differ
-  // in size a hundredfold (a fused chain of exponentials against a copy),
-  // and dealt out in turn they left one part with most of LLVM's work.
+  // in size a hundredfold (a fused chain of exponentials against a copy), so
+  // the parts are balanced by size, not by count.
   std::vector<size_t> partSize_;
 
   size_t lightestPart() const {

@@ -211,20 +211,25 @@ Literal takeResult(const Literal& root, std::vector<Literal>& outputs) {
 
 // A literal of `shape` whose arrays are stored where `places` says, taken
 // in leaf order from `next`.
+// Where `place` is in this run (counted in `stats`); null on the heap.
+uint8_t* placeAddress(const LeafPlace& place, uint8_t* base, std::vector<Literal>* outputs, RunMemoryStats& stats) {
+  switch (place.where) {
+    case LeafPlace::Where::kArena:
+      stats.arenaBytes += place.bytes;
+      return base + place.offset;
+    case LeafPlace::Where::kOutput:
+      stats.outputBytes += place.bytes;
+      return (*outputs)[place.offset].untypedData();
+    case LeafPlace::Where::kHeap:
+      break;
+  }
+  return nullptr;
+}
+
 Literal placeArrays(const Shape& shape, const std::vector<LeafPlace>& places, size_t& next, uint8_t* base,
                     std::vector<Literal>* outputs, RunMemoryStats& stats) {
   if (shape.isArray()) {
-    const LeafPlace& place = places[next++];
-    switch (place.where) {
-      case LeafPlace::Where::kArena:
-        stats.arenaBytes += place.bytes;
-        return Literal::borrow(shape, base + place.offset);
-      case LeafPlace::Where::kOutput:
-        stats.outputBytes += place.bytes;
-        return Literal::borrow(shape, (*outputs)[place.offset].untypedData());
-      case LeafPlace::Where::kHeap:
-        break;
-    }
+    if (uint8_t* at = placeAddress(places[next++], base, outputs, stats)) return Literal::borrow(shape, at);
     Literal own = Literal::uninitialized(shape);
     stats.heapBytes += static_cast<int64_t>(own.byteSize());
     return own;
@@ -237,23 +242,15 @@ Literal placeArrays(const Shape& shape, const std::vector<LeafPlace>& places, si
   return tuple;
 }
 
-// `lit`, made by placeArrays from the same shape and places, pointed at
-// where they are in this run.
+// `lit`, made by placeArrays from the same shape and places (none on the
+// heap), pointed at where they are in this run.
 void placeAgain(Literal& lit, const std::vector<LeafPlace>& places, size_t& next, uint8_t* base,
                 std::vector<Literal>* outputs, RunMemoryStats& stats) {
   if (lit.shape().isTuple()) {
     for (Literal& e : lit.tupleElements()) placeAgain(e, places, next, base, outputs, stats);
     return;
   }
-  if (!lit.shape().isArray()) return;
-  const LeafPlace& place = places[next++];
-  if (place.where == LeafPlace::Where::kArena) {
-    stats.arenaBytes += place.bytes;
-    lit.rebind(base + place.offset);
-  } else {
-    stats.outputBytes += place.bytes;
-    lit.rebind((*outputs)[place.offset].untypedData());
-  }
+  if (lit.shape().isArray()) lit.rebind(placeAddress(places[next++], base, outputs, stats));
 }
 
 // Whether `v` holds nothing alive: an argument, a constant, or a value the
@@ -398,14 +395,17 @@ struct CpuExecutable::ProgramRun {
       return Value();
     }
     if (Literal* reused = reusedTuple(s)) return unowned(reused);
+    std::vector<ValuePtr> keep;
+    for (int op : step.operands) keep.push_back(values[op]);
+    return holding(borrowedTuple(step), std::move(keep));
+  }
+
+  // A tuple of step's operands, reading their arrays where they are.
+  Literal borrowedTuple(const Step& step) const {
     Literal tuple;
     tuple.mutableShape() = step.instr->shape();
-    std::vector<ValuePtr> keep;
-    for (int op : step.operands) {
-      tuple.tupleElements().push_back(borrowFrom(*values[op]));
-      keep.push_back(values[op]);
-    }
-    return holding(std::move(tuple), std::move(keep));
+    for (int op : step.operands) tuple.tupleElements().push_back(borrowFrom(*values[op]));
+    return tuple;
   }
 
   static int64_t tupleSize(const Value& tuple) { return static_cast<int64_t>(tuple->tupleElements().size()); }
@@ -522,15 +522,17 @@ struct CpuExecutable::ProgramRun {
     return &*kept;
   }
 
-  // Step s's value as a view of `data` (a renaming bitcast, an update in
-  // place), kept from the program's last run; null where the source is a
-  // value the view must hold on to.
-  Literal* reusedView(size_t s, const ValuePtr& source, const uint8_t* data) {
-    if (!scratch || !ownsNothing(source)) return nullptr;
+  // Step s's value as a view of `source`'s array (a renaming bitcast, an
+  // update in place): the literal kept from the program's last run when
+  // the source holds nothing alive, else one of its own holding the source.
+  ValuePtr viewOf(size_t s, const ValuePtr& source) {
+    uint8_t* data = const_cast<uint8_t*>(source->untypedData());
+    const Shape& shape = program.steps[s].instr->shape();
+    if (!scratch || !ownsNothing(source)) return holding(Literal::borrow(shape, data), {source});
     std::optional<Literal>& kept = scratch->literals[s];
-    if (kept) kept->rebind(const_cast<uint8_t*>(data));
-    else kept = Literal::borrow(program.steps[s].instr->shape(), const_cast<uint8_t*>(data));
-    return &*kept;
+    if (kept) kept->rebind(data);
+    else kept = Literal::borrow(shape, data);
+    return unowned(&*kept);
   }
 
   // A tuple of arrays that hold nothing alive, kept from the program's last
@@ -542,9 +544,7 @@ struct CpuExecutable::ProgramRun {
       if (!ownsNothing(values[op]) || !values[op]->shape().isArray() || values[op]->elided()) return nullptr;
     std::optional<Literal>& kept = scratch->literals[s];
     if (!kept) {
-      kept.emplace();
-      kept->mutableShape() = step.instr->shape();
-      for (int op : step.operands) kept->tupleElements().push_back(borrowFrom(*values[op]));
+      kept = borrowedTuple(step);
       return &*kept;
     }
     for (size_t i = 0; i < step.operands.size(); ++i)
@@ -557,16 +557,6 @@ struct CpuExecutable::ProgramRun {
     if (updateInPlace(*step.instr, ops, result)) return okStatus();
     if (step.kind == Step::Kind::kKernel) return exe.runKernel(step, ops, result);
     return step.runtime(RuntimeCall{*step.instr, ops, result, *exe.pool_, step.helpers, step.runtimeState.get()});
-  }
-
-  // Step s, a dynamic-update-slice of the loop state's element `state`,
-  // updated where it is, as a view that holds on to it; false when not.
-  bool updatedInPlace(size_t s, const ValuePtr& state) {
-    const Instruction& instr = *program.steps[s].instr;
-    Literal inPlace = Literal::borrow(instr.shape(), const_cast<uint8_t*>(ops[0]->untypedData()));
-    if (!updateInPlace(instr, ops, inPlace)) return false;
-    values[s] = holding(std::move(inPlace), {state});
-    return true;
   }
 
   // Memory for the result of step s: its places in the arena, or the heap.
@@ -607,23 +597,16 @@ inline Status CpuExecutable::ProgramRun::runStep(size_t s) {
   ops.clear();
   for (int op : step.operands) ops.push_back(values[op].get());
   switch (step.kind) {
-    case Step::Kind::kView: {
-      const ValuePtr& source = values[step.operands[0]];
-      if (Literal* reused = reusedView(s, source, ops[0]->untypedData())) values[s] = unowned(reused);
-      else values[s] = holding(Literal::borrow(instr.shape(), const_cast<uint8_t*>(ops[0]->untypedData())), {source});
+    case Step::Kind::kView:
+      values[s] = viewOf(s, values[step.operands[0]]);
       return okStatus();
-    }
     case Step::Kind::kKernel:
     case Step::Kind::kRuntime: {
       if (ownArgs && step.updatesParameterElement) {
-        // The loop state's element, updated where it is.
-        const ValuePtr& state = values[step.operands[0]];
-        if (Literal* reused = reusedView(s, state, ops[0]->untypedData())) {
-          if (updateInPlace(instr, ops, *reused)) {
-            values[s] = unowned(reused);
-            return okStatus();
-          }
-        } else if (updatedInPlace(s, state)) {
+        // The loop state's element, updated where it is (a view of it).
+        ValuePtr view = viewOf(s, values[step.operands[0]]);
+        if (updateInPlace(instr, ops, const_cast<Literal&>(*view))) {
+          values[s] = std::move(view);
           return okStatus();
         }
       }

@@ -468,8 +468,8 @@ Status runAs(const RuntimeCall& call, const DotShape& s, ElementType native) {
 }
 
 Status runDot(const RuntimeCall& call) {
-  // Classified when planned (a dot in a loop of small steps: classifying it
-  // per call cost as much as the product).
+  // Classified when planned: for a small dot in a loop, classifying it per
+  // call costs as much as the product.
   std::optional<DotShape> classified;
   if (!call.state) {
     HLO_ASSIGN_OR_RETURN(classified, classify(call.instr));
