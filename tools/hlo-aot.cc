@@ -9,8 +9,7 @@
 
 #include "backends/cpu/aot_compiler.h"
 #include "backends/cpu/aot_header.h"
-#include "hlo/verifier.h"
-#include "parser/parser.h"
+#include "parser/load_module.h"
 #include "hlo/file_io.h"
 
 #ifndef HLO_RT_LINK_EXTRA
@@ -100,27 +99,14 @@ int main(int argc, char** argv) {
   if (object.empty()) object = options.name + ".o";
   if (header.empty()) header = object.substr(0, object.rfind('.') == std::string::npos ? object.size() : object.rfind('.')) + ".h";
 
-  std::optional<std::string> text = hlo::readInput(input);
-  std::string shownName = input == "-" ? "<stdin>" : input;
-  if (!text) {
-    std::fprintf(stderr, "%s: error: cannot read file\n", shownName.c_str());
-    return 1;
-  }
-  auto parsed = hlo::parseModule(*text);
-  if (!parsed.ok()) {
-    std::fputs(hlo::formatError(parsed.status(), shownName, *text).c_str(), stderr);
-    return 1;
-  }
-  hlo::Status verified = hlo::verify(**parsed);
-  if (!verified.ok()) {
-    std::fputs(hlo::formatError(verified, shownName, *text).c_str(), stderr);
-    return 1;
-  }
+  auto loaded = hlo::loadModule(input);
+  if (!loaded.ok()) return std::fputs(loaded.status().message().c_str(), stderr), 1;
+  const std::string& shownName = loaded->shownName;
   options.sourceName = shownName.substr(shownName.find_last_of('/') + 1);
   auto start = std::chrono::steady_clock::now();
-  hlo::StatusOr<hlo::cpu::AotOutput> out = hlo::cpu::compileAheadOfTime(**parsed, options);
+  hlo::StatusOr<hlo::cpu::AotOutput> out = hlo::cpu::compileAheadOfTime(*loaded->module, options);
   if (!out.ok()) {
-    std::fputs(hlo::formatError(out.status(), shownName, *text).c_str(), stderr);
+    std::fputs(loaded->locate(out.status()).c_str(), stderr);
     return 1;
   }
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

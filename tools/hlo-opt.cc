@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "conformance/compare.h"
+#include "conformance/bisect.h"
 #include "hlo/passes/buffer_assignment.h"
 #include "hlo/passes/diff.h"
 #include "hlo/passes/dump.h"
@@ -19,10 +19,8 @@
 #include "hlo/passes/pass.h"
 #include "hlo/passes/stats.h"
 #include "hlo/printer.h"
-#include "hlo/verifier.h"
 #include "interp/evaluator.h"
-#include "interp/random_inputs.h"
-#include "parser/parser.h"
+#include "parser/load_module.h"
 #include "hlo/file_io.h"
 
 namespace {
@@ -183,61 +181,15 @@ std::optional<int> parseFlags(int argc, char** argv, Flags& f) {
   return std::nullopt;
 }
 
-// Bytes of the arrays in `shape`, as a double so huge shapes cannot overflow.
-double shapeBytes(const hlo::Shape& shape) {
-  if (!shape.isArray()) {
-    double sum = 0;
-    for (const hlo::Shape& e : shape.tupleElements()) sum += shapeBytes(e);
-    return sum;
-  }
-  double n = hlo::storageBytes(shape.type());
-  for (int64_t d : shape.dims()) n *= static_cast<double>(d);
-  return n;
-}
-
-// --bisect: evaluates before the passes and after each, and names the first
-// pass whose result differs from the input's (NaN equals NaN; otherwise exact).
+// --bisect: the first pass whose module computes something else
+// (conformance/bisect.h).
 int bisect(hlo::Module& module, const std::vector<std::string>& passNames, uint64_t seed) {
-  if (!module.entry()) return failure("the module has no entry computation");
-  double bytes = 0;
-  for (const hlo::Instruction* p : module.entry()->parameters()) bytes += p ? shapeBytes(p->shape()) : 0;
-  if (bytes > static_cast<double>(hlo::interp::Options().maxMemoryBytes))
-    return failure("cannot evaluate the input module: its parameters need " +
-                   std::to_string(bytes / (1 << 30)) + " GiB");
-  std::vector<hlo::Literal> args = hlo::interp::randomArguments(*module.entry(), seed);
-  auto expected = hlo::interp::evaluate(module, args);
-  if (!expected.ok())
-    return failure("cannot evaluate the input module: " + expected.status().message());
-  std::string previous = hlo::printModule(module);
-  bool differs = false;
-  hlo::PipelineOptions options;
-  options.constantEvaluator = hlo::interp::constantEvaluator();  // `fold` computes as the interpreter does
-  options.verifyEach = true;
-  options.afterPass = [&](const hlo::PassEvent& e) -> hlo::Status {
-    std::string current = hlo::printModule(e.module);
-    auto actual = hlo::interp::evaluate(e.module, args);
-    if (!actual.ok())
-      return hlo::errorStatus("after pass " + std::to_string(e.index) + " '" + std::string(e.pass) +
-                              "' the module no longer evaluates: " + actual.status().message());
-    hlo::Comparison c = hlo::compareLiterals(*actual, *expected, hlo::Tolerance{});
-    if (!c.equal) {
-      std::string label = std::to_string(e.index) + "." + std::string(e.pass);
-      std::printf("bisect: pass %d '%.*s' changes the result (seed %llu): %s\n%s", e.index,
-                  static_cast<int>(e.pass.size()), e.pass.data(),
-                  static_cast<unsigned long long>(seed), c.firstMismatch.c_str(),
-                  hlo::unifiedDiff(previous, current, "before " + label, "after " + label).c_str());
-      differs = true;
-      return hlo::errorStatus("");  // stop here
-    }
-    previous = std::move(current);
-    return hlo::okStatus();
-  };
-  hlo::Status ran = hlo::runPipeline(module, passNames, options);
-  if (differs) return 1;
-  if (!ran.ok()) return failure(ran.message());
-  std::printf("bisect: all %zu passes keep the result (seed %llu)\n", passNames.size(),
-              static_cast<unsigned long long>(seed));
-  return 0;
+  std::vector<hlo::PassInfo> passes;
+  for (const std::string& name : passNames) passes.push_back(*hlo::findPass(name));  // main checked the names
+  auto finding = hlo::bisectPasses(module, passes, seed);
+  if (!finding.ok()) return failure(finding.status().message());
+  std::fputs(finding->report.c_str(), stdout);
+  return finding->badPass ? 1 : 0;
 }
 
 }  // namespace
@@ -264,23 +216,9 @@ int main(int argc, char** argv) {
   }
   std::vector<size_t> explainedShown(explained.size(), 0);  // lines of each already printed
 
-  std::optional<std::string> text = hlo::readInput(flags.input);
-  std::string shownName = flags.input == "-" ? "<stdin>" : flags.input;
-  if (!text) {
-    std::fprintf(stderr, "%s: error: cannot read file\n", shownName.c_str());
-    return 1;
-  }
-  auto parsed = hlo::parseModule(*text);
-  if (!parsed.ok()) {
-    std::fputs(hlo::formatError(parsed.status(), shownName, *text).c_str(), stderr);
-    return 1;
-  }
-  hlo::Module& module = **parsed;
-  hlo::Status verified = hlo::verify(module);
-  if (!verified.ok()) {
-    std::fputs(hlo::formatError(verified, shownName, *text).c_str(), stderr);
-    return 1;
-  }
+  auto loaded = hlo::loadModule(flags.input);
+  if (!loaded.ok()) return std::fputs(loaded.status().message().c_str(), stderr), 1;
+  hlo::Module& module = *loaded->module;
 
   if (flags.bisect) {
     if (flags.passes.empty() && flags.pipeline.empty()) passNames = *hlo::pipelineFor("cpu");

@@ -41,7 +41,7 @@
 #include "conformance/reducer.h"
 #include "hlo/printer.h"
 #include "jit/backend.h"
-#include "parser/parser.h"
+#include "parser/load_module.h"
 #include "tools/reduce_tests.h"
 #include "hlo/file_io.h"
 
@@ -245,16 +245,8 @@ int main(int argc, char** argv) {
     if (*builtin == Kind::kEnginesDisagree && settings.engine == settings.other)
       return usageError("--engines-disagree compares two different engines");
   }
-  std::optional<std::string> text = hlo::readInput(file);
-  if (!text) {
-    std::fprintf(stderr, "hlo-reduce: %s: cannot read file\n", file.c_str());
-    return 1;
-  }
-  auto module = hlo::parseModule(*text);
-  if (!module.ok()) {
-    std::fputs(hlo::formatError(module.status(), file, *text).c_str(), stderr);
-    return 1;
-  }
+  auto module = hlo::loadModule(file, hlo::Verify::kNo);
+  if (!module.ok()) return std::fputs(module.status().message().c_str(), stderr), 1;
   char dir[] = "/tmp/hlo-reduce-XXXXXX";
   if (!mkdtemp(dir)) {
     std::fprintf(stderr, "hlo-reduce: cannot make a folder for the candidates\n");
@@ -294,13 +286,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "hlo-reduce: %lld instructions left, %lld tests, %.1f s\n",
                  static_cast<long long>(instructions), static_cast<long long>(tests), seconds);
   };
-  auto reduced = hlo::conformance::reduceModule(**module, options);
+  auto reduced = hlo::conformance::reduceModule(*module->module, options);
   for (int k = 0; k < jobs; ++k) std::remove(candidatePath(k).c_str());
   rmdir(dir);
   if (!reduced.ok()) {
     std::fprintf(stderr, "hlo-reduce: %s: %s\n", file.c_str(), reduced.status().message().c_str());
     std::string why;
-    if (builtin && !hlo::reduce_tests::interesting(hlo::printModule(**module), settings, &why))
+    if (builtin && !hlo::reduce_tests::interesting(hlo::printModule(*module->module), settings, &why))
       std::fprintf(stderr, "hlo-reduce: %s: %s\n", file.c_str(), why.c_str());
     if (xlaDisagrees) std::fprintf(stderr, "hlo-reduce: %s: %s\n", file.c_str(), xlaWhy.c_str());
     return 1;

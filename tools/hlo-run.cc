@@ -25,11 +25,11 @@
 #include "hlo/npy.h"
 #include "hlo/sharding.h"
 #include "hlo/transport.h"
-#include "hlo/verifier.h"
 #include "interp/evaluator.h"
 #include "interp/random_inputs.h"
 #include "jit/backend.h"
 #include "jit/executable.h"
+#include "parser/load_module.h"
 #include "parser/parser.h"
 #include "tools/run_inputs.h"
 #include "hlo/file_io.h"
@@ -716,29 +716,21 @@ void fillElidedConstants(hlo::Module& module, uint64_t seed) {
 int main(int argc, char** argv) {
   Flags flags;
   if (std::optional<int> rc = parseFlags(argc, argv, flags)) return *rc;
-  std::string shownName = flags.file == "-" ? "<stdin>" : flags.file;
-  std::optional<std::string> text = hlo::readInput(flags.file);
-  if (!text) return inputError(shownName, "cannot read file");
-  auto module = hlo::parseModule(*text);
-  if (!module.ok()) {
-    std::fputs(hlo::formatError(module.status(), shownName, *text).c_str(), stderr);
-    return 1;
-  }
-  hlo::Status verified = hlo::verify(**module);
-  if (!verified.ok()) {
-    std::fputs(hlo::formatError(verified, shownName, *text).c_str(), stderr);
-    return 1;
-  }
-  if (flags.fillElided) fillElidedConstants(**module, flags.seed);
-  if (flags.compileOnly) return compileOnly(flags, **module, shownName, *text);
-  auto devices = hlo::conformance::chooseTopology(**module, flags.replicas, flags.partitions);
+  auto loaded = hlo::loadModule(flags.file);
+  if (!loaded.ok()) return std::fputs(loaded.status().message().c_str(), stderr), 1;
+  const std::string& shownName = loaded->shownName;
+  const std::string& text = loaded->text;
+  hlo::Module& module = *loaded->module;
+  if (flags.fillElided) fillElidedConstants(module, flags.seed);
+  if (flags.compileOnly) return compileOnly(flags, module, shownName, text);
+  auto devices = hlo::conformance::chooseTopology(module, flags.replicas, flags.partitions);
   if (!devices.ok()) return inputError(shownName, devices.status().message());
   if (devices->topology.devices() > 1 && !flags.saveInputs.empty())
     return usageError("--save-inputs writes the arguments of a run on one device");
-  if (devices->topology.devices() > 1) return runOnDevices(flags, **module, *devices, shownName, *text);
+  if (devices->topology.devices() > 1) return runOnDevices(flags, module, *devices, shownName, text);
   if (!flags.inputPerDevice.empty() || !flags.outputPerDevice.empty())
     return usageError("--input-per-device and --output-per-device need a run on several devices");
-  const hlo::Computation* entry = (*module)->entry();
+  const hlo::Computation* entry = module.entry();
   std::vector<Literal> values;
   if (std::optional<int> rc = makeArguments(flags, flags.inputs, *entry, shownName, flags.seed, values)) return *rc;
   if (!flags.saveInputs.empty()) {
@@ -758,7 +750,7 @@ int main(int argc, char** argv) {
 
   std::unique_ptr<hlo::jit::Executable> executable;
   if (flags.engine != "interp") {
-    executable = compileWithJit(flags, **module, shownName, *text);
+    executable = compileWithJit(flags, module, shownName, text);
     if (!executable) return 1;
   }
 
@@ -767,11 +759,11 @@ int main(int argc, char** argv) {
   hlo::interp::RunStats interpStats;
   for (int64_t i = 0; i < flags.iterations; ++i) {
     auto start = std::chrono::steady_clock::now();
-    auto run = executable ? executable->run(values) : hlo::interp::evaluate(**module, values, flags.options, &interpStats);
+    auto run = executable ? executable->run(values) : hlo::interp::evaluate(module, values, flags.options, &interpStats);
     seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     if (!run.ok()) {
       // Pointing at the instruction when the error knows it.
-      std::fputs(hlo::formatError(run.status(), shownName, *text).c_str(), stderr);
+      std::fputs(hlo::formatError(run.status(), shownName, text).c_str(), stderr);
       return 1;
     }
     result = std::move(run).value();
@@ -797,9 +789,9 @@ int main(int argc, char** argv) {
 
   bool agree = true;
   if (!flags.compare.empty()) {
-    auto reference = hlo::interp::evaluate(**module, values, flags.options);
+    auto reference = hlo::interp::evaluate(module, values, flags.options);
     if (!reference.ok()) return inputError(shownName, "--compare=interp: " + reference.status().message());
-    agree = compareResults(*result, *reference, flags.engine, flags.compare, **module, values, flags.options);
+    agree = compareResults(*result, *reference, flags.engine, flags.compare, module, values, flags.options);
   }
 
   return emitResult(flags, *result, agree);

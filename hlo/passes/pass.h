@@ -68,6 +68,9 @@ struct PipelineOptions {
 // runs.
 Status runPipeline(Module& module, const std::vector<std::string>& passNames,
                    const PipelineOptions& options = {});
+// The same for passes given as they are, registered or not: a pass being
+// written, or one planted to test the tools that check passes.
+Status runPasses(Module& module, std::span<const PassInfo> passes, const PipelineOptions& options = {});
 
 // The passes, one file each in hlo/passes/.
 bool runBatchNormExpander(Module& module);  // batchnorm_expander.cc

@@ -106,5 +106,38 @@ TEST(PipelineTest, EmptyPipelineDoesNothing) {
   EXPECT_EQ(printModule(*module), before);
 }
 
+// A pass given as it is, not registered: it runs among registered ones, its
+// own name is reported, and a verifier failure it causes names it.
+TEST(PipelineTest, RunsPassesNotInTheRegistry) {
+  auto module = parse(kModule);
+  const PassFn breakRoot = [](Module& m) {
+    Computation& entry = *m.entry();
+    entry.add(Opcode::kNegate, "bad", Shape(ElementType::kF32, {4}), {entry.parameters()[0]});  // s32 operand
+    return true;
+  };
+  const PassInfo passes[] = {*findPass("dce"), {"break-root", breakRoot, "an f32 negate of an s32 value"}};
+  std::vector<std::string> seen;
+  PipelineOptions options;
+  options.verifyEach = true;
+  options.afterPass = [&](const PassEvent& e) {
+    seen.emplace_back(e.pass);
+    return okStatus();
+  };
+  Status s = runPasses(*module, passes, options);
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(s.message().rfind("after pass 'break-root': the module does not verify: ", 0), 0u) << s.message();
+  EXPECT_EQ(seen, (std::vector<std::string>{"dce"}));
+}
+
+TEST(PipelineTest, GivenPassNeedingAnEvaluatorIsRefusedBeforeAnyRuns) {
+  auto module = parse(kModule);
+  const std::string before = printModule(*module);
+  const PassInfo passes[] = {*findPass("dce"), *findPass("fold")};
+  Status s = runPasses(*module, passes);
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(s.message().rfind("pass 'fold' needs a constant evaluator", 0), 0u) << s.message();
+  EXPECT_EQ(printModule(*module), before);  // dce did not run: %dead is still there
+}
+
 }  // namespace
 }  // namespace hlo

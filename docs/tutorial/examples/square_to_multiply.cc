@@ -9,14 +9,13 @@
 // pass corpus do this for the registered passes).
 #include <cstdio>
 
-#include "hlo/file_io.h"
 #include "hlo/passes/diff.h"
 #include "hlo/passes/pass_util.h"
 #include "hlo/printer.h"
 #include "hlo/verifier.h"
 #include "interp/evaluator.h"
 #include "interp/random_inputs.h"
-#include "parser/parser.h"
+#include "parser/load_module.h"
 
 namespace hlo {
 namespace {
@@ -66,20 +65,18 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s FILE.hlo\n", argv[0]);
     return 2;
   }
-  std::optional<std::string> text = readInput(argv[1]);
-  if (!text) return std::fprintf(stderr, "cannot read %s\n", argv[1]), 1;
-  auto module = parseModule(*text);
-  if (!module.ok()) return std::fputs(formatError(module.status(), argv[1], *text).c_str(), stderr), 1;
-  if (Status ok = verify(**module); !ok.ok()) return std::fputs(formatError(ok, argv[1], *text).c_str(), stderr), 1;
+  auto loaded = loadModule(argv[1]);
+  if (!loaded.ok()) return std::fputs(loaded.status().message().c_str(), stderr), 1;
+  Module& module = *loaded->module;
 
-  std::vector<Literal> inputs = interp::randomArguments(*(*module)->entry(), /*seed=*/0);
-  StatusOr<Literal> before = interp::evaluate(**module, inputs);
-  const std::string printedBefore = printModule(**module);
-  bool changed = runSquareToMultiply(**module);
-  if (Status ok = verify(**module); !ok.ok())
+  std::vector<Literal> inputs = interp::randomArguments(*module.entry(), /*seed=*/0);
+  StatusOr<Literal> before = interp::evaluate(module, inputs);
+  const std::string printedBefore = printModule(module);
+  bool changed = runSquareToMultiply(module);
+  if (Status ok = verify(module); !ok.ok())
     return std::fprintf(stderr, "the pass broke the module: %s\n", ok.message().c_str()), 1;
-  std::fputs(unifiedDiff(printedBefore, printModule(**module), "before", "after square-to-multiply").c_str(), stdout);
-  StatusOr<Literal> after = interp::evaluate(**module, inputs);
+  std::fputs(unifiedDiff(printedBefore, printModule(module), "before", "after square-to-multiply").c_str(), stdout);
+  StatusOr<Literal> after = interp::evaluate(module, inputs);
   if (!before.ok() || !after.ok()) return std::fprintf(stderr, "the interpreter failed\n"), 1;
   const bool same = *before == *after;
   std::printf("changed: %s; interpreter before and after (seed 0): %s\n", changed ? "yes" : "no",
