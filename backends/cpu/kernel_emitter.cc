@@ -51,6 +51,7 @@
 #include "backends/cpu/kernel_emitter.h"
 
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
@@ -109,9 +110,8 @@ bool flatLoopFits(const Instruction& instr, const std::vector<int64_t>& dims) {
 // for the outputs), and that its inputs do not change while it runs
 // (invariant loads). Without it, a store may change any input, so a value
 // read from an input at every element (a dynamic slice's start index) is
-// read again after every store and the loop stays scalar: 64 dynamic
-// slices of [32, 768] bf16 concatenated (XLA's dynamic_slice_loop
-// benchmark) 0.69 -> 0.58 ms; layer norm's rows 3% faster.
+// read again after every store and the loop stays scalar (as in 64
+// dynamic slices concatenated, XLA's dynamic_slice_loop benchmark).
 void separateInputsFromOutputs(llvm::Function& fn, const std::vector<llvm::Value*>& inputs,
                                const std::vector<llvm::Value*>& outputs) {
   llvm::LLVMContext& ctx = fn.getContext();
@@ -217,12 +217,9 @@ RowWork rowWorkOf(const Instruction& instr, const std::vector<const Instruction*
 //   - row q's first row buffer (softmax's exponentials), if there is one;
 //   - the output of row q - 1 from its row values and buffers, or with no
 //     buffer the output of row q, whose values are then all known.
-// Memory reads, computation and memory writes then run side by side:
-// softmax [4096, 4096] 2.05 -> 1.65 ms with memory fast, 3.1 -> 2.7 ms with
-// it slow (0.65-0.73 -> 0.81-0.87 of the bandwidth floor). The prefetches
-// of step 6 stay: without them the folds' loads wait on memory (3.0 -> 3.8
-// ms). Layer norm (no buffer; its sum ahead) 2.6 -> 2.45 ms with memory
-// slow. The other row values and buffers of row q have their own loops.
+// Memory reads, computation and memory writes then run side by side. The
+// prefetches of step 6 stay: without them the folds' loads wait on memory.
+// The other row values and buffers of row q have their own loops.
 // Each row value (and each fold done ahead) is kept in one of two slots and
 // each buffer in one of two buffers, by the row's parity, so row q's are
 // written while row q - 1's are read. With a buffer, the first row of a
@@ -483,297 +480,386 @@ class PipelinedRows {
   bool hasBuffer_ = false;
 };
 
-}  // namespace
+// One kernel being emitted: its function, the arrays it reads and writes,
+// and how its stores are written. emit() runs the algorithm's steps in the
+// header's order; on failure the function is erased.
+class KernelBuilder {
+ public:
+  using IndexAt = std::function<jit::IrIndex(llvm::Value*)>;
 
-StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, const std::string& name) {
-  llvm::LLVMContext& ctx = module.getContext();
-  llvm::Type* ptr = llvm::PointerType::get(ctx, 0);
-  llvm::Type* i64 = llvm::Type::getInt64Ty(ctx);
-  auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr, i64, i64}, false);
-  llvm::Function* fn = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module);
-  fn->addFnAttr(llvm::Attribute::NoUnwind);
-  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  KernelBuilder(llvm::Module& module, const Instruction& instr, const std::string& name)
+      : module_(module),
+        ctx_(module.getContext()),
+        instr_(instr),
+        fn_(createFunction(module, name)),
+        b_(llvm::BasicBlock::Create(ctx_, "entry", fn_)),
+        target_(targetFor(instr)),
+        emitter_(b_, module, target_) {}
+
+  StatusOr<KernelInfo> emit() {
+    Status built = build();
+    if (!built.ok()) {
+      fn_->eraseFromParent();
+      return built;
+    }
+    return info_;
+  }
+
+ private:
+  static llvm::Function* createFunction(llvm::Module& module, const std::string& name) {
+    llvm::LLVMContext& ctx = module.getContext();
+    llvm::Type* ptr = llvm::PointerType::get(ctx, 0);
+    auto* type = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx), {ptr, ptr, llvm::Type::getInt64Ty(ctx),
+                                                                        llvm::Type::getInt64Ty(ctx)}, false);
+    llvm::Function* fn = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module);
+    fn->addFnAttr(llvm::Attribute::NoUnwind);
+    return fn;
+  }
+
   // A kernel that moves kStreamingBytes or more waits on memory: its loops
   // are not unrolled, which runs no slower there and takes LLVM far less
   // time to compile.
-  jit::EmitterTarget target = kCpuEmitterTarget;
-  target.unrollLoops = bytesMoved(instr) < kStreamingBytes;
-  jit::ElementalEmitter emitter(b, module, target);
+  static jit::EmitterTarget targetFor(const Instruction& instr) {
+    jit::EmitterTarget target = kCpuEmitterTarget;
+    target.unrollLoops = bytesMoved(instr) < kStreamingBytes;
+    return target;
+  }
 
-  auto fail = [&](Status s) -> StatusOr<KernelInfo> {
-    fn->eraseFromParent();
-    return s;
-  };
-  // 1. Inputs.
-  const Instruction* root = &instr;
-  auto loadPointer = [&](llvm::Value* array, int i) {
-    llvm::Value* slot = b.CreateInBoundsGEP(ptr, array, b.getInt64(i));
-    return b.CreateLoad(ptr, slot);
-  };
-  std::vector<llvm::Value*> inPtrs;
-  if (instr.opcode() == Opcode::kFusion) {
-    const Computation* fused = instr.calledComputations().empty() ? nullptr : instr.calledComputations()[0];
-    if (!fused || fused->parameterCount() != instr.operandCount())
-      return fail(jit::cannotCompile(instr, "malformed fusion"));
+  Status build() {
+    HLO_RETURN_IF_ERROR(bindInputs());
+    HLO_RETURN_IF_ERROR(findOutputs());
+    planStreaming();
+    HLO_RETURN_IF_ERROR(emitLoops());
+    return finish();
+  }
+
+  // Step 1: the arrays the kernel reads, bound to its input pointers.
+  Status bindInputs() {
+    llvm::Value* inputs = fn_->getArg(0);
+    if (instr_.opcode() != Opcode::kFusion) {
+      for (int i = 0; i < instr_.operandCount(); ++i) {
+        inPtrs_.push_back(loadPointer(inputs, i));
+        emitter_.bindArray(instr_.operand(i), inPtrs_.back());
+      }
+      root_ = &instr_;
+      return okStatus();
+    }
+    const Computation* fused = instr_.calledComputations().empty() ? nullptr : instr_.calledComputations()[0];
+    if (!fused || fused->parameterCount() != instr_.operandCount())
+      return jit::cannotCompile(instr_, "malformed fusion");
     for (int i = 0; i < fused->parameterCount(); ++i) {
       if (!fused->parameter(i)->shape().isArray())
-        return fail(jit::cannotCompile(instr, "a fusion parameter is not an array"));
-      inPtrs.push_back(loadPointer(fn->getArg(0), i));
-      emitter.bindArray(fused->parameter(i), inPtrs.back());
+        return jit::cannotCompile(instr_, "a fusion parameter is not an array");
+      inPtrs_.push_back(loadPointer(inputs, i));
+      emitter_.bindArray(fused->parameter(i), inPtrs_.back());
     }
-    root = fused->root();
-  } else {
-    for (int i = 0; i < instr.operandCount(); ++i) {
-      inPtrs.push_back(loadPointer(fn->getArg(0), i));
-      emitter.bindArray(instr.operand(i), inPtrs.back());
-    }
+    root_ = fused->root();
+    return okStatus();
   }
-  // Outputs: one array, or the elements of a tuple root of equal dimensions.
-  std::vector<const Instruction*> outputs = {root};
-  if (root->opcode() == Opcode::kTuple) outputs.assign(root->operands().begin(), root->operands().end());
-  if (outputs.empty()) return fail(jit::cannotCompile(instr, "a kernel needs at least one output"));
-  std::vector<int64_t> dims = outputs[0]->shape().dims();
-  bool sameDims = true;
-  for (const Instruction* out : outputs) {
-    if (!out->shape().isArray()) return fail(jit::cannotCompile(instr, "an output is not an array"));
-    sameDims = sameDims && out->shape().dims() == dims;
-  }
-  std::vector<llvm::Value*> outPtrs;
-  for (size_t k = 0; k < outputs.size(); ++k) outPtrs.push_back(loadPointer(fn->getArg(1), static_cast<int>(k)));
 
-  int64_t elements = 1;
-  for (int64_t d : dims) elements *= d;
-  int64_t reads = 0;
-  for (const Instruction* op : instr.operands())
-    if (op->shape().isArray()) reads += op->shape().elementCount();
+  // The outputs: one array, or the elements of a tuple root.
+  Status findOutputs() {
+    outputs_ = {root_};
+    if (root_->opcode() == Opcode::kTuple) outputs_.assign(root_->operands().begin(), root_->operands().end());
+    if (outputs_.empty()) return jit::cannotCompile(instr_, "a kernel needs at least one output");
+    dims_ = outputs_[0]->shape().dims();
+    for (const Instruction* out : outputs_) {
+      if (!out->shape().isArray()) return jit::cannotCompile(instr_, "an output is not an array");
+      sameDims_ = sameDims_ && out->shape().dims() == dims_;
+    }
+    for (size_t k = 0; k < outputs_.size(); ++k) outPtrs_.push_back(loadPointer(fn_->getArg(1), static_cast<int>(k)));
+    for (int64_t d : dims_) elements_ *= d;
+    return okStatus();
+  }
+
+  // Step 5: whether the outputs are streamed. Positions that are multiples
+  // of lineElements_ start a 64-byte line in every output (when the outputs
+  // themselves start on one, as the runtime's buffers do).
+  void planStreaming() {
+    int64_t outputBytes = 0, smallest = 64;
+    bool streamable = sameDims_ && llvm::Triple(module_.getTargetTriple()).isX86();
+    for (const Instruction* out : outputs_) {
+      int64_t size = storageBytes(out->shape().type());
+      outputBytes += out->shape().elementCount() * size;
+      streamable = streamable && size > 0 && 64 % size == 0;
+      smallest = std::min(smallest, size);
+    }
+    streamed_ = streamable && outputBytes >= kStreamingBytes;
+    lineElements_ = streamed_ ? 64 / smallest : 1;
+    if (streamed_) fn_->addFnAttr(kStreamedOutputs);
+    // Whether each row (of the last dimension) is whole lines in every
+    // output: then, the outputs starting on a line (KernelInfo::alignedOutputs,
+    // which the runtime checks), every row starts one, and only the streamed
+    // code is emitted for rows, not also a plain copy of it that cannot run
+    // (and that LLVM would compile all the same).
+    rowsAreLines_ = streamed_ && !dims_.empty();
+    for (const Instruction* out : outputs_)
+      rowsAreLines_ = rowsAreLines_ && dims_.back() * storageBytes(out->shape().type()) % 64 == 0;
+  }
+
+  // Steps 2-4, 6 and 8: the loop nest.
+  Status emitLoops() {
+    // Outputs of different dimensions (a reduce beside its elementwise
+    // sibling): one loop per output, run as a single work unit.
+    if (!sameDims_) return emitLoopPerOutput();
+    const RowWork rowWork = rowWorkOf(instr_, outputs_, dims_);
+    // One row and nothing to do before its elements: the flat loop, whose
+    // units are elements, splits it across threads, where a row loop would
+    // be one unit.
+    if (flatLoopFits(instr_, dims_) || dims_.size() <= 1 || (elements_ == dims_.back() && rowWork.empty())) {
+      info_.units = elements_;
+      return outputLoop(fn_->getArg(2), fn_->getArg(3), "i",
+                        [&](llvm::Value* i) { return emitter_.delinearize(i, dims_); });
+    }
+    return emitRowLoops(rowWork);
+  }
+
+  // Step 3, outputs of different dimensions.
+  Status emitLoopPerOutput() {
+    info_.units = 1;
+    elements_ = 0;
+    for (size_t k = 0; k < outputs_.size(); ++k) {
+      const Shape& shape = outputs_[k]->shape();
+      elements_ += shape.elementCount();
+      HLO_RETURN_IF_ERROR(emitter_.emitLoop(emitter_.i64(0), emitter_.i64(shape.elementCount()), "out",
+                                            [&](llvm::Value* i) -> Status {
+        HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter_.emit(*outputs_[k], emitter_.delinearize(i, shape.dims())));
+        emitter_.store(v, outPtrs_[k], i, shape.type());
+        return okStatus();
+      }));
+    }
+    return okStatus();
+  }
+
+  // Steps 2 and 4: a loop over rows, each row's work before its elements,
+  // then its output; step 6's prefetches; step 8's pipeline where it pays.
+  Status emitRowLoops(const RowWork& rowWork) {
+    const int64_t inner = dims_.back();
+    const std::vector<int64_t> outerDims(dims_.begin(), dims_.end() - 1);
+    info_.units = inner == 0 ? 0 : elements_ / inner;
+    // Step 4: each buffered value with its row buffer (null when not buffered).
+    std::vector<std::pair<const Instruction*, llvm::Value*>> rowBuffers;
+    for (auto [value, buffered] : rowWork) {
+      llvm::AllocaInst* buffer = nullptr;
+      if (buffered) {
+        int64_t bytes = inner * storageBytes(value->shape().type());
+        buffer = emitter_.entryAlloca(llvm::ArrayType::get(b_.getInt8Ty(), bytes), "row." + value->name());
+        buffer->setAlignment(llvm::Align(64));
+      }
+      rowBuffers.push_back({value, buffer});
+    }
+    if (!rowWork.empty()) markPrefetchedInputs();
+    // Step 8: streamed rows of whole lines with a row buffer or a fold to do
+    // a row ahead run in a pipeline, from its first row, which starts a line.
+    std::optional<PipelinedRows> pipeline;
+    if (rowsAreLines_ && !rowWork.empty())
+      pipeline.emplace(
+          emitter_, b_, rowWork, dims_,
+          [this](const jit::IrIndex& index, const std::vector<llvm::Value*>& bases, llvm::Value* at) {
+            return storeAll(index, bases, at);
+          },
+          [this](llvm::Value* from) { return linesFrom(from); });
+    if (pipeline && pipeline->worthIt()) {
+      info_.alignedOutputs = true;
+      llvm::Value* first = fn_->getArg(2);
+      return branch(
+          b_.CreateICmpSLT(first, fn_->getArg(3)),
+          [&] { return emitter_.inScope([&] { return pipeline->emit(first, fn_->getArg(3)); }); },
+          [] { return okStatus(); });
+    }
+    // Row by row.
+    return emitter_.emitLoop(fn_->getArg(2), fn_->getArg(3), "row", [&](llvm::Value* row) -> Status {
+      jit::IrIndex outer = emitter_.delinearize(row, outerDims);
+      llvm::Value* rowStart = b_.CreateMul(row, emitter_.i64(inner), "", true, true);
+      // Output position i of the row.
+      auto at = [&](llvm::Value* i) {
+        jit::IrIndex index{dims_, outer.multi, i};
+        index.multi.push_back(b_.CreateSub(i, rowStart, "", true, true));
+        return index;
+      };
+      for (auto [value, buffer] : rowBuffers) {
+        if (!buffer) {
+          // Cached under the index the broadcasts read it at: the row's.
+          HLO_RETURN_IF_ERROR(emitter_.emit(*value, jit::IrIndex{outerDims, outer.multi, nullptr}).status());
+          continue;
+        }
+        ElementType t = value->shape().type();
+        HLO_RETURN_IF_ERROR(
+            emitter_.emitLoop(emitter_.i64(0), emitter_.i64(inner), "buffer", [&](llvm::Value* j) -> Status {
+              HLO_ASSIGN_OR_RETURN(llvm::Value * v,
+                                   emitter_.emit(*value, at(b_.CreateAdd(rowStart, j, "", true, true))));
+              emitter_.store(v, buffer, j, t);
+              return okStatus();
+            }));
+        emitter_.bindArray(value, buffer, rowStart);  // read from the buffer from now on
+      }
+      return rowOutputLoop(rowStart, at);
+    });
+  }
+
+  // Step 6: a fusion that passes over each row before its output prefetches
+  // the next row of its large inputs laid out as the output is.
+  void markPrefetchedInputs() {
+    if (instr_.opcode() != Opcode::kFusion) return;
+    const Computation& fused = *instr_.calledComputations()[0];
+    for (int k = 0; k < fused.parameterCount(); ++k) {
+      const Shape& shape = fused.parameter(k)->shape();
+      const int64_t size = storageBytes(shape.type());
+      if (shape.dims() != dims_ || size < 1 || shape.elementCount() * size < kStreamingBytes) continue;
+      fn_->addFnAttr(kPrefetchNextRow);
+      fn_->addFnAttr(prefetchAttribute(k), std::to_string(dims_.back() * size));
+    }
+  }
+
+  // Step 7, and what ends every kernel.
+  Status finish() {
+    // Outputs apart from inputs, unless buffer assignment may update the
+    // operand in place.
+    if (!updatesOperandInPlace(instr_)) separateInputsFromOutputs(*fn_, inPtrs_, outPtrs_);
+    // Streaming stores are weakly ordered: fenced before the kernel returns
+    // and another thread may read the output.
+    if (streamed_) b_.CreateCall(llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::x86_sse_sfence));
+    b_.CreateRetVoid();
+    int64_t reads = 0;
+    for (const Instruction* op : instr_.operands())
+      if (op->shape().isArray()) reads += op->shape().elementCount();
+    info_.workPerUnit = info_.units > 0 ? std::max<int64_t>(1, std::max(elements_, reads) / info_.units) : 1;
+    std::string problems;
+    llvm::raw_string_ostream os(problems);
+    if (llvm::verifyFunction(*fn_, &os))
+      return errorStatus("internal error: bad IR for %" + instr_.name() + ": " + problems);
+    return okStatus();
+  }
+
+  // --- The loops' parts.
+
+  llvm::Value* loadPointer(llvm::Value* array, int i) {
+    llvm::Type* ptr = llvm::PointerType::get(ctx_, 0);
+    return b_.CreateLoad(ptr, b_.CreateInBoundsGEP(ptr, array, b_.getInt64(i)));
+  }
 
   // Computes the element at `index` of every output and stores output k's
   // at position `at` of bases[k] (the output, or its tile).
-  auto storeAll = [&](const jit::IrIndex& index, const std::vector<llvm::Value*>& bases, llvm::Value* at) -> Status {
-    for (size_t k = 0; k < outputs.size(); ++k) {
-      HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter.emit(*outputs[k], index));
-      emitter.store(v, bases[k], at, outputs[k]->shape().type());
+  Status storeAll(const jit::IrIndex& index, const std::vector<llvm::Value*>& bases, llvm::Value* at) {
+    for (size_t k = 0; k < outputs_.size(); ++k) {
+      HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter_.emit(*outputs_[k], index));
+      emitter_.store(v, bases[k], at, outputs_[k]->shape().type());
     }
     return okStatus();
-  };
-  KernelInfo info;
-  // 5. Streamed outputs. Positions that are multiples of lineElements start
-  // a 64-byte line in every output (when the outputs themselves start on
-  // one, as the runtime's buffers do).
-  int64_t outputBytes = 0, smallest = 64;
-  bool streamable = sameDims && llvm::Triple(module.getTargetTriple()).isX86();
-  for (const Instruction* out : outputs) {
-    int64_t size = storageBytes(out->shape().type());
-    outputBytes += out->shape().elementCount() * size;
-    streamable = streamable && size > 0 && 64 % size == 0;
-    smallest = std::min(smallest, size);
   }
-  const bool streamed = streamable && outputBytes >= kStreamingBytes;
-  const int64_t lineElements = streamed ? 64 / smallest : 1;
-  if (streamed) fn->addFnAttr(kStreamedOutputs);
-  // Whether each row (of the last dimension) is whole lines in every
-  // output: then, the outputs starting on a line (KernelInfo::alignedOutputs,
-  // which the runtime checks), every row starts one, and only the streamed
-  // code is emitted for rows, not also a plain copy of it that cannot run
-  // (and that LLVM would compile all the same).
-  bool rowsAreLines = streamed && !dims.empty();
-  for (const Instruction* out : outputs)
-    rowsAreLines = rowsAreLines && dims.back() * storageBytes(out->shape().type()) % 64 == 0;
+
   // Whether output position `at` starts a 64-byte line in every output.
-  auto linesStartAt = [&](llvm::Value* at) {
-    llvm::Value* all = b.getTrue();
-    for (size_t k = 0; k < outputs.size(); ++k) {
-      llvm::Value* address = b.CreateAdd(b.CreatePtrToInt(outPtrs[k], b.getInt64Ty()),
-                                         b.CreateMul(at, emitter.i64(storageBytes(outputs[k]->shape().type()))));
-      all = b.CreateAnd(all, b.CreateICmpEQ(b.CreateAnd(address, 63), emitter.i64(0)));
+  llvm::Value* linesStartAt(llvm::Value* at) {
+    llvm::Value* all = b_.getTrue();
+    for (size_t k = 0; k < outputs_.size(); ++k) {
+      llvm::Value* address = b_.CreateAdd(b_.CreatePtrToInt(outPtrs_[k], b_.getInt64Ty()),
+                                          b_.CreateMul(at, emitter_.i64(storageBytes(outputs_[k]->shape().type()))));
+      all = b_.CreateAnd(all, b_.CreateICmpEQ(b_.CreateAnd(address, 63), emitter_.i64(0)));
     }
     return all;
-  };
-  // The loop over output positions [from, from + n), which start a line:
-  // each output is written through a pointer to its position `from`, which
-  // LLVM is told is 64-byte aligned, counted from 0, so the vectorized
-  // stores are known to be aligned (and become streaming stores after
-  // optimization, markStreamingStores).
-  auto linesFrom = [&](llvm::Value* from) {
+  }
+
+  // Each output's pointer to its position `from`, which starts a line, and
+  // which LLVM is told is 64-byte aligned: the vectorized stores through it,
+  // counted from 0, are then known to be aligned (and become streaming
+  // stores after optimization, markStreamingStores).
+  std::vector<llvm::Value*> linesFrom(llvm::Value* from) {
     std::vector<llvm::Value*> lines;
-    for (size_t k = 0; k < outputs.size(); ++k) {
-      llvm::Value* offset = b.CreateMul(from, emitter.i64(storageBytes(outputs[k]->shape().type())));
-      llvm::Value* line = b.CreateInBoundsGEP(b.getInt8Ty(), outPtrs[k], offset);
-      b.CreateAlignmentAssumption(module.getDataLayout(), line, 64);
+    for (size_t k = 0; k < outputs_.size(); ++k) {
+      llvm::Value* offset = b_.CreateMul(from, emitter_.i64(storageBytes(outputs_[k]->shape().type())));
+      llvm::Value* line = b_.CreateInBoundsGEP(b_.getInt8Ty(), outPtrs_[k], offset);
+      b_.CreateAlignmentAssumption(module_.getDataLayout(), line, 64);
       lines.push_back(line);
     }
     return lines;
-  };
-  auto streamingLoop = [&](llvm::Value* from, llvm::Value* n, const std::string& loopName,
-                           const std::function<jit::IrIndex(llvm::Value*)>& at) -> Status {
+  }
+
+  // The loop over output positions [from, from + n), which start a line.
+  Status streamingLoop(llvm::Value* from, llvm::Value* n, const std::string& loopName, const IndexAt& at) {
     std::vector<llvm::Value*> lines = linesFrom(from);
-    return emitter.emitLoop(emitter.i64(0), n, loopName, [&](llvm::Value* j) {
-      return storeAll(at(b.CreateAdd(from, j, "", true, true)), lines, j);
+    return emitter_.emitLoop(emitter_.i64(0), n, loopName, [&](llvm::Value* j) {
+      return storeAll(at(b_.CreateAdd(from, j, "", true, true)), lines, j);
     });
-  };
+  }
+
   // Runs `aligned` when `cond` holds, else `plain`; the builder is left after.
-  auto branch = [&](llvm::Value* cond, const std::function<Status()>& aligned,
-                    const std::function<Status()>& plain) -> Status {
-    auto* yes = llvm::BasicBlock::Create(ctx, "lines", fn);
-    auto* no = llvm::BasicBlock::Create(ctx, "unaligned", fn);
-    auto* done = llvm::BasicBlock::Create(ctx, "written", fn);
-    b.CreateCondBr(cond, yes, no);
-    b.SetInsertPoint(yes);
+  Status branch(llvm::Value* cond, const std::function<Status()>& aligned, const std::function<Status()>& plain) {
+    auto* yes = llvm::BasicBlock::Create(ctx_, "lines", fn_);
+    auto* no = llvm::BasicBlock::Create(ctx_, "unaligned", fn_);
+    auto* done = llvm::BasicBlock::Create(ctx_, "written", fn_);
+    b_.CreateCondBr(cond, yes, no);
+    b_.SetInsertPoint(yes);
     HLO_RETURN_IF_ERROR(aligned());
-    b.CreateBr(done);
-    b.SetInsertPoint(no);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(no);
     HLO_RETURN_IF_ERROR(plain());
-    b.CreateBr(done);
-    b.SetInsertPoint(done);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
     return okStatus();
-  };
+  }
+
   // The loop over output positions [lo, hi), each element computed by
   // `at(i)` (its index) and stored. Streamed, the positions before the first
   // line start are stored plainly, the rest by streamingLoop (all plainly
   // when the outputs are not aligned).
-  auto outputLoop = [&](llvm::Value* lo, llvm::Value* hi, const std::string& loopName,
-                        const std::function<jit::IrIndex(llvm::Value*)>& at) -> Status {
+  Status outputLoop(llvm::Value* lo, llvm::Value* hi, const std::string& loopName, const IndexAt& at) {
     auto plain = [&](llvm::Value* end) {
-      return emitter.emitLoop(lo, end, loopName, [&](llvm::Value* i) { return storeAll(at(i), outPtrs, i); });
+      return emitter_.emitLoop(lo, end, loopName, [&](llvm::Value* i) { return storeAll(at(i), outPtrs_, i); });
     };
-    if (!streamed) return plain(hi);
-    llvm::Value* up = b.CreateAnd(b.CreateAdd(lo, emitter.i64(lineElements - 1)), emitter.i64(-lineElements));
-    llvm::Value* from = b.CreateSelect(b.CreateICmpSLT(up, hi), up, hi);
+    if (!streamed_) return plain(hi);
+    llvm::Value* up = b_.CreateAnd(b_.CreateAdd(lo, emitter_.i64(lineElements_ - 1)), emitter_.i64(-lineElements_));
+    llvm::Value* from = b_.CreateSelect(b_.CreateICmpSLT(up, hi), up, hi);
     llvm::Value* aligned = linesStartAt(from);
-    HLO_RETURN_IF_ERROR(plain(b.CreateSelect(aligned, from, hi)));
-    return branch(aligned, [&] { return streamingLoop(from, b.CreateSub(hi, from), loopName + ".lines", at); },
+    HLO_RETURN_IF_ERROR(plain(b_.CreateSelect(aligned, from, hi)));
+    return branch(aligned, [&] { return streamingLoop(from, b_.CreateSub(hi, from), loopName + ".lines", at); },
                   [] { return okStatus(); });
-  };
+  }
+
   // The output loop over a row, [rowStart, rowStart + inner), counted from 0:
   // a loop of a constant trip count needs no remainder and no vector
   // epilogue, so LLVM emits (and compiles) a third of the code. Streamed, a
   // row that starts a line (every row, when a row is whole lines) goes
   // through streamingLoop.
-  auto rowOutputLoop = [&](llvm::Value* rowStart, const std::function<jit::IrIndex(llvm::Value*)>& at) -> Status {
-    llvm::Value* inner = emitter.i64(dims.back());
+  Status rowOutputLoop(llvm::Value* rowStart, const IndexAt& at) {
+    llvm::Value* inner = emitter_.i64(dims_.back());
     auto plain = [&] {
-      return emitter.emitLoop(emitter.i64(0), inner, "col", [&](llvm::Value* j) {
-        llvm::Value* i = b.CreateAdd(rowStart, j, "", true, true);
-        return storeAll(at(i), outPtrs, i);
+      return emitter_.emitLoop(emitter_.i64(0), inner, "col", [&](llvm::Value* j) {
+        llvm::Value* i = b_.CreateAdd(rowStart, j, "", true, true);
+        return storeAll(at(i), outPtrs_, i);
       });
     };
-    if (!streamed) return plain();
-    if (rowsAreLines) {
-      info.alignedOutputs = true;
+    if (!streamed_) return plain();
+    if (rowsAreLines_) {
+      info_.alignedOutputs = true;
       return streamingLoop(rowStart, inner, "col.lines", at);
     }
     return branch(linesStartAt(rowStart), [&] { return streamingLoop(rowStart, inner, "col.lines", at); }, plain);
-  };
-  // 2-3. The loop nest.
-  Status body;
-  if (!sameDims) {
-    // Outputs of different dimensions (a reduce beside its elementwise
-    // sibling): one loop per output, run as a single work unit.
-    info.units = 1;
-    elements = 0;
-    for (size_t k = 0; k < outputs.size() && body.ok(); ++k) {
-      const Shape& shape = outputs[k]->shape();
-      elements += shape.elementCount();
-      body = emitter.emitLoop(emitter.i64(0), emitter.i64(shape.elementCount()), "out", [&](llvm::Value* i) -> Status {
-        HLO_ASSIGN_OR_RETURN(llvm::Value * v, emitter.emit(*outputs[k], emitter.delinearize(i, shape.dims())));
-        emitter.store(v, outPtrs[k], i, shape.type());
-        return okStatus();
-      });
-    }
-  } else if (const RowWork rowWork = rowWorkOf(instr, outputs, dims);
-             flatLoopFits(instr, dims) || dims.size() <= 1 || (elements == dims.back() && rowWork.empty())) {
-    // (One row and nothing to do before its elements: the flat loop, whose
-    // units are elements, splits it across threads; as a row loop it would
-    // be one unit: a sum of bf16 [1, 4096, 1024] over its last dimension
-    // ran on one core, 295 -> 195 us.)
-    info.units = elements;
-    body = outputLoop(fn->getArg(2), fn->getArg(3), "i", [&](llvm::Value* i) { return emitter.delinearize(i, dims); });
-  } else {
-    int64_t inner = dims.back();
-    std::vector<int64_t> outerDims(dims.begin(), dims.end() - 1);
-    info.units = inner == 0 ? 0 : elements / inner;
-    // 4. The row's work before its elements (rowWorkOf), each buffered
-    // value with its row buffer.
-    std::vector<std::pair<const Instruction*, llvm::Value*>> rowBuffers;  // (value, its buffer or null)
-    for (auto [value, buffered] : rowWork) {
-      llvm::AllocaInst* buffer = nullptr;
-      if (buffered) {
-        int64_t bytes = inner * storageBytes(value->shape().type());
-        buffer = emitter.entryAlloca(llvm::ArrayType::get(b.getInt8Ty(), bytes), "row." + value->name());
-        buffer->setAlignment(llvm::Align(64));
-      }
-      rowBuffers.push_back({value, buffer});
-    }
-    if (instr.opcode() == Opcode::kFusion) {
-      const Computation& fused = *instr.calledComputations()[0];
-      // 6. Passes over the row before its output: prefetch the next row of
-      // the large inputs laid out as the output is.
-      for (int k = 0; k < fused.parameterCount() && !rowWork.empty(); ++k) {
-        const Shape& shape = fused.parameter(k)->shape();
-        const int64_t size = storageBytes(shape.type());
-        if (shape.dims() != dims || size < 1 || shape.elementCount() * size < kStreamingBytes) continue;
-        fn->addFnAttr(kPrefetchNextRow);
-        fn->addFnAttr(prefetchAttribute(k), std::to_string(inner * size));
-      }
-    }
-    auto rowByRow = [&] {
-      return emitter.emitLoop(fn->getArg(2), fn->getArg(3), "row", [&](llvm::Value* row) -> Status {
-        jit::IrIndex outer = emitter.delinearize(row, outerDims);
-        llvm::Value* rowStart = b.CreateMul(row, emitter.i64(inner), "", true, true);
-        // Output position i of the row.
-        auto at = [&](llvm::Value* i) {
-          jit::IrIndex index{dims, outer.multi, i};
-          index.multi.push_back(b.CreateSub(i, rowStart, "", true, true));
-          return index;
-        };
-        for (auto [value, buffer] : rowBuffers) {
-          if (!buffer) {
-            // Cached under the index the broadcasts read it at: the row's.
-            HLO_RETURN_IF_ERROR(emitter.emit(*value, jit::IrIndex{outerDims, outer.multi, nullptr}).status());
-            continue;
-          }
-          ElementType t = value->shape().type();
-          HLO_RETURN_IF_ERROR(
-              emitter.emitLoop(emitter.i64(0), emitter.i64(inner), "buffer", [&](llvm::Value* j) -> Status {
-                HLO_ASSIGN_OR_RETURN(llvm::Value * v,
-                                     emitter.emit(*value, at(b.CreateAdd(rowStart, j, "", true, true))));
-                emitter.store(v, buffer, j, t);
-                return okStatus();
-              }));
-          emitter.bindArray(value, buffer, rowStart);  // read from the buffer from now on
-        }
-        return rowOutputLoop(rowStart, at);
-      });
-    };
-    // 8. Streamed rows of whole lines with a row buffer or a fold to do a
-    // row ahead run in a pipeline, from its first row, which starts a line
-    // (else row by row).
-    std::optional<PipelinedRows> pipeline;
-    if (rowsAreLines && !rowWork.empty()) pipeline.emplace(emitter, b, rowWork, dims, storeAll, linesFrom);
-    if (!pipeline || !pipeline->worthIt()) {
-      body = rowByRow();
-    } else {
-      info.alignedOutputs = true;
-      llvm::Value* first = fn->getArg(2);
-      body = branch(
-          b.CreateICmpSLT(first, fn->getArg(3)),
-          [&] { return emitter.inScope([&] { return pipeline->emit(first, fn->getArg(3)); }); },
-          [] { return okStatus(); });
-    }
   }
-  if (!body.ok()) return fail(body);
-  // 7. Outputs apart from inputs, unless buffer assignment may update the
-  // operand in place.
-  if (!updatesOperandInPlace(instr)) separateInputsFromOutputs(*fn, inPtrs, outPtrs);
-  // Streaming stores are weakly ordered: fenced before the kernel returns
-  // and another thread may read the output.
-  if (streamed) b.CreateCall(llvm::Intrinsic::getDeclaration(&module, llvm::Intrinsic::x86_sse_sfence));
-  b.CreateRetVoid();
-  info.workPerUnit = info.units > 0 ? std::max<int64_t>(1, std::max(elements, reads) / info.units) : 1;
-  std::string problems;
-  llvm::raw_string_ostream os(problems);
-  if (llvm::verifyFunction(*fn, &os)) return fail(errorStatus("internal error: bad IR for %" + instr.name() + ": " + problems));
-  return info;
+
+  llvm::Module& module_;
+  llvm::LLVMContext& ctx_;
+  const Instruction& instr_;
+  llvm::Function* fn_;
+  llvm::IRBuilder<> b_;
+  jit::EmitterTarget target_;
+  jit::ElementalEmitter emitter_;
+  KernelInfo info_;
+
+  const Instruction* root_ = nullptr;  // the instruction, or its fused computation's root
+  std::vector<llvm::Value*> inPtrs_, outPtrs_;
+  std::vector<const Instruction*> outputs_;
+  std::vector<int64_t> dims_;  // outputs_[0]'s
+  bool sameDims_ = true;       // every output has dims_
+  int64_t elements_ = 1;       // elements written
+  bool streamed_ = false;
+  int64_t lineElements_ = 1;   // elements of the smallest output type in a 64-byte line, streamed
+  bool rowsAreLines_ = false;
+};
+
+}  // namespace
+
+StatusOr<KernelInfo> emitKernel(llvm::Module& module, const Instruction& instr, const std::string& name) {
+  return KernelBuilder(module, instr, name).emit();
 }
 
 // A store into output k of a kernel stores through the pointer loaded from
