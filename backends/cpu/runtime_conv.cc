@@ -11,12 +11,11 @@
 // and tap (padding and dilation holes point at zeros), so no patch matrix
 // is built: the window's taps are where the pointers point, and one kernel
 // serves every layout and window. On the 3x3, 64 -> 64 feature benchmark
-// (bench/jit_bench.cc) on one core this takes 22.8 ms, 0.91 of the core's
-// FMA peak; the alternatives measured on the same core: im2col with a GEMM
-// per 256-row block (patches staying in L2) spends 25 ms in OpenBLAS alone,
+// (bench/jit_bench.cc) it beats both alternatives: im2col with a GEMM per
+// 256-row block (patches staying in L2) spends longer in OpenBLAS alone,
 // before the 9x patch copy; nine shifted 1x1 GEMMs over the input in place
-// ([N*H*W, 64] x [64, 64], beta = 1) 33 ms, as each re-reads and re-writes
-// the whole output. Parts:
+// ([N*H*W, 64] x [64, 64], beta = 1) each re-read and re-write the whole
+// output. Parts:
 //   - Operands: the input and the result are used in place when they hold
 //     f32 with their features consecutive (or one feature per group); else
 //     the input is packed to [batch][spatial...][feature] f32 and the result
@@ -420,12 +419,239 @@ FloatView floatView(const Literal& lit, const Placement& at, bool oneFeature, bo
   return v;
 }
 
+// Where a direct convolution's output positions read: the window's taps in
+// row-major order, and per spatial dimension where each output coordinate
+// reads at each window coordinate.
+struct WindowReach {
+  // Marks a read in the padding or a dilation hole.
+  static constexpr int64_t kOutside = -1;
+
+  size_t n = 0;  // spatial dimensions
+  std::vector<int64_t> outSizes, windowDims;
+  int64_t positions = 1, taps = 1;  // per output image; per window
+  std::vector<int64_t> tapIndex;    // tapIndex[t * n + d]: tap t's coordinate in dimension d
+  // reach[d][o * windowDims[d] + w]: floats into the input from output
+  // coordinate o at window coordinate w, or kOutside.
+  std::vector<std::vector<int64_t>> reach;
+
+  WindowReach(const Literal& in, const Literal& out, const ConvShape& s, const FloatView& x) : n(s.dn.inputSpatial.size()) {
+    std::vector<int64_t> inSizes(n);
+    outSizes.resize(n);
+    windowDims.resize(n);
+    for (size_t d = 0; d < n; ++d) {
+      inSizes[d] = in.shape().dim(static_cast<int>(s.dn.inputSpatial[d]));
+      outSizes[d] = out.shape().dim(static_cast<int>(s.dn.outputSpatial[d]));
+      windowDims[d] = s.window[d].size;
+      positions *= outSizes[d];
+      taps *= windowDims[d];
+    }
+    forEachIndex(windowDims, [&](const std::vector<int64_t>& w, int64_t) { tapIndex.insert(tapIndex.end(), w.begin(), w.end()); });
+    reach.resize(n);
+    for (size_t d = 0; d < n; ++d) {
+      const WindowDim& wd = s.window[d];
+      for (int64_t o = 0; o < outSizes[d]; ++o)
+        for (int64_t w = 0; w < windowDims[d]; ++w) {
+          int64_t pos = o * wd.stride + w * wd.windowDilation - wd.padLow;
+          bool inside = pos >= 0 && pos % wd.baseDilation == 0 && pos / wd.baseDilation < inSizes[d] &&
+                        in.elementCount() > 0;  // (no input features: every read is of zeros)
+          reach[d].push_back(inside ? pos / wd.baseDilation * x.spatialStrides[d] : kOutside);
+        }
+    }
+  }
+};
+
+// A direct convolution's weights, per group and block of output features
+// (at most maxVectors vectors): [tap][input feature][block width], zero past
+// the last feature.
+struct BlockedWeights {
+  int64_t og = 0;  // output features per group
+  int lanes = 0, maxVectors = 0;
+  int64_t blockWidth = 0, blocks = 0;
+  std::vector<int64_t> blockStart;  // of group g, block b at [g * blocks + b]
+  std::vector<float> data;
+
+  // The vectors of block b (the last may be narrower).
+  int vectors(int64_t b) const {
+    return static_cast<int>(std::min<int64_t>(maxVectors, (og - b * blockWidth + lanes - 1) / lanes));
+  }
+  const float* block(int64_t g, int64_t b) const { return data.data() + blockStart[g * blocks + b]; }
+
+  BlockedWeights(const Literal& kernel, const ConvShape& s, int64_t groups, int64_t og, const WindowReach& window,
+                 const ConvTileSet& tiles, ThreadPool& pool)
+      : og(og), lanes(tiles.lanes), maxVectors(tiles.maxVectors) {
+    const ConvDims& dn = s.dn;
+    const int64_t taps = window.taps;
+    blockWidth = int64_t{maxVectors} * lanes;
+    blocks = (og + blockWidth - 1) / blockWidth;
+    int64_t packed = 0;
+    for (int64_t g = 0; g < groups; ++g)
+      for (int64_t b = 0; b < blocks; ++b) {
+        blockStart.push_back(packed);
+        packed += taps * s.ci * vectors(b) * lanes;
+      }
+    data.assign(static_cast<size_t>(packed), 0.0f);
+    std::vector<float> kernelCopy;
+    const float* k = kernel.type() == ElementType::kF32 ? kernel.data<float>() : nullptr;
+    if (!k) {
+      kernelCopy.resize(static_cast<size_t>(kernel.elementCount()));
+      F32Reader read(kernel);
+      splitAcrossPool(pool, kernel.elementCount(), kernel.elementCount(), [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) kernelCopy[i] = read(i);
+      });
+      k = kernelCopy.data();
+    }
+    std::vector<int64_t> kStrides = rowMajorStrides(kernel.shape().dims());
+    const int64_t inStride = kStrides[dn.kernelInputFeature], outStride = kStrides[dn.kernelOutputFeature];
+    const size_t n = window.n;
+    splitAcrossPool(pool, groups * blocks * taps, kernel.elementCount(), [&](int64_t begin, int64_t end) {
+      for (int64_t unit = begin; unit < end; ++unit) {
+        int64_t t = unit % taps, b = unit / taps % blocks, g = unit / taps / blocks;
+        int64_t width = vectors(b) * lanes, used = std::min(width, og - b * blockWidth);
+        const float* src = k + (g * og + b * blockWidth) * outStride;
+        for (size_t d = 0; d < n; ++d) {
+          int64_t w = window.tapIndex[t * n + d];
+          src += (s.window[d].reversal ? s.window[d].size - 1 - w : w) * kStrides[dn.kernelSpatial[d]];
+        }
+        float* dst = data.data() + blockStart[g * blocks + b] + t * s.ci * width;
+        for (int64_t c = 0; c < s.ci; ++c, dst += width)
+          for (int64_t j = 0; j < used; ++j) dst[j] = src[c * inStride + j * outStride];
+      }
+    });
+  }
+};
+
+// What one thread of a direct convolution holds for its current run of
+// output positions: per position, its output's offset from the group's
+// first output feature and what it reads at each tap, as an offset from the
+// group's first input feature (in batch 0 when batch groups split the input
+// batch); then the same as pointers, for the current group. Rows past the
+// run's last position read zeros and write scratch.
+class PositionRun {
+ public:
+  PositionRun(const WindowReach& window, int64_t rowSlots, int64_t scratchFloats, const float* zeros)
+      : window_(window),
+        rowSlots_(rowSlots),
+        zeros_(zeros),
+        outOffsets_(static_cast<size_t>(rowSlots)),
+        inOffsets_(static_cast<size_t>(window.taps * rowSlots)),
+        scratch_(static_cast<size_t>(scratchFloats)),
+        outRows_(static_cast<size_t>(rowSlots), scratch_.data()),
+        inRows_(static_cast<size_t>(window.taps * rowSlots), zeros),
+        o_(window.n),
+        reachOf_(window.n) {}
+
+  // Works out the offsets of positions [first, first + count), counted
+  // across the output batch.
+  void locate(int64_t first, int64_t count, const FloatView& x, const FloatView& y) {
+    const WindowReach& w = window_;
+    const size_t n = w.n;
+    int64_t ob = first / w.positions;
+    for (int64_t p = first % w.positions, d = static_cast<int64_t>(n) - 1; d >= 0; --d) {
+      o_[d] = p % w.outSizes[d];
+      p /= w.outSizes[d];
+    }
+    for (int64_t r = 0; r < count; ++r) {
+      const int64_t inBatchOffset = ob * x.batchStride;
+      int64_t outOffset = ob * y.batchStride;
+      for (size_t d = 0; d < n; ++d) {
+        outOffset += o_[d] * y.spatialStrides[d];
+        reachOf_[d] = w.reach[d].data() + o_[d] * w.windowDims[d];
+      }
+      outOffsets_[r] = outOffset;
+      locateTaps(r, inBatchOffset);
+      int64_t d = static_cast<int64_t>(n) - 1;
+      for (; d >= 0 && ++o_[d] == w.outSizes[d]; --d) o_[d] = 0;
+      if (d < 0) ++ob;  // past the last position of this image: the next one's first
+    }
+    count_ = count;
+  }
+
+  // Turns the offsets into pointers from the group's first input and output.
+  void point(const float* inBase, float* outBase) {
+    for (int64_t r = 0; r < rowSlots_; ++r) outRows_[r] = r < count_ ? outBase + outOffsets_[r] : scratch_.data();
+    for (int64_t t = 0; t < window_.taps; ++t) {
+      const int64_t* offsets = inOffsets_.data() + t * rowSlots_;
+      const float** rows = inRows_.data() + t * rowSlots_;
+      for (int64_t r = 0; r < count_; ++r)
+        rows[r] = offsets[r] == WindowReach::kOutside ? zeros_ : inBase + offsets[r];
+      for (int64_t r = count_; r < rowSlots_; ++r) rows[r] = zeros_;
+    }
+  }
+
+  const float** inRows(int64_t tap, int64_t row) { return inRows_.data() + tap * rowSlots_ + row; }
+  float** outRows(int64_t row) { return outRows_.data() + row; }
+
+ private:
+  // What position r reads at each tap. Taps go by in lines along the last
+  // window dimension: the other dimensions' part of the offset once a line.
+  void locateTaps(int64_t r, int64_t inBatchOffset) {
+    const WindowReach& w = window_;
+    const size_t n = w.n;
+    constexpr int64_t kOutside = WindowReach::kOutside;
+    const int64_t lineTaps = n ? w.windowDims[n - 1] : 1;
+    for (int64_t t0 = 0; t0 < w.taps; t0 += lineTaps) {
+      int64_t lineOffset = 0;
+      for (size_t d = 0; d + 1 < n && lineOffset != kOutside; ++d) {
+        int64_t step = reachOf_[d][w.tapIndex[t0 * n + d]];
+        lineOffset = step == kOutside ? kOutside : lineOffset + step;
+      }
+      int64_t* dst = inOffsets_.data() + t0 * rowSlots_ + r;
+      if (n == 0 || lineOffset == kOutside) {
+        for (int64_t k = 0; k < lineTaps; ++k) dst[k * rowSlots_] = n == 0 ? inBatchOffset : kOutside;
+        continue;
+      }
+      const int64_t* last = reachOf_[n - 1];
+      for (int64_t k = 0; k < lineTaps; ++k)
+        dst[k * rowSlots_] = last[k] == kOutside ? kOutside : inBatchOffset + lineOffset + last[k];
+    }
+  }
+
+  const WindowReach& window_;
+  const int64_t rowSlots_;
+  const float* zeros_;
+  int64_t count_ = 0;
+  std::vector<int64_t> outOffsets_, inOffsets_;
+  std::vector<float> scratch_;
+  std::vector<float*> outRows_;
+  std::vector<const float*> inRows_;
+  std::vector<int64_t> o_;                 // the current position's output coordinates
+  std::vector<const int64_t*> reachOf_;    // reach of each of its coordinates
+};
+
+// Runs the tiles of one work item: its positions (already pointed at), one
+// block of output features, run by run of taps and input features.
+void runTiles(PositionRun& run, int64_t count, int64_t g, int64_t b, const BlockedWeights& weights,
+              const ConvTileSet& tiles, bool depthwise, int64_t ci, int64_t taps, RunSplit split, int64_t rowSlots) {
+  const int nv = weights.vectors(b);
+  const int rows = depthwise ? tiles.depthwiseRows : tiles.rows[nv];
+  const ConvTileFn tile = depthwise ? tiles.depthwise[nv] : tiles.tile[nv];
+  const int64_t width = nv * int64_t{weights.lanes};
+  const float* blockWeights = weights.block(g, b);
+  ConvTileArgs a;
+  a.tapStride = rowSlots;
+  a.weightTapStride = ci * width;
+  a.column = b * weights.blockWidth;
+  a.width = static_cast<int>(std::min(width, weights.og - b * weights.blockWidth));
+  for (int64_t t0 = 0; t0 == 0 || t0 < taps; t0 += split.taps)
+    for (int64_t c0 = 0; c0 == 0 || c0 < ci; c0 += split.channels) {
+      a.taps = std::min(split.taps, taps - t0);
+      a.channel = depthwise ? a.column : c0;
+      a.channels = std::min(split.channels, ci - c0);
+      a.weights = blockWeights + t0 * a.weightTapStride + c0 * width;
+      a.accumulate = t0 > 0 || c0 > 0;
+      for (int64_t r = 0; r < count; r += rows) {
+        a.in = run.inRows(t0, r);
+        a.out = run.outRows(r);
+        tile(a);
+      }
+    }
+}
+
 Status convDirect(const RuntimeCall& call, const ConvShape& s, const ConvTileSet& tiles) {
   const Literal& in = *call.operands[0];
   const Literal& kernel = *call.operands[1];
   Literal& out = call.result;
   const ConvDims& dn = s.dn;
-  const size_t n = dn.inputSpatial.size();
   const int threads = call.pool.workers() + 1;
 
   // Depthwise (one input and one output feature per feature group): seen
@@ -434,203 +660,59 @@ Status convDirect(const RuntimeCall& call, const ConvShape& s, const ConvTileSet
   // features must then be consecutive, in rows padded to whole vectors.
   const bool depthwise = s.ci == 1 && s.og == 1 && s.groups > 1 && !s.batchGrouped;
   const int64_t groups = depthwise ? 1 : s.groups, og = depthwise ? s.groups : s.og;
-  const int lanes = tiles.lanes;
 
-  Placement inAt(in.shape(), dn.inputBatch, dn.inputSpatial, dn.inputFeature, depthwise ? lanes : 1);
+  // 1. The operands in place, or packed.
+  Placement inAt(in.shape(), dn.inputBatch, dn.inputSpatial, dn.inputFeature, depthwise ? tiles.lanes : 1);
   Placement outAt(out.shape(), dn.outputBatch, dn.outputSpatial, dn.outputFeature, 1);
   std::vector<float> inCopy, outCopy;
   FloatView x = floatView(in, inAt, s.ci == 1 && !depthwise, true, inCopy, call.pool);
   FloatView y = floatView(out, outAt, og == 1, false, outCopy, call.pool);
 
-  std::vector<int64_t> inSizes(n), outSizes(n), windowDims(n);
-  int64_t positions = 1, taps = 1;
-  for (size_t d = 0; d < n; ++d) {
-    inSizes[d] = in.shape().dim(static_cast<int>(dn.inputSpatial[d]));
-    outSizes[d] = out.shape().dim(static_cast<int>(dn.outputSpatial[d]));
-    windowDims[d] = s.window[d].size;
-    positions *= outSizes[d];
-    taps *= windowDims[d];
-  }
-  // Window taps in row-major order: tapIndex[t * n + d] is tap t's coordinate in dimension d.
-  std::vector<int64_t> tapIndex;
-  forEachIndex(windowDims, [&](const std::vector<int64_t>& w, int64_t) { tapIndex.insert(tapIndex.end(), w.begin(), w.end()); });
-  // Where output coordinate o of spatial dimension d reads at window
-  // coordinate w: reach[d][o * size + w] floats into the input, or kOutside
-  // in the padding or a dilation hole.
-  constexpr int64_t kOutside = -1;
-  std::vector<std::vector<int64_t>> reach(n);
-  for (size_t d = 0; d < n; ++d) {
-    const WindowDim& wd = s.window[d];
-    for (int64_t o = 0; o < outSizes[d]; ++o)
-      for (int64_t w = 0; w < windowDims[d]; ++w) {
-        int64_t pos = o * wd.stride + w * wd.windowDilation - wd.padLow;
-        bool inside = pos >= 0 && pos % wd.baseDilation == 0 && pos / wd.baseDilation < inSizes[d] &&
-                      in.elementCount() > 0;  // (no input features: every read is of zeros)
-        reach[d].push_back(inside ? pos / wd.baseDilation * x.spatialStrides[d] : kOutside);
-      }
-  }
+  // 2. Where the window reads, and the weights in blocks.
+  const WindowReach window(in, out, s, x);
+  const BlockedWeights weights(kernel, s, groups, og, window, tiles, call.pool);
+  const int64_t blocks = weights.blocks;
 
-  // Weights, per group and block of output features (at most maxVectors
-  // vectors): [tap][input feature][block width], zero past the last feature.
-  const int64_t blockWidth = int64_t{tiles.maxVectors} * lanes;
-  const int64_t blocks = (og + blockWidth - 1) / blockWidth;
-  auto vectorsOf = [&](int64_t b) {
-    return static_cast<int>(std::min<int64_t>(tiles.maxVectors, (og - b * blockWidth + lanes - 1) / lanes));
-  };
-  std::vector<int64_t> blockStart;  // of group g, block b at [g * blocks + b]
-  int64_t packedWeights = 0;
-  for (int64_t g = 0; g < groups; ++g)
-    for (int64_t b = 0; b < blocks; ++b) {
-      blockStart.push_back(packedWeights);
-      packedWeights += taps * s.ci * vectorsOf(b) * lanes;
-    }
-  std::vector<float> weights(static_cast<size_t>(packedWeights), 0.0f);
-  {
-    std::vector<float> kernelCopy;
-    const float* k = kernel.type() == ElementType::kF32 ? kernel.data<float>() : nullptr;
-    if (!k) {
-      kernelCopy.resize(static_cast<size_t>(kernel.elementCount()));
-      F32Reader read(kernel);
-      splitAcrossPool(call.pool, kernel.elementCount(), kernel.elementCount(), [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) kernelCopy[i] = read(i);
-      });
-      k = kernelCopy.data();
-    }
-    std::vector<int64_t> kStrides = rowMajorStrides(kernel.shape().dims());
-    const int64_t inStride = kStrides[dn.kernelInputFeature], outStride = kStrides[dn.kernelOutputFeature];
-    splitAcrossPool(call.pool, groups * blocks * taps, kernel.elementCount(), [&](int64_t begin, int64_t end) {
-      for (int64_t unit = begin; unit < end; ++unit) {
-        int64_t t = unit % taps, b = unit / taps % blocks, g = unit / taps / blocks;
-        int64_t width = vectorsOf(b) * lanes, used = std::min(width, og - b * blockWidth);
-        const float* src = k + (g * og + b * blockWidth) * outStride;
-        for (size_t d = 0; d < n; ++d) {
-          int64_t w = tapIndex[t * n + d];
-          src += (s.window[d].reversal ? s.window[d].size - 1 - w : w) * kStrides[dn.kernelSpatial[d]];
-        }
-        float* dst = weights.data() + blockStart[g * blocks + b] + t * s.ci * width;
-        for (int64_t c = 0; c < s.ci; ++c, dst += width)
-          for (int64_t j = 0; j < used; ++j) dst[j] = src[c * inStride + j * outStride];
-      }
-    });
-  }
-
-  // Work items: (run of output positions, group, feature block) in that
+  // 3. Work items: (run of output positions, group, feature block) in that
   // nesting, so that neighbouring items share their positions (what each
   // reads at each tap is worked out once per thread and run) and input. The
   // positions are counted across the output batch ([batch][spatial...]), so
   // that a batch of images of few positions each (a dot written as a 1x1
   // convolution: many images of one position) still fills the tiles' rows.
-  const int64_t allPositions = s.outBatch * positions;
+  const int64_t allPositions = s.outBatch * window.positions;
   int64_t perItem = std::min(kPositionsPerItem, allPositions);
   auto itemCount = [&] { return (allPositions + perItem - 1) / perItem * groups * blocks; };
   while (perItem > kPositionsPerItem / 4 && itemCount() < 8 * threads) perItem = (perItem + 1) / 2;
   const int64_t items = itemCount();
   int maxRows = tiles.depthwiseRows;
   for (int v = 1; v <= tiles.maxVectors; ++v) maxRows = std::max(maxRows, tiles.rows[v]);
-  const int64_t rowSlots = perItem + maxRows;  // rows past the last position read zeros, write scratch
-  std::vector<float> zeros(static_cast<size_t>(std::max(s.ci, depthwise ? blocks * blockWidth : 1)), 0.0f);
-  const RunSplit split = splitRuns(taps, s.ci);
+  const int64_t rowSlots = perItem + maxRows;
+  std::vector<float> zeros(static_cast<size_t>(std::max(s.ci, depthwise ? blocks * weights.blockWidth : 1)), 0.0f);
+  const RunSplit split = splitRuns(window.taps, s.ci);
 
   call.pool.parallelFor(items, static_cast<int>(std::min<int64_t>(items, 8 * threads)), [&](int64_t begin, int64_t end) {
-    // Per position of the current run: its output's offset from the group's
-    // first output feature, and what it reads at each tap, as an offset from
-    // the group's first input feature (in batch 0 when batch groups split
-    // the input batch).
-    std::vector<int64_t> outOffsets(static_cast<size_t>(rowSlots));
-    std::vector<int64_t> inOffsets(static_cast<size_t>(taps * rowSlots));
-    // The same as pointers for the current group.
-    std::vector<float> scratch(static_cast<size_t>(blocks * blockWidth));
-    std::vector<float*> outRows(static_cast<size_t>(rowSlots), scratch.data());
-    std::vector<const float*> inRows(static_cast<size_t>(taps * rowSlots), zeros.data());
-    std::vector<int64_t> o(n);
-    std::vector<const int64_t*> reachOf(n);
-    int64_t offsetsFor = -1, rowsFor = -1;  // the run and (run, group) they hold
+    PositionRun run(window, rowSlots, blocks * weights.blockWidth, zeros.data());
+    int64_t locatedFor = -1, pointedFor = -1;  // the run and (run, group) it holds
     for (int64_t item = begin; item < end; ++item) {
-      const int64_t b = item % blocks, g = item / blocks % groups, run = item / blocks / groups;
-      const int64_t first = run * perItem;
-      const int64_t count = std::min(perItem, allPositions - first);
-      if (run != offsetsFor) {
-        int64_t ob = first / positions;
-        for (int64_t p = first % positions, d = static_cast<int64_t>(n) - 1; d >= 0; --d) {
-          o[d] = p % outSizes[d];
-          p /= outSizes[d];
-        }
-        for (int64_t r = 0; r < count; ++r) {
-          const int64_t inBatchOffset = ob * x.batchStride;
-          int64_t outOffset = ob * y.batchStride;
-          for (size_t d = 0; d < n; ++d) {
-            outOffset += o[d] * y.spatialStrides[d];
-            reachOf[d] = reach[d].data() + o[d] * windowDims[d];
-          }
-          outOffsets[r] = outOffset;
-          // Taps go by in lines along the last window dimension: the other
-          // dimensions' part of the offset once per line.
-          const int64_t lineTaps = n ? windowDims[n - 1] : 1;
-          for (int64_t t0 = 0; t0 < taps; t0 += lineTaps) {
-            int64_t lineOffset = 0;
-            for (size_t d = 0; d + 1 < n && lineOffset != kOutside; ++d) {
-              int64_t step = reachOf[d][tapIndex[t0 * n + d]];
-              lineOffset = step == kOutside ? kOutside : lineOffset + step;
-            }
-            int64_t* dst = inOffsets.data() + t0 * rowSlots + r;
-            if (n == 0 || lineOffset == kOutside) {
-              for (int64_t w = 0; w < lineTaps; ++w) dst[w * rowSlots] = n == 0 ? inBatchOffset : kOutside;
-              continue;
-            }
-            const int64_t* last = reachOf[n - 1];
-            for (int64_t w = 0; w < lineTaps; ++w)
-              dst[w * rowSlots] = last[w] == kOutside ? kOutside : inBatchOffset + lineOffset + last[w];
-          }
-          int64_t d = static_cast<int64_t>(n) - 1;
-          for (; d >= 0 && ++o[d] == outSizes[d]; --d) o[d] = 0;
-          if (d < 0) ++ob;  // past the last position of this image: the next one's first
-        }
-        offsetsFor = run;
-        rowsFor = -1;
+      const int64_t b = item % blocks, g = item / blocks % groups, r = item / blocks / groups;
+      const int64_t first = r * perItem, count = std::min(perItem, allPositions - first);
+      if (r != locatedFor) {
+        run.locate(first, count, x, y);
+        locatedFor = r;
+        pointedFor = -1;
       }
-      if (item / blocks != rowsFor) {
+      if (item / blocks != pointedFor) {
         // Batch groups: group g reads input images g * outBatch onwards.
-        const float* inBase =
-            x.data + (s.batchGrouped ? g * s.outBatch * x.batchStride : g * s.ci * x.featureStride);
-        float* outBase = y.data + g * og * y.featureStride;
-        for (int64_t r = 0; r < rowSlots; ++r) outRows[r] = r < count ? outBase + outOffsets[r] : scratch.data();
-        for (int64_t t = 0; t < taps; ++t) {
-          const int64_t* offsets = inOffsets.data() + t * rowSlots;
-          const float** rows = inRows.data() + t * rowSlots;
-          for (int64_t r = 0; r < count; ++r) rows[r] = offsets[r] == kOutside ? zeros.data() : inBase + offsets[r];
-          for (int64_t r = count; r < rowSlots; ++r) rows[r] = zeros.data();
-        }
-        rowsFor = item / blocks;
+        run.point(x.data + (s.batchGrouped ? g * s.outBatch * x.batchStride : g * s.ci * x.featureStride),
+                  y.data + g * og * y.featureStride);
+        pointedFor = item / blocks;
       }
-      // The tiles, run by run.
-      const int nv = vectorsOf(b);
-      const int rows = depthwise ? tiles.depthwiseRows : tiles.rows[nv];
-      const ConvTileFn tile = depthwise ? tiles.depthwise[nv] : tiles.tile[nv];
-      const int64_t width = nv * int64_t{lanes};
-      const float* blockWeights = weights.data() + blockStart[g * blocks + b];
-      ConvTileArgs a;
-      a.tapStride = rowSlots;
-      a.weightTapStride = s.ci * width;
-      a.column = b * blockWidth;
-      a.width = static_cast<int>(std::min(width, og - b * blockWidth));
-      for (int64_t t0 = 0; t0 == 0 || t0 < taps; t0 += split.taps)
-        for (int64_t c0 = 0; c0 == 0 || c0 < s.ci; c0 += split.channels) {
-          a.taps = std::min(split.taps, taps - t0);
-          a.channel = depthwise ? a.column : c0;
-          a.channels = std::min(split.channels, s.ci - c0);
-          a.weights = blockWeights + t0 * a.weightTapStride + c0 * width;
-          a.accumulate = t0 > 0 || c0 > 0;
-          for (int64_t r = 0; r < count; r += rows) {
-            a.in = inRows.data() + t0 * rowSlots + r;
-            a.out = outRows.data() + r;
-            tile(a);
-          }
-        }
+      runTiles(run, count, g, b, weights, tiles, depthwise, s.ci, window.taps, split, rowSlots);
     }
   });
 
+  // 4. From [batch][spatial...][feature] f32 to the result's layout and type.
   if (!outCopy.empty()) {
-    // From [batch][spatial...][feature] f32 to the result's layout and type.
     if (channelsFirst(outAt, out.type())) {
       unpackChannelsFirst(outCopy.data(), outAt, out, call.pool);
     } else {
